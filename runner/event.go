@@ -1,0 +1,153 @@
+package runner
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/untether/untether/toolkinds"
+)
+
+// Event is one normalized thing that happened in a Claude Code session.
+// The concrete types below are the whole set; consumers switch on them and
+// ignore what they do not know.
+type Event interface{ event() }
+
+// SessionStarted comes from system/init, which the CLI sends at the start of
+// every turn (not at process start), so consumers see it once per turn.
+type SessionStarted struct {
+	SessionID      string
+	Model          string
+	Cwd            string
+	PermissionMode string
+	Tools          []string
+	Version        string
+}
+
+// ActionStarted is a tool_use block from the assistant.
+type ActionStarted struct {
+	ToolUseID string
+	// ParentToolUseID is set when the tool call belongs to a subagent.
+	ParentToolUseID string
+	Tool            string
+	Kind            toolkinds.Kind
+	Title           string
+	Input           json.RawMessage
+}
+
+// ActionCompleted is the tool_result for an earlier ActionStarted.
+type ActionCompleted struct {
+	ToolUseID       string
+	ParentToolUseID string
+	OK              bool
+	// Detail is a short, single-line excerpt of the result (or the error).
+	Detail string
+}
+
+// Text is assistant text. With partial messages on, Partial events carry
+// deltas as they stream; the full block still arrives as a non-partial Text.
+type Text struct {
+	MessageID       string
+	ParentToolUseID string
+	Text            string
+	Partial         bool
+}
+
+// Thinking is an assistant thinking block.
+type Thinking struct {
+	MessageID string
+	Text      string
+}
+
+// ApprovalRequest is a can_use_tool control request: the CLI waits (forever)
+// until it is answered with Session.Allow or Session.Deny.
+type ApprovalRequest struct {
+	RequestID               string
+	ToolName                string
+	DisplayName             string
+	Input                   json.RawMessage
+	Suggestions             []json.RawMessage
+	ToolUseID               string
+	BlockedPath             string
+	Description             string
+	DecisionReasonType      string
+	RequiresUserInteraction bool
+}
+
+// PermissionModeChanged comes from system/status lines that carry a mode.
+type PermissionModeChanged struct {
+	Mode string
+}
+
+// PermissionDenied is a tool the CLI refused on its own (system/permission_denied).
+type PermissionDenied struct {
+	ToolName  string
+	ToolUseID string
+	Message   string
+}
+
+// Compacted marks a compact_boundary: the CLI summarized the conversation.
+type Compacted struct {
+	Trigger   string
+	PreTokens int
+}
+
+// Usage is the token count of a turn.
+type Usage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+}
+
+// Denial is one entry of a result's permission_denials.
+type Denial struct {
+	ToolName  string          `json:"tool_name"`
+	ToolUseID string          `json:"tool_use_id"`
+	ToolInput json.RawMessage `json:"tool_input"`
+}
+
+// TurnCompleted is the result line. OK is false for any error, including
+// an API error that the CLI reports as subtype "success" with is_error.
+type TurnCompleted struct {
+	SessionID      string
+	OK             bool
+	Subtype        string
+	Result         string
+	ErrorText      string
+	TerminalReason string
+	CostUSD        float64
+	Duration       time.Duration
+	APIDuration    time.Duration
+	NumTurns       int
+	Usage          Usage
+	Denials        []Denial
+}
+
+// RateLimited mirrors rate_limit_event: the account hit a usage limit.
+type RateLimited struct {
+	Raw json.RawMessage
+}
+
+// Exited is always the last event of a process. Err is set when the process
+// could not be waited for or ended without a result mid-turn.
+type Exited struct {
+	ExitCode   int
+	Signal     string
+	StderrTail string
+	// MidTurn is true when the process ended while a turn was running.
+	MidTurn bool
+	Err     error
+}
+
+func (SessionStarted) event()        {}
+func (ActionStarted) event()         {}
+func (ActionCompleted) event()       {}
+func (Text) event()                  {}
+func (Thinking) event()              {}
+func (ApprovalRequest) event()       {}
+func (PermissionModeChanged) event() {}
+func (PermissionDenied) event()      {}
+func (Compacted) event()             {}
+func (TurnCompleted) event()         {}
+func (RateLimited) event()           {}
+func (Exited) event()                {}

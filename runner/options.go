@@ -1,0 +1,177 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+)
+
+// Mode selects how Claude Code is driven.
+type Mode string
+
+const (
+	// Interactive keeps one process per session with a stream-json control
+	// channel on stdin (pipes); approvals work.
+	Interactive Mode = "interactive"
+	// OneShot runs one process per turn with the prompt as an argument and a
+	// PTY on stdin; there is no control channel, so no approvals.
+	OneShot Mode = "oneshot"
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultMaxLineBytes   = 32 << 20
+	DefaultCloseGrace     = 3 * time.Second
+	DefaultTermGrace      = 2 * time.Second
+	DefaultControlTimeout = 10 * time.Second
+	DefaultStderrTail     = 8 << 10
+)
+
+// Options describe one Claude Code session.
+type Options struct {
+	// Binary is the claude executable (a name on PATH or a path).
+	Binary  string
+	WorkDir string
+	Mode    Mode
+
+	Model          string
+	PermissionMode string
+	// Resume continues an earlier session by id (--resume).
+	Resume string
+	// SessionID fixes the id of a new session (--session-id); ignored with Resume.
+	SessionID       string
+	AllowedTools    []string
+	IncludePartial  bool
+	SkipPermissions bool
+	ExtraArgs       []string
+
+	// Env is the base environment (default os.Environ()). ExtraEnv entries
+	// (KEY=VALUE) are added last and win.
+	Env      []string
+	ExtraEnv []string
+	// UseAPIBilling keeps ANTHROPIC_API_KEY in the child's environment.
+	UseAPIBilling bool
+
+	MaxLineBytes   int
+	CloseGrace     time.Duration // after closing stdin, before SIGTERM
+	TermGrace      time.Duration // after SIGTERM, before SIGKILL
+	ControlTimeout time.Duration // for interrupt / set_permission_mode replies
+	StderrTail     int
+
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Binary == "" {
+		o.Binary = "claude"
+	}
+	if o.Mode == "" {
+		o.Mode = Interactive
+	}
+	if o.MaxLineBytes <= 0 {
+		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if o.CloseGrace <= 0 {
+		o.CloseGrace = DefaultCloseGrace
+	}
+	if o.TermGrace <= 0 {
+		o.TermGrace = DefaultTermGrace
+	}
+	if o.ControlTimeout <= 0 {
+		o.ControlTimeout = DefaultControlTimeout
+	}
+	if o.StderrTail <= 0 {
+		o.StderrTail = DefaultStderrTail
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	return o
+}
+
+// managedFlags are set by the runner; extra args may not repeat them.
+var managedFlags = []string{
+	"-p", "--print", "--verbose", "--input-format", "--output-format",
+	"--permission-prompt-tool", "--permission-mode", "--model", "--resume", "-r",
+	"--continue", "-c", "--session-id", "--allowedTools", "--allowed-tools",
+	"--include-partial-messages", "--dangerously-skip-permissions", "--sdk-url",
+}
+
+// ErrManagedFlag is returned when ExtraArgs repeat a flag the runner manages.
+var ErrManagedFlag = errors.New("extra argument clashes with a flag the runner manages")
+
+func checkExtraArgs(args []string) error {
+	for _, a := range args {
+		name, _, _ := strings.Cut(a, "=")
+		for _, m := range managedFlags {
+			if name == m {
+				return fmt.Errorf("%w: %q (set it through the runner's options instead)", ErrManagedFlag, a)
+			}
+		}
+	}
+	return nil
+}
+
+// args builds the command line. prompt is only used in one-shot mode.
+func (o Options) args(prompt string) ([]string, error) {
+	if err := checkExtraArgs(o.ExtraArgs); err != nil {
+		return nil, err
+	}
+	a := []string{"-p", "--verbose", "--output-format", "stream-json"}
+	switch o.Mode {
+	case Interactive:
+		a = append(a, "--input-format", "stream-json", "--permission-prompt-tool", "stdio")
+	case OneShot:
+	default:
+		return nil, fmt.Errorf("unknown runner mode %q (want %q or %q)", o.Mode, Interactive, OneShot)
+	}
+	if o.PermissionMode != "" {
+		a = append(a, "--permission-mode", o.PermissionMode)
+	}
+	if o.Model != "" {
+		a = append(a, "--model", o.Model)
+	}
+	if o.Resume != "" {
+		a = append(a, "--resume", o.Resume)
+	} else if o.SessionID != "" {
+		a = append(a, "--session-id", o.SessionID)
+	}
+	if len(o.AllowedTools) > 0 {
+		a = append(a, "--allowedTools", strings.Join(o.AllowedTools, ","))
+	}
+	if o.IncludePartial {
+		a = append(a, "--include-partial-messages")
+	}
+	if o.SkipPermissions {
+		a = append(a, "--dangerously-skip-permissions")
+	}
+	a = append(a, o.ExtraArgs...)
+	if o.Mode == OneShot {
+		a = append(a, "--", prompt)
+	}
+	return a, nil
+}
+
+// childEnv is the bot's environment minus what must not reach Claude.
+func (o Options) childEnv() []string {
+	out := make([]string, 0, len(o.Env)+len(o.ExtraEnv))
+	for _, kv := range o.Env {
+		key, _, _ := strings.Cut(kv, "=")
+		switch {
+		case key == "CLAUDECODE":
+			// A nested-session marker would make the CLI refuse to start.
+			continue
+		case key == "ANTHROPIC_API_KEY" && !o.UseAPIBilling:
+			// Without API billing the CLI must use the user's subscription login.
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, o.ExtraEnv...)
+}

@@ -1,0 +1,269 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// readerGrace bounds how long we wait for stdout/stderr to reach EOF after
+// the CLI exited: a tool's background child may hold the pipes open.
+const readerGrace = 2 * time.Second
+
+type pipes struct {
+	stdinR, stdinW   *os.File
+	stdoutR, stdoutW *os.File
+	stderrR, stderrW *os.File
+	pty, tty         *os.File // one-shot mode: stdin is a terminal
+}
+
+// attach wires plain os.Pipes (not exec's copying goroutines) so that
+// Wait returns when the process exits, whoever else holds the pipes.
+func (s *Session) attach(cmd *exec.Cmd) (*pipes, error) {
+	p := &pipes{}
+	var err error
+	if p.stdoutR, p.stdoutW, err = os.Pipe(); err != nil {
+		return nil, fmt.Errorf("stdout pipe: %w", err)
+	}
+	if p.stderrR, p.stderrW, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, fmt.Errorf("stderr pipe: %w", err)
+	}
+	cmd.Stdout, cmd.Stderr = p.stdoutW, p.stderrW
+	if s.opts.Mode == OneShot {
+		if p.pty, p.tty, err = openPTY(); err != nil {
+			p.closeAll()
+			return nil, fmt.Errorf("open pty for one-shot stdin: %w", err)
+		}
+		cmd.Stdin = p.tty
+		return p, nil
+	}
+	if p.stdinR, p.stdinW, err = os.Pipe(); err != nil {
+		p.closeAll()
+		return nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	cmd.Stdin = p.stdinR
+	return p, nil
+}
+
+func (p *pipes) closeChildEnds() {
+	for _, f := range []*os.File{p.stdinR, p.stdoutW, p.stderrW, p.tty} {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+func (p *pipes) closeAll() {
+	p.closeChildEnds()
+	for _, f := range []*os.File{p.stdinW, p.stdoutR, p.stderrR, p.pty} {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+func (s *Session) readStdout(r io.Reader) {
+	lr := newLineReader(r, s.opts.MaxLineBytes)
+	dec := newDecoder(s.opts.WorkDir)
+	for {
+		raw, skipped, err := lr.next()
+		if skipped > 0 {
+			s.log.Warn("skipped an over-long line from claude", "bytes", skipped, "max_bytes", s.opts.MaxLineBytes)
+			continue
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+				s.log.Warn("reading claude stdout failed", "err", err)
+			}
+			return
+		}
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		d, err := dec.decode(raw)
+		if err != nil {
+			// Log the shape, not the content: a line may carry file contents.
+			s.log.Warn("skipped a malformed line from claude", "err", err, "bytes", len(raw))
+			continue
+		}
+		s.handle(d)
+	}
+}
+
+func (s *Session) handle(d decoded) {
+	s.mu.Lock()
+	for _, ev := range d.events {
+		switch e := ev.(type) {
+		case SessionStarted:
+			if e.SessionID != "" && e.SessionID != s.sessionID {
+				s.sessionID = e.SessionID
+				s.log = s.opts.Logger.With("session_id", e.SessionID)
+			}
+		case TurnCompleted:
+			s.inTurn = false
+			if e.SessionID != "" {
+				s.sessionID = e.SessionID
+			}
+		case ApprovalRequest:
+			// Registered before the event is visible, so an answer can
+			// never race ahead of the bookkeeping.
+			s.pending[e.RequestID] = true
+		}
+	}
+	if r := d.response; r != nil {
+		if ch, ok := s.controls[r.RequestID]; ok {
+			select {
+			case ch <- *r:
+			default:
+			}
+		}
+	}
+	s.mu.Unlock()
+
+	if req := d.request; req != nil && len(d.events) == 0 {
+		// Nobody handles this request; the CLI would wait forever for it.
+		s.log.Warn("refusing an unsupported control request from claude", "subtype", req.Subtype, "request_id", req.RequestID)
+		go s.refuse(req.RequestID, "untether does not support control request subtype "+req.Subtype)
+	}
+	s.queue.push(d.events...)
+}
+
+func (s *Session) refuse(requestID, msg string) {
+	line, err := json.Marshal(map[string]any{
+		"type":     "control_response",
+		"response": map[string]any{"subtype": "error", "request_id": requestID, "error": msg},
+	})
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ControlTimeout)
+	defer cancel()
+	if err := s.write(ctx, line); err != nil && !errors.Is(err, ErrClosed) {
+		s.log.Warn("could not refuse control request", "request_id", requestID, "err", err)
+	}
+}
+
+func (s *Session) readStderr(r io.Reader) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			s.mu.Lock()
+			_, _ = s.stderrTail.Write(buf[:n])
+			s.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *Session) waitLoop(p *pipes, readersDone <-chan struct{}) {
+	waitErr := s.cmd.Wait()
+	// Tools Claude started share its process group; without Claude they
+	// are orphans that may hold our pipes, so they go too.
+	s.signal(syscall.SIGTERM)
+	select {
+	case <-readersDone:
+	case <-time.After(readerGrace):
+		// Unblock readers stuck on pipes a grandchild still holds.
+		_ = p.stdoutR.Close()
+		_ = p.stderrR.Close()
+		<-readersDone
+	}
+	_ = p.stdoutR.Close()
+	_ = p.stderrR.Close()
+	if p.pty != nil {
+		_ = p.pty.Close()
+	}
+	s.closeOnce.Do(func() { close(s.closing) })
+
+	ex := Exited{ExitCode: -1}
+	if st := s.cmd.ProcessState; st != nil {
+		ex.ExitCode = st.ExitCode()
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			ex.Signal = ws.Signal().String()
+		}
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		ex.Err = fmt.Errorf("wait for claude: %w", waitErr)
+	}
+	s.mu.Lock()
+	ex.StderrTail = s.stderrTail.String()
+	ex.MidTurn = s.inTurn
+	clear(s.pending)
+	s.exitEvent = &ex
+	s.mu.Unlock()
+	if ex.MidTurn && ex.Err == nil {
+		ex.Err = fmt.Errorf("claude exited without finishing the turn (exit code %d%s)", ex.ExitCode, signalSuffix(ex.Signal))
+	}
+	s.log.Debug("claude exited", "exit_code", ex.ExitCode, "signal", ex.Signal, "mid_turn", ex.MidTurn)
+	s.queue.push(ex)
+	s.queue.close()
+	close(s.exited)
+}
+
+func signalSuffix(sig string) string {
+	if sig == "" {
+		return ""
+	}
+	return ", signal " + sig
+}
+
+// Close ends the session: stdin is closed (the CLI exits about 100 ms
+// later), then the process group gets SIGTERM after CloseGrace and SIGKILL
+// after TermGrace. It returns once the process has been waited for.
+func (s *Session) Close(ctx context.Context) error {
+	s.closeOnce.Do(func() { close(s.closing) })
+	if s.opts.Mode == OneShot {
+		// One-shot has no stdin to close; the turn is cut short on purpose.
+		s.signal(syscall.SIGTERM)
+	}
+	steps := []struct {
+		wait time.Duration
+		sig  syscall.Signal
+	}{{s.opts.CloseGrace, syscall.SIGTERM}, {s.opts.TermGrace, syscall.SIGKILL}}
+	for _, st := range steps {
+		t := time.NewTimer(st.wait)
+		select {
+		case <-s.exited:
+			t.Stop()
+			s.wg.Wait()
+			s.signal(syscall.SIGKILL) // anything left of the group
+			return nil
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+		s.signal(st.sig)
+	}
+	<-s.exited
+	s.wg.Wait()
+	s.signal(syscall.SIGKILL)
+	return nil
+}
+
+// signal sends sig to the whole process group.
+func (s *Session) signal(sig syscall.Signal) {
+	if s.cmd.Process == nil {
+		return
+	}
+	if err := syscall.Kill(-s.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+		s.log.Warn("signal claude process group", "signal", sig.String(), "err", err)
+	}
+}
+
+// drain reads and discards what the child writes to its terminal, so a
+// chatty child can never block on a full PTY buffer.
+func drain(r io.Reader) {
+	_, _ = io.Copy(io.Discard, r)
+}

@@ -1,0 +1,376 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+var (
+	// ErrClosed is returned by calls on a session whose process has ended
+	// or is being closed.
+	ErrClosed = errors.New("claude session is closed")
+	// ErrNoControl is returned by control calls in one-shot mode.
+	ErrNoControl = errors.New("one-shot mode has no control channel")
+	// ErrUnknownRequest is returned when answering a request id that is not
+	// pending (already answered, or never asked).
+	ErrUnknownRequest = errors.New("no pending approval request with this id")
+	// ErrControlTimeout is returned when the CLI does not answer a control request in time.
+	ErrControlTimeout = errors.New("claude did not answer the control request in time")
+)
+
+// Session is one Claude Code process. Events arrive in order on Events();
+// the channel closes after the final Exited event. Consumers must read it
+// until it closes, or cancel the context given to Start.
+type Session struct {
+	opts Options
+	log  *slog.Logger
+	cmd  *exec.Cmd
+
+	events chan Event
+	queue  *eventQueue
+
+	// writes carries every line for stdin: one writer, so no caller can
+	// block the stdout reader and lines never interleave.
+	writes    chan writeReq
+	stdin     *os.File
+	closeOnce sync.Once
+	closing   chan struct{} // closed when Close starts or the process ends
+	writerEnd chan struct{} // closed when the stdin writer has stopped
+	exited    chan struct{} // closed when the process has been waited for
+	abandon   chan struct{} // closed when the Start context ends
+
+	mu         sync.Mutex
+	sessionID  string
+	pending    map[string]bool                 // CLI request ids awaiting our answer
+	controls   map[string]chan controlResponse // our request ids awaiting the CLI
+	inTurn     bool
+	stderrTail tail
+	exitEvent  *Exited
+
+	nextID atomic.Int64
+	wg     sync.WaitGroup
+}
+
+type writeReq struct {
+	data []byte
+	done chan error
+}
+
+// Start launches Claude Code in interactive mode: the process stays up
+// across turns and reads user lines and control answers on stdin.
+func Start(ctx context.Context, opts Options) (*Session, error) {
+	opts = opts.withDefaults()
+	opts.Mode = Interactive
+	return start(ctx, opts, "")
+}
+
+func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
+	args, err := opts.args(prompt)
+	if err != nil {
+		return nil, err
+	}
+	bin, err := exec.LookPath(opts.Binary)
+	if err != nil {
+		return nil, fmt.Errorf("find claude binary %q (install Claude Code or set [claude] binary): %w", opts.Binary, err)
+	}
+	s := &Session{
+		opts:      opts,
+		log:       opts.Logger.With("session_id", opts.Resume),
+		events:    make(chan Event),
+		queue:     newEventQueue(),
+		writes:    make(chan writeReq, 16),
+		closing:   make(chan struct{}),
+		writerEnd: make(chan struct{}),
+		exited:    make(chan struct{}),
+		abandon:   make(chan struct{}),
+		pending:   map[string]bool{},
+		controls:  map[string]chan controlResponse{},
+	}
+	s.sessionID = opts.Resume
+	// A one-shot process is a turn from its first moment.
+	s.inTurn = opts.Mode == OneShot
+	s.stderrTail.n = opts.StderrTail
+
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = opts.WorkDir
+	cmd.Env = opts.childEnv()
+	// Own process group: Close can signal Claude and every tool it started.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s.cmd = cmd
+
+	pipes, err := s.attach(cmd)
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		pipes.closeAll()
+		return nil, fmt.Errorf("start claude: %w", err)
+	}
+	pipes.closeChildEnds()
+	s.stdin = pipes.stdinW
+	s.log.Debug("claude started", "pid", cmd.Process.Pid, "mode", opts.Mode)
+
+	readersDone := make(chan struct{})
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go func() { defer readers.Done(); s.readStdout(pipes.stdoutR) }()
+	go func() { defer readers.Done(); s.readStderr(pipes.stderrR) }()
+	go func() { readers.Wait(); close(readersDone) }()
+
+	s.wg.Add(2)
+	go func() { defer s.wg.Done(); s.writeLoop() }()
+	go func() { defer s.wg.Done(); s.waitLoop(pipes, readersDone) }()
+	// The pump is not in wg: it lives until the consumer has read
+	// everything (or the Start context ends), which Close must not wait for.
+	go s.queue.pump(s.events, s.abandon)
+	if pipes.pty != nil {
+		s.wg.Add(1)
+		go func() { defer s.wg.Done(); drain(pipes.pty) }()
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			close(s.abandon)
+			_ = s.Close(context.Background())
+		case <-s.exited:
+		}
+	}()
+	return s, nil
+}
+
+// Events delivers the session's events in order.
+func (s *Session) Events() <-chan Event { return s.events }
+
+// Done is closed when the process has exited.
+func (s *Session) Done() <-chan struct{} { return s.exited }
+
+// SessionID is the Claude session id, known after the first turn starts
+// (or at once when resuming).
+func (s *Session) SessionID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessionID
+}
+
+// Pid is the process id of the CLI.
+func (s *Session) Pid() int { return s.cmd.Process.Pid }
+
+// StderrTail returns the last bytes the CLI wrote to stderr.
+func (s *Session) StderrTail() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderrTail.String()
+}
+
+// Send writes one user message; the CLI queues it if a turn is running.
+func (s *Session) Send(ctx context.Context, text string) error {
+	if s.opts.Mode != Interactive {
+		return ErrNoControl
+	}
+	line, err := json.Marshal(map[string]any{
+		"type":               "user",
+		"session_id":         "",
+		"parent_tool_use_id": nil,
+		"message":            map[string]any{"role": "user", "content": text},
+	})
+	if err != nil {
+		return fmt.Errorf("encode user message: %w", err)
+	}
+	if err := s.write(ctx, line); err != nil {
+		return fmt.Errorf("send user message: %w", err)
+	}
+	s.mu.Lock()
+	s.inTurn = true
+	s.mu.Unlock()
+	return nil
+}
+
+// Allow answers a can_use_tool request. updatedInput, when set, replaces
+// the tool input (that is what runs); updatedPermissions are applied by the
+// CLI ("always allow").
+func (s *Session) Allow(ctx context.Context, requestID string, updatedInput json.RawMessage, updatedPermissions []json.RawMessage) error {
+	resp := map[string]any{"behavior": "allow"}
+	if len(updatedInput) > 0 {
+		resp["updatedInput"] = updatedInput
+	}
+	if len(updatedPermissions) > 0 {
+		resp["updatedPermissions"] = updatedPermissions
+	}
+	return s.answer(ctx, requestID, resp)
+}
+
+// Deny refuses a can_use_tool request. message becomes the tool result
+// Claude sees; interrupt also ends the turn.
+func (s *Session) Deny(ctx context.Context, requestID, message string, interrupt bool) error {
+	return s.answer(ctx, requestID, map[string]any{"behavior": "deny", "message": message, "interrupt": interrupt})
+}
+
+func (s *Session) answer(ctx context.Context, requestID string, resp map[string]any) error {
+	if s.opts.Mode != Interactive {
+		return ErrNoControl
+	}
+	s.mu.Lock()
+	if !s.pending[requestID] {
+		s.mu.Unlock()
+		if s.isClosing() {
+			return fmt.Errorf("answer request %s: %w", requestID, ErrClosed)
+		}
+		return fmt.Errorf("answer request %s: %w", requestID, ErrUnknownRequest)
+	}
+	delete(s.pending, requestID)
+	s.mu.Unlock()
+	line, err := json.Marshal(map[string]any{
+		"type": "control_response",
+		"response": map[string]any{
+			"subtype":    "success",
+			"request_id": requestID,
+			"response":   resp,
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("encode answer to %s: %w", requestID, err)
+	}
+	if err := s.write(ctx, line); err != nil {
+		return fmt.Errorf("answer request %s: %w", requestID, err)
+	}
+	return nil
+}
+
+// Pending lists the CLI request ids still waiting for an answer.
+func (s *Session) Pending() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, 0, len(s.pending))
+	for id := range s.pending {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// Interrupt stops the running turn; the session stays usable.
+func (s *Session) Interrupt(ctx context.Context) error {
+	_, err := s.control(ctx, map[string]any{"subtype": "interrupt"})
+	return err
+}
+
+// SetPermissionMode switches the permission mode of the live session.
+func (s *Session) SetPermissionMode(ctx context.Context, mode string) error {
+	_, err := s.control(ctx, map[string]any{"subtype": "set_permission_mode", "mode": mode})
+	return err
+}
+
+func (s *Session) control(ctx context.Context, req map[string]any) (json.RawMessage, error) {
+	if s.opts.Mode != Interactive {
+		return nil, ErrNoControl
+	}
+	id := "untether_" + strconv.FormatInt(s.nextID.Add(1), 10)
+	subtype, _ := req["subtype"].(string)
+	line, err := json.Marshal(map[string]any{"type": "control_request", "request_id": id, "request": req})
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", subtype, err)
+	}
+	ch := make(chan controlResponse, 1)
+	s.mu.Lock()
+	s.controls[id] = ch
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.controls, id)
+		s.mu.Unlock()
+	}()
+	ctx, cancel := context.WithTimeout(ctx, s.opts.ControlTimeout)
+	defer cancel()
+	if err := s.write(ctx, line); err != nil {
+		return nil, fmt.Errorf("%s: %w", subtype, err)
+	}
+	select {
+	case r := <-ch:
+		if r.Subtype == "error" {
+			return nil, fmt.Errorf("%s refused by claude: %s", subtype, r.Error)
+		}
+		return r.Response, nil
+	case <-s.closing:
+		return nil, fmt.Errorf("%s: %w", subtype, ErrClosed)
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s: %w", subtype, ErrControlTimeout)
+		}
+		return nil, fmt.Errorf("%s: %w", subtype, ctx.Err())
+	}
+}
+
+func (s *Session) isClosing() bool {
+	select {
+	case <-s.closing:
+		return true
+	default:
+		return false
+	}
+}
+
+// write hands a line to the single stdin writer and waits until it is written.
+func (s *Session) write(ctx context.Context, line []byte) error {
+	req := writeReq{data: append(line, '\n'), done: make(chan error, 1)}
+	if s.isClosing() {
+		return ErrClosed
+	}
+	select {
+	case s.writes <- req:
+	case <-s.closing:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-req.done:
+		return err
+	case <-s.writerEnd:
+		// The writer stopped after this line was queued: it was never written.
+		select {
+		case err := <-req.done:
+			return err
+		default:
+			return ErrClosed
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Session) writeLoop() {
+	defer close(s.writerEnd)
+	var failed error
+	for {
+		select {
+		case req := <-s.writes:
+			if failed == nil {
+				if _, err := s.stdin.Write(req.data); err != nil {
+					failed = fmt.Errorf("write to claude stdin: %w", err)
+				}
+			}
+			req.done <- failed
+		case <-s.closing:
+			// Lines not yet written are refused, then stdin is closed: the
+			// CLI exits shortly after EOF.
+			for drained := false; !drained; {
+				select {
+				case req := <-s.writes:
+					req.done <- ErrClosed
+				default:
+					drained = true
+				}
+			}
+			_ = s.stdin.Close()
+			return
+		}
+	}
+}
