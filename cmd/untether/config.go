@@ -1,0 +1,489 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Values of [claude] mode.
+const (
+	ModeInteractive = "interactive" // stream-json over pipes; approvals through Telegram
+	ModeOneshot     = "oneshot"     // one process per prompt, PTY stdin, no approvals
+)
+
+// Values of [approvals] plan_mode.
+const (
+	PlanModeOff  = "off"
+	PlanModeOn   = "on"
+	PlanModeAuto = "auto"
+)
+
+const envBotToken = "UNTETHER_BOT_TOKEN"
+const envConfigPath = "UNTETHER_CONFIG"
+
+// Config is the whole configuration after loading: defaults applied, paths
+// absolute, durations parsed. The toml tags are the key names in the file.
+type Config struct {
+	// Path is the absolute path of the file the configuration came from.
+	Path string `toml:"-"`
+
+	Telegram  TelegramConfig  `toml:"telegram"`
+	Claude    ClaudeConfig    `toml:"claude"`
+	Progress  ProgressConfig  `toml:"progress"`
+	Approvals ApprovalsConfig `toml:"approvals"`
+	Cooldown  CooldownConfig  `toml:"cooldown"`
+	State     StateConfig     `toml:"state"`
+	Log       LogConfig       `toml:"log"`
+}
+
+type TelegramConfig struct {
+	BotToken       Secret        `toml:"bot_token"`
+	APIURL         string        `toml:"api_url"`
+	AllowedUserIDs []int64       `toml:"allowed_user_ids"`
+	AllowAnyUser   bool          `toml:"allow_any_user"`
+	AllowedChatIDs []int64       `toml:"allowed_chat_ids"`
+	MaxBacklogAge  time.Duration `toml:"max_backlog_age"`
+	PollTimeout    time.Duration `toml:"poll_timeout"`
+}
+
+type ClaudeConfig struct {
+	Binary                     string            `toml:"binary"`
+	WorkingDir                 string            `toml:"working_dir"`
+	Model                      string            `toml:"model"`
+	PermissionMode             string            `toml:"permission_mode"`
+	AllowedTools               []string          `toml:"allowed_tools"`
+	DangerouslySkipPermissions bool              `toml:"dangerously_skip_permissions"`
+	UseAPIBilling              bool              `toml:"use_api_billing"`
+	ExtraArgs                  []string          `toml:"extra_args"`
+	Mode                       string            `toml:"mode"`
+	IdleTimeout                time.Duration     `toml:"idle_timeout"`
+	MaxLiveSessions            int               `toml:"max_live_sessions"`
+	IncludePartialMessages     bool              `toml:"include_partial_messages"`
+	Env                        map[string]string `toml:"env"`
+}
+
+type ProgressConfig struct {
+	MinEditInterval   time.Duration `toml:"min_edit_interval"`
+	GroupEditInterval time.Duration `toml:"group_edit_interval"`
+	MaxActions        int           `toml:"max_actions"`
+}
+
+type ApprovalsConfig struct {
+	Timeout     time.Duration `toml:"timeout"`
+	AutoApprove []string      `toml:"auto_approve"`
+	PlanMode    string        `toml:"plan_mode"`
+}
+
+type CooldownConfig struct {
+	Base time.Duration `toml:"base"`
+	Max  time.Duration `toml:"max"`
+}
+
+type StateConfig struct {
+	Path string `toml:"path"`
+}
+
+type LogConfig struct {
+	Format string `toml:"format"`
+	Level  string `toml:"level"`
+}
+
+// defaultConfig returns the defaults; a fresh value each call because the
+// TOML decoder writes into the default slices' backing arrays.
+func defaultConfig() Config {
+	return Config{
+		Telegram: TelegramConfig{
+			APIURL:        "https://api.telegram.org",
+			MaxBacklogAge: 10 * time.Minute,
+			PollTimeout:   30 * time.Second,
+		},
+		Claude: ClaudeConfig{
+			Binary:          "claude",
+			Mode:            ModeInteractive,
+			IdleTimeout:     10 * time.Minute,
+			MaxLiveSessions: 4,
+		},
+		Progress: ProgressConfig{
+			MinEditInterval:   2 * time.Second,
+			GroupEditInterval: 4 * time.Second,
+			MaxActions:        8,
+		},
+		Approvals: ApprovalsConfig{
+			Timeout:     10 * time.Minute,
+			AutoApprove: []string{"Read", "Glob", "Grep", "LS", "WebSearch", "WebFetch", "TodoWrite", "BashOutput"},
+			PlanMode:    PlanModeOff,
+		},
+		Cooldown: CooldownConfig{Base: 30 * time.Second, Max: 120 * time.Second},
+		Log:      LogConfig{Format: "text", Level: "info"},
+	}
+}
+
+// DefaultConfigPath is where the configuration is read from when no
+// --config flag is given: $UNTETHER_CONFIG if set, else
+// ~/.untether/untether.toml.
+func DefaultConfigPath() (string, error) {
+	return defaultConfigPath(os.Getenv)
+}
+
+func defaultConfigPath(getenv func(string) string) (string, error) {
+	if p := getenv(envConfigPath); p != "" {
+		return expandHome(p)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the default config file (set --config or $%s): %w", envConfigPath, err)
+	}
+	return filepath.Join(home, ".untether", "untether.toml"), nil
+}
+
+// ResolveConfigPath applies the precedence --config flag > $UNTETHER_CONFIG >
+// ~/.untether/untether.toml; flagValue is "" when the flag was not given.
+func ResolveConfigPath(flagValue string) (string, error) {
+	if flagValue != "" {
+		return expandHome(flagValue)
+	}
+	return DefaultConfigPath()
+}
+
+// LoadConfig reads, defaults and validates the configuration file at path.
+// $UNTETHER_BOT_TOKEN, when set and non-empty, replaces [telegram] bot_token.
+// All problems found are reported together (errors.Join), each naming the
+// key and the file.
+func LoadConfig(path string) (*Config, error) {
+	return loadConfig(path, os.Getenv)
+}
+
+func loadConfig(path string, getenv func(string) string) (*Config, error) {
+	path, err := expandHome(path)
+	if err != nil {
+		return nil, err
+	}
+	if path, err = filepath.Abs(path); err != nil {
+		return nil, fmt.Errorf("config path: %w", err)
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("config file %s does not exist: copy untether.toml.example there (or pass --config PATH / set $%s): %w", path, envConfigPath, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading config: %w", err)
+	}
+
+	cfg := defaultConfig()
+	md, err := toml.Decode(string(data), &cfg)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &configSyntaxError{path: path, pe: pe}
+		}
+		// Type mismatches: the library's message already carries the line.
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	cfg.Path = path
+	// Tokens pasted into a file or read with $(cat ...) often carry stray
+	// whitespace; it is never part of a token.
+	cfg.Telegram.BotToken = Secret(strings.TrimSpace(cfg.Telegram.BotToken.Reveal()))
+	if tok := strings.TrimSpace(getenv(envBotToken)); tok != "" {
+		cfg.Telegram.BotToken = Secret(tok)
+	}
+
+	var errs []error
+	if err := unknownKeys(md, path); err != nil {
+		errs = append(errs, err)
+	}
+	errs = append(errs, durationsAsStrings(md, &cfg, path)...)
+	emptyToNil(&cfg)
+	cfg.Telegram.APIURL = strings.TrimRight(cfg.Telegram.APIURL, "/")
+	errs = append(errs, cfg.resolvePaths()...)
+	errs = append(errs, cfg.validate()...)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return &cfg, nil
+}
+
+// configSyntaxError names the file and line of a TOML syntax error.
+type configSyntaxError struct {
+	path string
+	pe   toml.ParseError
+}
+
+func (e *configSyntaxError) Error() string {
+	msg := fmt.Sprintf("%s:%d:%d: %s", e.path, e.pe.Position.Line, e.pe.Position.Col, e.pe.Message)
+	if e.pe.LastKey != "" {
+		msg += fmt.Sprintf(" (key %s)", e.pe.LastKey)
+	}
+	return msg
+}
+
+func (e *configSyntaxError) Unwrap() error { return e.pe }
+
+// unknownKeys reports every key the Config struct has no field for — a typo
+// would otherwise silently leave a default (possibly a less safe one) active.
+func unknownKeys(md toml.MetaData, path string) error {
+	undecoded := md.Undecoded()
+	seen := make(map[string]bool, len(undecoded))
+	var names []string
+	for _, k := range undecoded {
+		seen[k.String()] = true
+		// Inside an unknown table every key is undecoded too; naming the
+		// table is enough.
+		if hasUndecodedParent(k, seen) {
+			continue
+		}
+		names = append(names, k.String())
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return fmt.Errorf("unknown keys in %s: %s (see untether.toml.example for the valid keys)", path, strings.Join(names, ", "))
+}
+
+// hasUndecodedParent reports whether a proper prefix of k is in seen; keys
+// come in document order, so a table is seen before the keys inside it.
+func hasUndecodedParent(k toml.Key, seen map[string]bool) bool {
+	for i := 1; i < len(k); i++ {
+		if seen[k[:i].String()] {
+			return true
+		}
+	}
+	return false
+}
+
+// durationsAsStrings rejects integer durations other than 0: the decoder
+// would take 600 as 600 nanoseconds, which is never what was meant.
+func durationsAsStrings(md toml.MetaData, cfg *Config, path string) []error {
+	var errs []error
+	durType := reflect.TypeFor[time.Duration]()
+	walkKeys(reflect.ValueOf(cfg).Elem(), nil, func(key []string, v reflect.Value) {
+		if v.Type() != durType || md.Type(key...) != "Integer" || v.Int() == 0 {
+			return
+		}
+		errs = append(errs, fmt.Errorf("[%s] %s: %d has no unit; write a string such as \"%ds\" (in %s)",
+			strings.Join(key[:len(key)-1], "."), key[len(key)-1], v.Int(), v.Int(), path))
+		// Read it as seconds from here on so the range checks do not also
+		// complain about "600ns"; loading fails either way.
+		v.SetInt(v.Int() * int64(time.Second))
+	})
+	return errs
+}
+
+// emptyToNil makes "no values" one thing: an empty list or table in the file
+// becomes nil, the same as an absent key with an empty default. (Defaults are
+// applied before decoding, so this cannot bring a default back.)
+func emptyToNil(cfg *Config) {
+	walkKeys(reflect.ValueOf(cfg).Elem(), nil, func(_ []string, v reflect.Value) {
+		if (v.Kind() == reflect.Slice || v.Kind() == reflect.Map) && v.Len() == 0 {
+			v.SetZero()
+		}
+	})
+}
+
+// walkKeys calls fn for every leaf key (non-struct field with a toml tag).
+func walkKeys(v reflect.Value, prefix []string, fn func(key []string, v reflect.Value)) {
+	t := v.Type()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		key := append(slices.Clone(prefix), name)
+		if f := v.Field(i); f.Kind() == reflect.Struct {
+			walkKeys(f, key, fn)
+		} else {
+			fn(key, f)
+		}
+	}
+}
+
+// resolvePaths expands ~ and makes paths absolute: relative paths in the file
+// are relative to the file's directory, so the meaning of the file does not
+// depend on where the bot was started from.
+func (c *Config) resolvePaths() []error {
+	var errs []error
+	dir := filepath.Dir(c.Path)
+	abs := func(key, p string) string {
+		p, err := expandHome(p)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w (in %s)", key, err, c.Path))
+			return p
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return filepath.Clean(p)
+	}
+	if c.Claude.WorkingDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("[claude] working_dir: current directory: %w", err))
+		}
+		c.Claude.WorkingDir = wd
+	} else {
+		c.Claude.WorkingDir = abs("[claude] working_dir", c.Claude.WorkingDir)
+	}
+	if c.State.Path == "" {
+		c.State.Path = filepath.Join(dir, "untether.db")
+	} else {
+		c.State.Path = abs("[state] path", c.State.Path)
+	}
+	return errs
+}
+
+func expandHome(p string) (string, error) {
+	if p != "~" && !strings.HasPrefix(p, "~/") {
+		return p, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("expanding ~ in %q: %w", p, err)
+	}
+	return filepath.Join(home, strings.TrimPrefix(p, "~")), nil
+}
+
+// urlHasHTTPScheme reports whether s is an absolute http(s) URL with a host.
+func urlHasHTTPScheme(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// Flags the runner sets itself; passing them again through extra_args would
+// break the stream-json protocol or fight a dedicated key.
+var managedFlags = map[string]string{
+	"-p": "", "--print": "", "--verbose": "", "--input-format": "", "--output-format": "",
+	"--permission-prompt-tool": "", "-r": "", "--resume": "", "-c": "", "--continue": "", "--session-id": "",
+	"--model":                        "use [claude] model",
+	"--permission-mode":              "use [claude] permission_mode",
+	"--allowedTools":                 "use [claude] allowed_tools",
+	"--allowed-tools":                "use [claude] allowed_tools",
+	"--dangerously-skip-permissions": "use [claude] dangerously_skip_permissions",
+	"--include-partial-messages":     "use [claude] include_partial_messages",
+}
+
+var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
+
+// validate checks every value and returns one error per problem.
+func (c *Config) validate() []error {
+	var errs []error
+	bad := func(section, key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("[%s] %s: %s (in %s)", section, key, fmt.Sprintf(format, args...), c.Path))
+	}
+	oneOf := func(section, key, v string, valid ...string) {
+		if !slices.Contains(valid, v) {
+			bad(section, key, "%q is not one of %s", v, strings.Join(valid, ", "))
+		}
+	}
+	atLeast := func(section, key string, d, min time.Duration) {
+		if d < min {
+			bad(section, key, "%v is below the minimum %v", d, min)
+		}
+	}
+
+	t := &c.Telegram
+	switch tok := t.BotToken.Reveal(); {
+	case tok == "":
+		errs = append(errs, fmt.Errorf("[telegram] bot_token is not set (in %s): talk to @BotFather on Telegram, "+
+			"send /newbot, and put the token it gives you in [telegram] bot_token or in $%s", c.Path, envBotToken))
+	case strings.ContainsAny(tok, " \t\r\n/?#%"): // would break the Bot API URL
+		// Never echo the token: it goes into logs and chat messages.
+		bad("telegram", "bot_token", "contains spaces or URL characters; paste the token exactly as @BotFather sent it")
+	}
+	if !urlHasHTTPScheme(t.APIURL) {
+		bad("telegram", "api_url", "%q is not an http:// or https:// URL", t.APIURL)
+	}
+	if len(t.AllowedUserIDs) == 0 && !t.AllowAnyUser {
+		errs = append(errs, fmt.Errorf("[telegram] allowed_user_ids is empty (in %s): the bot answers nobody until you list "+
+			"your numeric Telegram user id (for example from @userinfobot), e.g. allowed_user_ids = [123456789]; "+
+			"allow_any_user = true lets anyone who finds the bot run Claude on this machine", c.Path))
+	}
+	for _, id := range t.AllowedUserIDs {
+		if id <= 0 {
+			bad("telegram", "allowed_user_ids", "%d is not a user id (user ids are positive; group chats go in allowed_chat_ids)", id)
+		}
+	}
+	for _, id := range t.AllowedChatIDs {
+		if id == 0 {
+			bad("telegram", "allowed_chat_ids", "0 is not a chat id")
+		}
+	}
+	atLeast("telegram", "max_backlog_age", t.MaxBacklogAge, time.Second)
+	atLeast("telegram", "poll_timeout", t.PollTimeout, time.Second)
+
+	cl := &c.Claude
+	if cl.Binary == "" {
+		bad("claude", "binary", "must not be empty")
+	}
+	if fi, err := os.Stat(cl.WorkingDir); err != nil {
+		bad("claude", "working_dir", "%v", err)
+	} else if !fi.IsDir() {
+		bad("claude", "working_dir", "%s is not a directory", cl.WorkingDir)
+	}
+	if cl.PermissionMode != "" {
+		oneOf("claude", "permission_mode", cl.PermissionMode, permissionModes...)
+	}
+	for _, tool := range cl.AllowedTools {
+		if strings.TrimSpace(tool) == "" {
+			bad("claude", "allowed_tools", "empty tool name")
+		}
+	}
+	for _, arg := range cl.ExtraArgs {
+		flag, _, _ := strings.Cut(arg, "=")
+		if why, ok := managedFlags[flag]; ok {
+			if why == "" {
+				why = "untether sets it itself"
+			}
+			bad("claude", "extra_args", "%q is not allowed: %s", arg, why)
+		}
+	}
+	oneOf("claude", "mode", cl.Mode, ModeInteractive, ModeOneshot)
+	atLeast("claude", "idle_timeout", cl.IdleTimeout, 0)
+	if cl.MaxLiveSessions < 1 {
+		bad("claude", "max_live_sessions", "%d is below the minimum 1", cl.MaxLiveSessions)
+	}
+	for name := range cl.Env {
+		switch {
+		case name == "" || strings.ContainsAny(name, "=\x00"):
+			bad("claude", "env", "%q is not a valid environment variable name", name)
+		case name == "ANTHROPIC_API_KEY" && !cl.UseAPIBilling:
+			bad("claude", "env", "ANTHROPIC_API_KEY is removed from Claude's environment unless use_api_billing = true")
+		}
+	}
+
+	p := &c.Progress
+	atLeast("progress", "min_edit_interval", p.MinEditInterval, 100*time.Millisecond)
+	atLeast("progress", "group_edit_interval", p.GroupEditInterval, 100*time.Millisecond)
+	if p.MaxActions < 1 || p.MaxActions > 50 {
+		bad("progress", "max_actions", "%d is outside 1..50", p.MaxActions)
+	}
+
+	a := &c.Approvals
+	atLeast("approvals", "timeout", a.Timeout, time.Second)
+	for _, tool := range a.AutoApprove {
+		if strings.TrimSpace(tool) == "" {
+			bad("approvals", "auto_approve", "empty tool name")
+		}
+	}
+	oneOf("approvals", "plan_mode", a.PlanMode, PlanModeOff, PlanModeOn, PlanModeAuto)
+
+	atLeast("cooldown", "base", c.Cooldown.Base, 0)
+	if c.Cooldown.Base > 0 && c.Cooldown.Max < c.Cooldown.Base {
+		bad("cooldown", "max", "%v is below base (%v)", c.Cooldown.Max, c.Cooldown.Base)
+	}
+
+	if fi, err := os.Stat(c.State.Path); err == nil && fi.IsDir() {
+		bad("state", "path", "%s is a directory; name the database file", c.State.Path)
+	}
+	oneOf("log", "format", c.Log.Format, "text", "json")
+	oneOf("log", "level", c.Log.Level, "debug", "info", "warn", "error")
+	return errs
+}

@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// redactedText replaces every secret the bot knows about wherever it would
+// otherwise be printed.
+const redactedText = "[redacted]"
+
+// Secret holds a credential (the bot token). Every way of printing it — fmt
+// verbs, slog, JSON/TOML/text marshalling — yields "[redacted]" (or "" when
+// it is empty, so an unset secret is still visible as unset); Reveal is the
+// one explicit way to get the value.
+type Secret string
+
+// Reveal returns the secret value. Call it only where the value is handed to
+// the thing that needs it (the Telegram client), never to build messages.
+func (s Secret) Reveal() string { return string(s) }
+
+func (s Secret) masked() string {
+	if s == "" {
+		return ""
+	}
+	return redactedText
+}
+
+// String implements fmt.Stringer.
+func (s Secret) String() string { return s.masked() }
+
+// GoString implements fmt.GoStringer (%#v).
+func (s Secret) GoString() string { return fmt.Sprintf("%q", s.masked()) }
+
+// Format implements fmt.Formatter so that no verb (%d, %x, %q, a bad verb)
+// can fall through to the underlying string.
+func (s Secret) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		io.WriteString(f, s.GoString())
+		return
+	}
+	if verb == 'q' {
+		fmt.Fprintf(f, "%q", s.masked())
+		return
+	}
+	io.WriteString(f, s.masked())
+}
+
+// MarshalText implements encoding.TextMarshaler (JSON, TOML, slog handlers).
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.masked()), nil }
+
+// LogValue implements slog.LogValuer.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.masked()) }
+
+// Redact returns s with every occurrence of each non-empty secret replaced by
+// "[redacted]", including the URL-escaped forms a secret takes inside a URL
+// (a bot token sits in the path of every Bot API URL, so transport errors
+// quote it).
+func Redact(s string, secrets ...string) string {
+	forms := redactionForms(secrets)
+	for _, f := range forms {
+		s = strings.ReplaceAll(s, f, redactedText)
+	}
+	return s
+}
+
+// redactionForms lists the spellings to replace, longest first so that a
+// secret containing another is replaced whole.
+func redactionForms(secrets []string) []string {
+	var forms []string
+	for _, sec := range secrets {
+		if sec == "" {
+			continue
+		}
+		for _, f := range []string{sec, url.PathEscape(sec), url.QueryEscape(sec)} {
+			forms = append(forms, f, lowerHexEscapes(f))
+		}
+	}
+	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	return slices.Compact(forms)
+}
+
+// lowerHexEscapes rewrites %3A as %3a: both are valid escapes and some
+// encoders emit lower case.
+func lowerHexEscapes(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			for j := i + 1; j <= i+2; j++ {
+				if b[j] >= 'A' && b[j] <= 'F' {
+					b[j] += 'a' - 'A'
+				}
+			}
+		}
+	}
+	return string(b)
+}
+
+// newLogger builds the process logger: format "text" or "json", level
+// "debug", "info", "warn" or "error" (case-insensitive). Every secret given is
+// removed from messages and attribute values before they are written.
+func newLogger(w io.Writer, format, level string, secrets ...string) (*slog.Logger, error) {
+	var lvl slog.Level
+	switch strings.ToLower(level) {
+	case "debug":
+		lvl = slog.LevelDebug
+	case "info":
+		lvl = slog.LevelInfo
+	case "warn":
+		lvl = slog.LevelWarn
+	case "error":
+		lvl = slog.LevelError
+	default:
+		return nil, fmt.Errorf("log level %q is not one of debug, info, warn, error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	var h slog.Handler
+	switch strings.ToLower(format) {
+	case "text":
+		h = slog.NewTextHandler(w, opts)
+	case "json":
+		h = slog.NewJSONHandler(w, opts)
+	default:
+		return nil, fmt.Errorf("log format %q is not one of text, json", format)
+	}
+	forms := redactionForms(secrets)
+	if len(forms) == 0 {
+		return slog.New(h), nil
+	}
+	return slog.New(&redactingHandler{next: h, forms: forms}), nil
+}
+
+// redactingHandler scrubs secrets from records before the wrapped handler
+// sees them. Errors are the main risk: an *url.Error from the HTTP client
+// quotes the full Bot API URL, token included.
+type redactingHandler struct {
+	next  slog.Handler
+	forms []string
+}
+
+func (h *redactingHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.next.Enabled(ctx, l)
+}
+
+func (h *redactingHandler) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, h.scrub(r.Message), r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(h.attr(a))
+		return true
+	})
+	return h.next.Handle(ctx, out)
+}
+
+func (h *redactingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	clean := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		clean[i] = h.attr(a)
+	}
+	return &redactingHandler{next: h.next.WithAttrs(clean), forms: h.forms}
+}
+
+func (h *redactingHandler) WithGroup(name string) slog.Handler {
+	return &redactingHandler{next: h.next.WithGroup(name), forms: h.forms}
+}
+
+func (h *redactingHandler) scrub(s string) string {
+	for _, f := range h.forms {
+		s = strings.ReplaceAll(s, f, redactedText)
+	}
+	return s
+}
+
+func (h *redactingHandler) attr(a slog.Attr) slog.Attr {
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, h.scrub(v.String()))
+	case slog.KindGroup:
+		group := v.Group()
+		clean := make([]slog.Attr, len(group))
+		for i, g := range group {
+			clean[i] = h.attr(g)
+		}
+		return slog.Attr{Key: a.Key, Value: slog.GroupValue(clean...)}
+	case slog.KindAny:
+		// Handlers print errors via Error() and other values via fmt or
+		// json; render the way fmt would and only replace the value when
+		// that rendering actually contained a secret, so ordinary values
+		// keep their structure in JSON output.
+		var text string
+		if err, ok := v.Any().(error); ok {
+			text = err.Error()
+		} else {
+			text = fmt.Sprintf("%+v", v.Any())
+		}
+		if clean := h.scrub(text); clean != text {
+			return slog.String(a.Key, clean)
+		}
+		return slog.Attr{Key: a.Key, Value: v}
+	default:
+		return slog.Attr{Key: a.Key, Value: v}
+	}
+}
+
+// Secrets lists the values the logger must never print: the bot token and
+// [claude] env values whose names look like credentials.
+func (c *Config) Secrets() []string {
+	var out []string
+	if c.Telegram.BotToken != "" {
+		out = append(out, c.Telegram.BotToken.Reveal())
+	}
+	for k, v := range c.Claude.Env {
+		if v != "" && secretEnvName(k) {
+			out = append(out, v)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func secretEnvName(name string) bool {
+	n := strings.ToUpper(name)
+	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "AUTH", "CREDENTIAL"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Redacted renders the configuration as TOML (for `doctor` and debug logs)
+// with the bot token and credential-like env values replaced by "[redacted]".
+func (c *Config) Redacted() string {
+	cp := *c
+	cp.Claude.Env = make(map[string]string, len(c.Claude.Env))
+	for k, v := range c.Claude.Env {
+		if secretEnvName(k) && v != "" {
+			v = redactedText
+		}
+		cp.Claude.Env[k] = v
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n", c.Path)
+	if err := toml.NewEncoder(&b).Encode(cp); err != nil {
+		// Encoding plain values into a builder cannot fail; if it ever
+		// does, say so rather than print a partial config.
+		return fmt.Sprintf("# %s\n# cannot render config: %v\n", c.Path, err)
+	}
+	return b.String()
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+func TestLoggerRedactsSecrets(t *testing.T) {
+	const tok = "987654:ZZtop-Secret_x"
+	// The shape of a real transport error from the HTTP client.
+	urlErr := &url.Error{Op: "Post", URL: "https://api.telegram.org/bot" + tok + "/getUpdates", Err: errors.New("connection refused")}
+	wrapped := fmt.Errorf("polling: %w", urlErr)
+	escaped := "https://x/?t=" + url.QueryEscape(tok)
+
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			var b bytes.Buffer
+			l, err := newLogger(&b, format, "debug", tok)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.With("base", escaped).WithGroup("g").Error("request failed for "+tok,
+				"err", wrapped, "url", urlErr.URL, slog.Group("inner", "e", urlErr), "n", 3)
+			out := b.String()
+			if strings.Contains(out, tok) || strings.Contains(out, url.QueryEscape(tok)) {
+				t.Fatalf("token reached the log:\n%s", out)
+			}
+			if got := strings.Count(out, "[redacted]"); got != 5 {
+				t.Errorf("want 5 redactions (message, base, err, url, inner.e), got %d:\n%s", got, out)
+			}
+			if !strings.Contains(out, "connection refused") {
+				t.Errorf("the rest of the error must survive:\n%s", out)
+			}
+			if format == "json" {
+				var m map[string]any
+				if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+					t.Fatalf("not JSON: %v\n%s", err, out)
+				}
+				g := m["g"].(map[string]any)
+				if g["n"] != float64(3) {
+					t.Errorf("non-string attrs must keep their type: %v", g["n"])
+				}
+			}
+		})
+	}
+}
+
+func TestLoggerKeepsStructuredValues(t *testing.T) {
+	var b bytes.Buffer
+	l, err := newLogger(&b, "json", "info", "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Info("m", "ids", []int64{1, 2})
+	var m struct{ IDs []int64 }
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil || len(m.IDs) != 2 {
+		t.Errorf("slice attr lost its structure: %s (%v)", b.String(), err)
+	}
+}
+
+func TestLoggerLevelsAndFormats(t *testing.T) {
+	var b bytes.Buffer
+	l, err := newLogger(&b, "JSON", "warn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Info("hidden")
+	l.Warn("shown")
+	if strings.Contains(b.String(), "hidden") || !strings.Contains(b.String(), `"msg":"shown"`) {
+		t.Errorf("level filtering or format wrong: %s", b.String())
+	}
+	for _, c := range []struct{ format, level, want string }{
+		{"xml", "info", `log format "xml"`},
+		{"text", "verbose", `log level "verbose"`},
+	} {
+		if _, err := newLogger(&b, c.format, c.level); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("newLogger(%q, %q) error %v, want %q", c.format, c.level, err, c.want)
+		}
+	}
+}
+
+func TestSecretNeverPrinted(t *testing.T) {
+	cfg, _, err := load(t, map[string]string{"claude.env": `{ ANTHROPIC_AUTH_TOKEN = "sk-env-secret-value", FOO = "visible" }`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := cfg.Telegram.BotToken
+	var outputs []string
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "%d", "%10.3s"} {
+		outputs = append(outputs, fmt.Sprintf(verb, tok), fmt.Sprintf(verb, cfg), fmt.Sprintf(verb, *cfg))
+	}
+	outputs = append(outputs, fmt.Sprint(tok), fmt.Sprintln(cfg.Telegram), tok.String(), tok.GoString())
+	j, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs = append(outputs, string(j))
+	for _, format := range []string{"text", "json"} {
+		var b strings.Builder
+		// No secrets given to the logger: the type alone must protect it.
+		l, err := newLogger(&b, format, "debug")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Info("cfg", "token", tok, "telegram", cfg.Telegram, "cfg", cfg)
+		outputs = append(outputs, b.String())
+	}
+	red := cfg.Redacted()
+	outputs = append(outputs, red)
+	for _, out := range outputs {
+		if strings.Contains(out, tok.Reveal()) || strings.Contains(out, "AAH-secret") {
+			t.Errorf("token printed: %s", out)
+		}
+	}
+	if !strings.Contains(fmt.Sprint(tok), "[redacted]") {
+		t.Errorf("Sprint(token) = %q", fmt.Sprint(tok))
+	}
+	if fmt.Sprint(Secret("")) != "" {
+		t.Errorf("empty secret should print empty")
+	}
+	if strings.Contains(red, "sk-env-secret-value") || !strings.Contains(red, "visible") {
+		t.Errorf("Redacted must hide credential-like env values and keep others:\n%s", red)
+	}
+	var back map[string]any
+	if _, err := toml.Decode(red, &back); err != nil {
+		t.Errorf("Redacted output is not TOML: %v\n%s", err, red)
+	}
+	if got := cfg.Secrets(); !slices.Equal(got, []string{testToken, "sk-env-secret-value"}) {
+		t.Errorf("Secrets() = %q", got)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	tok := "123456:ABC-def_ghi"
+	cases := []struct{ in, want string }{
+		{`Post "https://api.telegram.org/bot123456:ABC-def_ghi/getUpdates": dial tcp: refused`,
+			`Post "https://api.telegram.org/bot[redacted]/getUpdates": dial tcp: refused`},
+		{"https://x/file/bot123456%3AABC-def_ghi/photo.jpg", "https://x/file/bot[redacted]/photo.jpg"},
+		{"https://x/?token=123456%3aABC-def_ghi&a=1", "https://x/?token=[redacted]&a=1"},
+		{"twice 123456:ABC-def_ghi 123456:ABC-def_ghi", "twice [redacted] [redacted]"},
+		{"no secret here 123456", "no secret here 123456"},
+	}
+	for _, c := range cases {
+		if got := Redact(c.in, tok); got != c.want {
+			t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := Redact("a b", "", "b"); got != "a [redacted]" {
+		t.Errorf("empty secret must be ignored: %q", got)
+	}
+	// A secret that contains another is replaced whole.
+	if got := Redact("key=abcdef", "abc", "abcdef"); got != "key=[redacted]" {
+		t.Errorf("overlapping secrets: %q", got)
+	}
+}
+
+// Logging through slog directly: a Secret attr is masked by LogValue even in
+// a plain handler.
+func TestSecretLogValue(t *testing.T) {
+	var b strings.Builder
+	slog.New(slog.NewJSONHandler(&b, nil)).Info("x", "tok", Secret(testToken))
+	if strings.Contains(b.String(), testToken) || !strings.Contains(b.String(), `"tok":"[redacted]"`) {
+		t.Errorf("got %s", b.String())
+	}
+}

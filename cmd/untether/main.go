@@ -1,0 +1,97 @@
+// Command untether runs Claude Code on this machine from Telegram.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// errUsage marks command-line mistakes: they exit 2, not 1.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmd := "run"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "run":
+		err = cmdRun(ctx, args, stderr)
+	case "doctor":
+		err = cmdDoctor(ctx, args, stdout)
+	case "version":
+		fmt.Fprintf(stdout, "untether %s\n", version)
+	case "help":
+		usage(stdout)
+	default:
+		fmt.Fprintf(stderr, "untether: unknown command %q\n", cmd)
+		usage(stderr)
+		return 2
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "untether: %v\n", err)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "untether: %v\n", err)
+		return 1
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `Usage:
+  untether [run] [--config PATH] [--log-format text|json] [--log-level LEVEL]
+  untether doctor [--config PATH]
+  untether version
+
+The config file defaults to $UNTETHER_CONFIG, else ~/.untether/untether.toml.
+Start from untether.toml.example; see docs/setup.md.
+`)
+}
+
+// commonFlags are the flags run and doctor share.
+type commonFlags struct {
+	config    string
+	logFormat string
+	logLevel  string
+}
+
+func parseFlags(name string, args []string, out io.Writer) (commonFlags, error) {
+	var f commonFlags
+	fs := flag.NewFlagSet("untether "+name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.StringVar(&f.config, "config", "", "path of the config file")
+	fs.StringVar(&f.logFormat, "log-format", "", "log format: text or json (overrides [log] format)")
+	fs.StringVar(&f.logLevel, "log-level", "", "log level: debug, info, warn, error (overrides [log] level)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return f, err
+		}
+		return f, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return f, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	return f, nil
+}
