@@ -1,0 +1,205 @@
+package approvals
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Responder writes the answer to one can_use_tool request of a live Claude
+// Code session. The runner's Session implements it. Errors (e.g. the process
+// is gone) are returned to the caller of the broker, never swallowed.
+type Responder interface {
+	Allow(ctx context.Context, requestID string, updatedInput json.RawMessage, updatedPermissions []json.RawMessage) error
+	Deny(ctx context.Context, requestID, message string, interrupt bool) error
+}
+
+// Request is one can_use_tool request plus the session it belongs to. The
+// bot copies the first fields from runner.ApprovalRequest and fills the rest
+// from its session state.
+type Request struct {
+	RequestID   string
+	ToolName    string
+	Input       json.RawMessage
+	Suggestions []json.RawMessage // permission_suggestions, opaque
+	ToolUseID   string
+	BlockedPath string
+	Description string
+
+	ChatID int64
+	// SessionKey names the session and must be unique across chats
+	// (e.g. "<chat>" or "<chat>:<topic>"): cooldown, outline gate and
+	// CancelSession are keyed by it alone.
+	SessionKey string
+	// PermissionMode is the session's current Claude permission mode
+	// ("default", "plan", "acceptEdits", "bypassPermissions", ...).
+	// "bypassPermissions" means nothing is asked.
+	PermissionMode string
+	// PlanMode is the chat's plan-mode setting: PlanOn, PlanOff or PlanAuto.
+	// With PlanAuto an ExitPlanMode is approved without asking.
+	PlanMode string
+}
+
+// Plan-mode settings understood in Request.PlanMode. Anything other than
+// PlanAuto behaves like PlanOn: ExitPlanMode goes to the user.
+const (
+	PlanOn   = "on"
+	PlanOff  = "off"
+	PlanAuto = "auto"
+)
+
+// Tool names with a flow of their own.
+const (
+	ToolExitPlanMode    = "ExitPlanMode"
+	ToolAskUserQuestion = "AskUserQuestion"
+)
+
+// Outcome is what became of a request (or of one press on it).
+type Outcome string
+
+const (
+	OutcomeApproved      Outcome = "approved"
+	OutcomeDenied        Outcome = "denied"
+	OutcomeAlways        Outcome = "always"   // allowed with the suggestions as updatedPermissions
+	OutcomeOutline       Outcome = "outline"  // ExitPlanMode denied with "write the outline first"
+	OutcomeAnswered      Outcome = "answered" // AskUserQuestion allowed with answers
+	OutcomeTimedOut      Outcome = "timed_out"
+	OutcomeCancelled     Outcome = "cancelled"
+	OutcomeNextQuestion  Outcome = "next_question" // not final: show Result.Question
+	OutcomeToggled       Outcome = "toggled"       // not final: multi-select changed, show Result.Question
+	OutcomeAwaitingText  Outcome = "awaiting_text" // not final: the next text message is the answer
+	OutcomeNothingChosen Outcome = "nothing_chosen"
+)
+
+// Final reports whether the outcome ends the request.
+func (o Outcome) Final() bool {
+	switch o {
+	case OutcomeNextQuestion, OutcomeToggled, OutcomeAwaitingText, OutcomeNothingChosen:
+		return false
+	}
+	return true
+}
+
+// ActionKind is what a button does.
+type ActionKind string
+
+const (
+	ActionApprove ActionKind = "approve"
+	ActionDeny    ActionKind = "deny" // on questions: dismiss them all
+	ActionAlways  ActionKind = "always"
+	ActionOutline ActionKind = "outline" // Pause & Outline Plan
+	ActionOption  ActionKind = "option"
+	ActionDone    ActionKind = "done"
+	ActionOther   ActionKind = "other"
+)
+
+// Action is one button: a suggested label and the token to put in its
+// callback data.
+type Action struct {
+	Kind  ActionKind
+	Label string
+	Token string
+}
+
+// PromptKind selects how the bot renders a prompt.
+type PromptKind string
+
+const (
+	KindTool     PromptKind = "tool"
+	KindPlan     PromptKind = "plan"
+	KindQuestion PromptKind = "question"
+)
+
+// Prompt describes what to show the user for a pending request.
+type Prompt struct {
+	Kind    PromptKind
+	Request Request
+	// Actions are the buttons for KindTool and KindPlan, in display order.
+	// KindQuestion has all its buttons in Question.
+	Actions []Action
+	// AlwaysAllow says in plain words what the AlwaysAllow button saves,
+	// one line per suggestion (empty when there is no such button).
+	AlwaysAllow []string
+	// Plan and PlanFile come from an ExitPlanMode input.
+	Plan     string
+	PlanFile string
+	Question *QuestionView
+	Deadline time.Time // when the request times out unless answered
+}
+
+// PromptRef is the message that shows a prompt, as the bot stored it with
+// SetPrompt. Zero when none was stored.
+type PromptRef struct {
+	ChatID    int64
+	MessageID int
+}
+
+// Result is what a successful Press or TakeText did.
+type Result struct {
+	Outcome Outcome
+	Toast   string // short text for the callback answer
+	UserID  int64  // who decided
+	Request Request
+	Prompt  PromptRef
+	// Question is the view to show now, for non-final question outcomes.
+	Question *QuestionView
+	// Answers is what was sent for OutcomeAnswered (question text → answer).
+	Answers map[string]string
+	// Message is the deny message written to Claude, if any.
+	Message string
+}
+
+// Final reports whether the request is resolved (no buttons left).
+func (r Result) Final() bool { return r.Outcome.Final() }
+
+// Resolution reports a request resolved without a press: timed out or
+// cancelled. It goes to Config.OnResolved.
+type Resolution struct {
+	Outcome Outcome // OutcomeTimedOut or OutcomeCancelled
+	Request Request
+	Prompt  PromptRef
+	Reason  string // why, in a few words ("timed out", the CancelSession reason)
+	Message string // the deny message written to Claude
+	Err     error  // the Responder's error, if the deny could not be written
+}
+
+// Submission is what Submit decided. Prompt is nil when the request was
+// answered automatically; then Outcome, Reason and Message say how.
+type Submission struct {
+	Prompt  *Prompt
+	Outcome Outcome // OutcomeApproved or OutcomeDenied when automatic
+	Reason  string  // e.g. "allow list", "outline gate"
+	Message string  // the deny message written to Claude, if any
+}
+
+// Auto reports whether the request was answered without asking.
+func (s Submission) Auto() bool { return s.Prompt == nil }
+
+// RefusalKind says why a press was refused.
+type RefusalKind string
+
+const (
+	Stale        RefusalKind = "stale"        // unknown token, already answered, or session gone
+	Unauthorized RefusalKind = "unauthorized" // the user may not answer
+	ForeignChat  RefusalKind = "foreign_chat" // the button was pressed in another chat
+)
+
+// Refusal is the error Press returns when it does nothing. Toast is a short
+// text for the callback answer. Use errors.As to get it.
+type Refusal struct {
+	Kind  RefusalKind
+	Toast string
+}
+
+func (r *Refusal) Error() string { return "approval press refused: " + string(r.Kind) }
+
+func refuse(k RefusalKind) *Refusal {
+	switch k {
+	case Unauthorized:
+		return &Refusal{Kind: k, Toast: "You are not allowed to answer this"}
+	case ForeignChat:
+		return &Refusal{Kind: k, Toast: "This button belongs to another chat"}
+	default:
+		return &Refusal{Kind: Stale, Toast: "Already answered or expired"}
+	}
+}
