@@ -1,0 +1,239 @@
+package prefs
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+)
+
+func TestAcceptUpdateWritesAllThreeTogether(t *testing.T) {
+	s := openTest(t)
+	p := &Prompt{UpdateID: 900, ChatID: 4, MessageID: 12, UserID: 8, Text: "fix the bug"}
+	seq, fresh, err := s.AcceptUpdate(900, "4", p)
+	must(t, err)
+	if !fresh || seq == 0 {
+		t.Fatalf("AcceptUpdate = seq %d fresh %v", seq, fresh)
+	}
+	must(t, s.view(func(tx *Tx) error {
+		handled, err := tx.Handled(900)
+		must(t, err)
+		off, err := tx.Offset()
+		must(t, err)
+		q, err := tx.PendingPrompts("4")
+		must(t, err)
+		if !handled || off != 901 || len(q) != 1 || q[0].Seq != seq || q[0].Prompt != *p {
+			t.Errorf("after accept: handled %v offset %d queue %+v", handled, off, q)
+		}
+		return nil
+	}))
+
+	// A redelivered update queues nothing more but still moves the offset.
+	must(t, s.SetOffset(0))
+	seq, fresh, err = s.AcceptUpdate(900, "4", p)
+	must(t, err)
+	if fresh || seq != 0 {
+		t.Errorf("duplicate accept = seq %d fresh %v", seq, fresh)
+	}
+	if q, _ := s.PendingPrompts("4"); len(q) != 1 {
+		t.Errorf("duplicate queued again: %+v", q)
+	}
+	if off, _ := s.Offset(); off != 901 {
+		t.Errorf("offset after duplicate = %d", off)
+	}
+
+	// Updates that need no run: handled and offset only.
+	seq, fresh, err = s.AcceptUpdate(901, "", nil)
+	must(t, err)
+	if !fresh || seq != 0 {
+		t.Errorf("accept without prompt = seq %d fresh %v", seq, fresh)
+	}
+	if ok, _ := s.Handled(901); !ok {
+		t.Error("update without prompt not marked handled")
+	}
+
+	// Ids may restart lower; the offset follows the update, it is not a high-water mark.
+	must3(t)(s.AcceptUpdate(17, "", nil))
+	if off, _ := s.Offset(); off != 18 {
+		t.Errorf("offset after lower id = %d, want 18", off)
+	}
+}
+
+func TestAcceptUpdateFailureLeavesNothing(t *testing.T) {
+	s := openTest(t)
+	must3(t)(s.AcceptUpdate(10, "k", &Prompt{Text: "first"}))
+	// An empty key makes the enqueue step fail after handled and offset were written in the tx.
+	if _, _, err := s.AcceptUpdate(11, "", &Prompt{Text: "second"}); err == nil {
+		t.Fatal("accept with empty key succeeded")
+	}
+	handled, _ := s.Handled(11)
+	off, _ := s.Offset()
+	all, _ := s.AllPendingPrompts()
+	if handled || off != 11 || len(all) != 1 {
+		t.Fatalf("failed accept left traces: handled %v offset %d pending %d", handled, off, len(all))
+	}
+}
+
+// A reader must never see one part of an accepted update without the others.
+func TestAcceptUpdateIsAtomicForConcurrentReaders(t *testing.T) {
+	s := openTest(t)
+	const n = 200
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			must(t, s.view(func(tx *Tx) error {
+				off, err := tx.Offset()
+				if err != nil {
+					return err
+				}
+				q, err := tx.PendingPrompts("k")
+				if err != nil {
+					return err
+				}
+				// Updates 1..off-1 have been accepted, each with exactly one prompt.
+				if int64(len(q)) != max(off-1, 0) {
+					t.Errorf("offset %d but %d prompts queued", off, len(q))
+				}
+				if off > 1 {
+					last, err := tx.Handled(off - 1)
+					if err != nil {
+						return err
+					}
+					next, err := tx.Handled(off)
+					if err != nil {
+						return err
+					}
+					if !last || next {
+						t.Errorf("offset %d: handled(last)=%v handled(next)=%v", off, last, next)
+					}
+				}
+				return nil
+			}))
+		}
+	}()
+	for id := int64(1); id <= n; id++ {
+		must3(t)(s.AcceptUpdate(id, "k", &Prompt{UpdateID: id, Text: fmt.Sprint(id)}))
+	}
+	close(done)
+	wg.Wait()
+}
+
+func TestConcurrentChats(t *testing.T) {
+	s := openTest(t)
+	s.db.NoSync = true // this test is about interleaving, not durability; fsync would dominate
+	const chats, rounds = 50, 6
+	var wg sync.WaitGroup
+	for c := range chats {
+		wg.Go(func() {
+			key := fmt.Sprint(-1000 - c)
+			for r := range rounds {
+				id := int64(c*rounds + r + 1)
+				seq, fresh, err := s.AcceptUpdate(id, key, &Prompt{UpdateID: id, ChatID: int64(-1000 - c), Text: fmt.Sprint(r)})
+				if err != nil || !fresh {
+					t.Errorf("accept %d: %v fresh %v", id, err, fresh)
+					return
+				}
+				errs := []error{
+					s.SetModel(key, fmt.Sprint("model-", c)),
+					s.SetSession(key, fmt.Sprint("sess-", c, "-", r)),
+					s.AddLive(LiveMessage{Kind: LiveProgress, ChatID: int64(-1000 - c), MessageID: r, SessionKey: key}),
+				}
+				_, err = s.AddCost(key, 0.25)
+				errs = append(errs, err)
+				_, err = s.AddCost("shared", 0.5)
+				errs = append(errs, err)
+				if r%2 == 0 {
+					errs = append(errs, s.DonePrompt(key, seq), s.RemoveLive(int64(-1000-c), r))
+				}
+				_, err = s.GetPrefs(key)
+				errs = append(errs, err)
+				_, err = s.AllPendingPrompts()
+				errs = append(errs, err)
+				for _, err := range errs {
+					if err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+
+	all, err := s.AllPendingPrompts()
+	must(t, err)
+	if len(all) != chats*rounds/2 {
+		t.Errorf("pending = %d, want %d", len(all), chats*rounds/2)
+	}
+	live, _ := s.ListLive()
+	if len(live) != chats*rounds/2 {
+		t.Errorf("live = %d, want %d", len(live), chats*rounds/2)
+	}
+	for c := range chats {
+		key := fmt.Sprint(-1000 - c)
+		p, _ := s.GetPrefs(key)
+		rec, _, _ := s.GetSession(key)
+		cost, _ := s.Cost(key)
+		if p.Model != fmt.Sprint("model-", c) || rec.SessionID != fmt.Sprint("sess-", c, "-", rounds-1) || cost != 0.25*rounds {
+			t.Errorf("chat %s: prefs %+v session %+v cost %v", key, p, rec, cost)
+		}
+	}
+	if shared, _ := s.Cost("shared"); shared != 0.5*chats*rounds {
+		t.Errorf("shared cost = %v, want %v (lost updates)", shared, 0.5*chats*rounds)
+	}
+}
+
+func BenchmarkAcceptUpdate(b *testing.B) {
+	s := openAt(b, dbPath(b), WithHandledWindow(1000))
+	p := &Prompt{ChatID: 1, MessageID: 2, UserID: 3, Text: "please refactor the parser and run the tests"}
+	var id int64
+	for b.Loop() {
+		id++
+		seq, _, err := s.AcceptUpdate(id, "1", p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Keep the queue short, as the bot does once prompts have run.
+		if err := s.DonePrompt("1", seq); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestCloseDuringUseIsClean(t *testing.T) {
+	s, err := Open(t.Context(), dbPath(t), WithLogger(quietLogger()))
+	must(t, err)
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for j := range 50 {
+				_, _, err := s.AcceptUpdate(int64(i*100+j), "k", &Prompt{Text: "x"})
+				if err != nil {
+					if !errors.Is(err, ErrClosed) {
+						t.Errorf("accept during close: %v", err)
+					}
+					return
+				}
+			}
+		})
+	}
+	for range 3 {
+		wg.Go(func() {
+			if err := s.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if _, err := s.Offset(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Offset after Close: %v", err)
+	}
+}

@@ -1,0 +1,294 @@
+package prefs
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
+
+// PlanMode is a chat's plan-mode preference.
+type PlanMode string
+
+// Plan modes; PlanUnset means "use the configured default".
+const (
+	PlanUnset PlanMode = ""
+	PlanOn    PlanMode = "on"
+	PlanOff   PlanMode = "off"
+	PlanAuto  PlanMode = "auto"
+)
+
+// Valid reports whether m is one of the defined modes (PlanUnset included).
+func (m PlanMode) Valid() bool {
+	switch m {
+	case PlanUnset, PlanOn, PlanOff, PlanAuto:
+		return true
+	}
+	return false
+}
+
+// Prefs are a session key's own settings. The zero value of each field means "not set here; use
+// the configured default".
+type Prefs struct {
+	PlanMode PlanMode `json:"plan_mode,omitempty"`
+	Model    string   `json:"model,omitempty"`
+	Verbose  *bool    `json:"verbose,omitempty"` // a pointer because false is a real choice
+}
+
+// IsZero reports whether nothing is set.
+func (p Prefs) IsZero() bool { return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil }
+
+// SessionRecord is what is remembered about a session key's Claude session.
+type SessionRecord struct {
+	// SessionID is the Claude session to resume; "" once it was given up on.
+	SessionID string    `json:"session_id,omitempty"`
+	Updated   time.Time `json:"updated"`
+	// ResumeFailures counts failed resumes of SessionID since it was set.
+	ResumeFailures int `json:"resume_failures,omitempty"`
+	// DroppedID is the last id given up on after repeated failed resumes, kept for diagnostics.
+	DroppedID string    `json:"dropped_id,omitempty"`
+	DroppedAt time.Time `json:"dropped_at,omitzero"`
+}
+
+// Prefs returns key's preferences; all unset if none were stored.
+func (t *Tx) Prefs(key string) (Prefs, error) {
+	var p Prefs
+	if err := checkKey(key); err != nil {
+		return p, err
+	}
+	b, err := t.bucket(bucketPrefs)
+	if err != nil {
+		return p, err
+	}
+	_, err = getJSON(b, []byte(key), &p)
+	return p, err
+}
+
+// UpdatePrefs applies fn to key's preferences and stores the result (removing the entry when
+// nothing is left set). An invalid plan mode is rejected.
+func (t *Tx) UpdatePrefs(key string, fn func(*Prefs)) error {
+	p, err := t.Prefs(key)
+	if err != nil {
+		return err
+	}
+	fn(&p)
+	if !p.PlanMode.Valid() {
+		return fmt.Errorf("invalid plan mode %q", p.PlanMode)
+	}
+	b, err := t.bucket(bucketPrefs)
+	if err != nil {
+		return err
+	}
+	if p.IsZero() {
+		return b.Delete([]byte(key))
+	}
+	return putJSON(b, []byte(key), p)
+}
+
+// Session returns key's session record; ok is true only if it holds a session id to resume.
+// The record is returned even when ok is false, so DroppedID can be reported.
+func (t *Tx) Session(key string) (rec SessionRecord, ok bool, err error) {
+	if err := checkKey(key); err != nil {
+		return rec, false, err
+	}
+	b, err := t.bucket(bucketSessions)
+	if err != nil {
+		return rec, false, err
+	}
+	if _, err := getJSON(b, []byte(key), &rec); err != nil {
+		return rec, false, err
+	}
+	return rec, rec.SessionID != "", nil
+}
+
+// SetSession records id as key's current Claude session. A different id than before starts
+// with a clean failure count.
+func (t *Tx) SetSession(key, id string) error {
+	if id == "" {
+		return fmt.Errorf("empty session id for %q (use ClearSession)", key)
+	}
+	rec, _, err := t.Session(key)
+	if err != nil {
+		return err
+	}
+	if rec.SessionID != id {
+		rec.ResumeFailures = 0
+	}
+	rec.SessionID = id
+	rec.Updated = t.s.opts.now()
+	return t.putSession(key, rec)
+}
+
+// ClearSession forgets key's session record (not its preferences or cost).
+func (t *Tx) ClearSession(key string) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	b, err := t.bucket(bucketSessions)
+	if err != nil {
+		return err
+	}
+	return b.Delete([]byte(key))
+}
+
+// MarkResumeFailed records that resuming id failed. retry reports whether id is still stored
+// and may be tried again; after WithMaxResumeFailures failures it is dropped. A call for an id
+// that is no longer current changes nothing and returns false.
+func (t *Tx) MarkResumeFailed(key, id string) (retry bool, err error) {
+	rec, ok, err := t.Session(key)
+	if err != nil {
+		return false, err
+	}
+	if !ok || rec.SessionID != id {
+		return false, nil
+	}
+	now := t.s.opts.now()
+	rec.Updated = now
+	rec.ResumeFailures++
+	if rec.ResumeFailures >= t.s.opts.maxResumeFailures {
+		rec.DroppedID, rec.DroppedAt = id, now
+		rec.SessionID, rec.ResumeFailures = "", 0
+	}
+	return rec.SessionID != "", t.putSession(key, rec)
+}
+
+func (t *Tx) putSession(key string, rec SessionRecord) error {
+	b, err := t.bucket(bucketSessions)
+	if err != nil {
+		return err
+	}
+	return putJSON(b, []byte(key), rec)
+}
+
+// Cost returns the total cost in USD recorded for key.
+func (t *Tx) Cost(key string) (float64, error) {
+	if err := checkKey(key); err != nil {
+		return 0, err
+	}
+	b, err := t.bucket(bucketCosts)
+	if err != nil {
+		return 0, err
+	}
+	raw := b.Get([]byte(key))
+	if raw == nil {
+		return 0, nil
+	}
+	bits, err := readU64(raw)
+	if err != nil {
+		return 0, fmt.Errorf("cost of %q: %w", key, err)
+	}
+	return math.Float64frombits(bits), nil
+}
+
+// AddCost adds usd (finite, >= 0) to key's total and returns the new total.
+func (t *Tx) AddCost(key string, usd float64) (float64, error) {
+	if math.IsNaN(usd) || math.IsInf(usd, 0) || usd < 0 {
+		return 0, fmt.Errorf("invalid cost %v for %q", usd, key)
+	}
+	total, err := t.Cost(key)
+	if err != nil {
+		return 0, err
+	}
+	total += usd
+	b, err := t.bucket(bucketCosts)
+	if err != nil {
+		return 0, err
+	}
+	return total, b.Put([]byte(key), binary.BigEndian.AppendUint64(nil, math.Float64bits(total)))
+}
+
+// KnownChats returns, sorted, every session key that has preferences, a session record, a cost
+// or queued prompts.
+func (t *Tx) KnownChats() ([]string, error) {
+	seen := map[string]bool{}
+	for _, name := range [][]byte{bucketPrefs, bucketSessions, bucketCosts, bucketPrompts} {
+		b, err := t.bucket(name)
+		if err != nil {
+			return nil, err
+		}
+		c := b.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			seen[string(k)] = true
+		}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// The Store methods below are one transaction each.
+
+// GetPrefs returns key's preferences.
+func (s *Store) GetPrefs(key string) (p Prefs, err error) {
+	err = s.view(func(tx *Tx) error { p, err = tx.Prefs(key); return err })
+	return p, err
+}
+
+// UpdatePrefs applies fn to key's preferences in one transaction.
+func (s *Store) UpdatePrefs(key string, fn func(*Prefs)) error {
+	return s.Update(func(tx *Tx) error { return tx.UpdatePrefs(key, fn) })
+}
+
+// SetPlanMode sets key's plan mode; PlanUnset clears it.
+func (s *Store) SetPlanMode(key string, m PlanMode) error {
+	return s.UpdatePrefs(key, func(p *Prefs) { p.PlanMode = m })
+}
+
+// SetModel sets key's model; "" clears it.
+func (s *Store) SetModel(key, model string) error {
+	return s.UpdatePrefs(key, func(p *Prefs) { p.Model = model })
+}
+
+// SetVerbose sets key's verbose flag.
+func (s *Store) SetVerbose(key string, v bool) error {
+	return s.UpdatePrefs(key, func(p *Prefs) { p.Verbose = &v })
+}
+
+// ClearVerbose unsets key's verbose flag.
+func (s *Store) ClearVerbose(key string) error {
+	return s.UpdatePrefs(key, func(p *Prefs) { p.Verbose = nil })
+}
+
+// GetSession returns key's session record; see Tx.Session.
+func (s *Store) GetSession(key string) (rec SessionRecord, ok bool, err error) {
+	err = s.view(func(tx *Tx) error { rec, ok, err = tx.Session(key); return err })
+	return rec, ok, err
+}
+
+// SetSession records key's current Claude session id.
+func (s *Store) SetSession(key, id string) error {
+	return s.Update(func(tx *Tx) error { return tx.SetSession(key, id) })
+}
+
+// ClearSession forgets key's session record.
+func (s *Store) ClearSession(key string) error {
+	return s.Update(func(tx *Tx) error { return tx.ClearSession(key) })
+}
+
+// MarkResumeFailed records a failed resume of id; see Tx.MarkResumeFailed.
+func (s *Store) MarkResumeFailed(key, id string) (retry bool, err error) {
+	err = s.Update(func(tx *Tx) error { retry, err = tx.MarkResumeFailed(key, id); return err })
+	return retry, err
+}
+
+// Cost returns key's total cost in USD.
+func (s *Store) Cost(key string) (usd float64, err error) {
+	err = s.view(func(tx *Tx) error { usd, err = tx.Cost(key); return err })
+	return usd, err
+}
+
+// AddCost adds usd to key's total and returns the new total.
+func (s *Store) AddCost(key string, usd float64) (total float64, err error) {
+	err = s.Update(func(tx *Tx) error { total, err = tx.AddCost(key, usd); return err })
+	return total, err
+}
+
+// KnownChats returns every session key the store knows anything about, sorted.
+func (s *Store) KnownChats() (keys []string, err error) {
+	err = s.view(func(tx *Tx) error { keys, err = tx.KnownChats(); return err })
+	return keys, err
+}

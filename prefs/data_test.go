@@ -1,0 +1,372 @@
+package prefs
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPrefsRoundTrip(t *testing.T) {
+	s := openTest(t)
+	const key = "-100123:7"
+
+	p, err := s.GetPrefs(key)
+	if err != nil || !p.IsZero() {
+		t.Fatalf("fresh prefs = %+v, %v; want all unset", p, err)
+	}
+	must(t, s.SetPlanMode(key, PlanAuto))
+	must(t, s.SetModel(key, "claude-opus-4"))
+	must(t, s.SetVerbose(key, false))
+	p, err = s.GetPrefs(key)
+	must(t, err)
+	want := Prefs{PlanMode: PlanAuto, Model: "claude-opus-4", Verbose: ptr(false)}
+	if !reflect.DeepEqual(p, want) {
+		t.Fatalf("prefs = %+v, want %+v", p, want)
+	}
+	if other, _ := s.GetPrefs("-100123"); !other.IsZero() {
+		t.Errorf("prefs leaked to another key: %+v", other)
+	}
+
+	must(t, s.SetModel(key, ""))
+	must(t, s.ClearVerbose(key))
+	p, err = s.GetPrefs(key)
+	must(t, err)
+	if !reflect.DeepEqual(p, Prefs{PlanMode: PlanAuto}) {
+		t.Fatalf("after clearing model and verbose: %+v", p)
+	}
+	must(t, s.SetPlanMode(key, PlanUnset))
+	if keys, _ := s.KnownChats(); slices.Contains(keys, key) {
+		t.Errorf("all-unset prefs still stored: known = %v", keys)
+	}
+
+	if err := s.SetPlanMode(key, "sometimes"); err == nil {
+		t.Error("invalid plan mode accepted")
+	}
+	must(t, s.UpdatePrefs(key, func(p *Prefs) { p.Verbose = ptr(true); p.PlanMode = PlanOn }))
+	p, _ = s.GetPrefs(key)
+	if p.Verbose == nil || !*p.Verbose || p.PlanMode != PlanOn {
+		t.Errorf("UpdatePrefs result = %+v", p)
+	}
+	if _, err := s.GetPrefs(""); err == nil {
+		t.Error("empty key accepted")
+	}
+}
+
+func TestSessionRecordAndResumeFailures(t *testing.T) {
+	clock := newTestClock()
+	s := openTest(t, WithClock(clock.Now), WithMaxResumeFailures(2))
+	const key = "42"
+
+	if _, ok, err := s.GetSession(key); ok || err != nil {
+		t.Fatalf("fresh session: ok=%v err=%v", ok, err)
+	}
+	must(t, s.SetSession(key, "sess-a"))
+	rec, ok, err := s.GetSession(key)
+	must(t, err)
+	if !ok || rec.SessionID != "sess-a" || !rec.Updated.Equal(clock.Now()) {
+		t.Fatalf("record = %+v ok=%v", rec, ok)
+	}
+
+	// A stale id is ignored.
+	if retry, err := s.MarkResumeFailed(key, "sess-old"); retry || err != nil {
+		t.Fatalf("stale id: retry=%v err=%v", retry, err)
+	}
+	clock.Advance(time.Minute)
+	if retry, err := s.MarkResumeFailed(key, "sess-a"); !retry || err != nil {
+		t.Fatalf("first failure: retry=%v err=%v, want retry", retry, err)
+	}
+	rec, ok, _ = s.GetSession(key)
+	if !ok || rec.ResumeFailures != 1 {
+		t.Fatalf("after one failure: %+v ok=%v", rec, ok)
+	}
+	clock.Advance(time.Minute)
+	if retry, err := s.MarkResumeFailed(key, "sess-a"); retry || err != nil {
+		t.Fatalf("second failure: retry=%v err=%v, want no retry", retry, err)
+	}
+	rec, ok, _ = s.GetSession(key)
+	if ok || rec.SessionID != "" || rec.DroppedID != "sess-a" || !rec.DroppedAt.Equal(clock.Now()) {
+		t.Fatalf("after dropping: %+v ok=%v", rec, ok)
+	}
+	if retry, _ := s.MarkResumeFailed(key, "sess-a"); retry {
+		t.Error("dropped id offered for retry again")
+	}
+
+	// A new id starts clean; the same id again keeps its count.
+	must(t, s.SetSession(key, "sess-b"))
+	_, _ = s.MarkResumeFailed(key, "sess-b")
+	must(t, s.SetSession(key, "sess-b"))
+	rec, _, _ = s.GetSession(key)
+	if rec.ResumeFailures != 1 || rec.DroppedID != "sess-a" {
+		t.Errorf("re-setting the same id: %+v", rec)
+	}
+	must(t, s.SetSession(key, "sess-c"))
+	rec, _, _ = s.GetSession(key)
+	if rec.ResumeFailures != 0 {
+		t.Errorf("new id kept old failures: %+v", rec)
+	}
+
+	if err := s.SetSession(key, ""); err == nil {
+		t.Error("empty session id accepted")
+	}
+	must(t, s.ClearSession(key))
+	if rec, ok, _ := s.GetSession(key); ok || rec != (SessionRecord{}) {
+		t.Errorf("after ClearSession: %+v ok=%v", rec, ok)
+	}
+}
+
+func TestCost(t *testing.T) {
+	s := openTest(t)
+	total, err := s.AddCost("7", 0.25)
+	must(t, err)
+	total2, err := s.AddCost("7", 1.5)
+	must(t, err)
+	if total != 0.25 || total2 != 1.75 {
+		t.Fatalf("totals %v, %v", total, total2)
+	}
+	if c, _ := s.Cost("7"); c != 1.75 {
+		t.Errorf("Cost = %v", c)
+	}
+	if c, _ := s.Cost("8"); c != 0 {
+		t.Errorf("Cost of unknown key = %v", c)
+	}
+	for _, bad := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if _, err := s.AddCost("7", bad); err == nil {
+			t.Errorf("AddCost(%v) accepted", bad)
+		}
+	}
+	must(t, s.ClearSession("7"))
+	if c, _ := s.Cost("7"); c != 1.75 {
+		t.Errorf("ClearSession dropped the cost: %v", c)
+	}
+}
+
+func TestKnownChats(t *testing.T) {
+	s := openTest(t)
+	must(t, s.SetModel("c", "m"))
+	must(t, s.SetSession("a", "x"))
+	_, err := s.AddCost("b", 1)
+	must(t, err)
+	_, err = s.EnqueuePrompt("d", Prompt{Text: "q"})
+	must(t, err)
+	must(t, s.SetSession("c", "y"))
+	keys, err := s.KnownChats()
+	must(t, err)
+	if want := []string{"a", "b", "c", "d"}; !slices.Equal(keys, want) {
+		t.Fatalf("KnownChats = %v, want %v", keys, want)
+	}
+}
+
+func TestOffsetAndHandledWindow(t *testing.T) {
+	s := openTest(t, WithHandledWindow(5))
+	if off, err := s.Offset(); off != 0 || err != nil {
+		t.Fatalf("fresh offset = %d, %v", off, err)
+	}
+	must(t, s.SetOffset(1234567890123))
+	if off, _ := s.Offset(); off != 1234567890123 {
+		t.Fatalf("offset = %d", off)
+	}
+
+	for id := int64(1); id <= 12; id++ {
+		fresh, err := s.MarkHandled(id)
+		if err != nil || !fresh {
+			t.Fatalf("MarkHandled(%d) = %v, %v", id, fresh, err)
+		}
+	}
+	for id := int64(1); id <= 12; id++ {
+		got, err := s.Handled(id)
+		must(t, err)
+		if want := id > 7; got != want {
+			t.Errorf("Handled(%d) = %v, want %v", id, got, want)
+		}
+	}
+	if fresh, _ := s.MarkHandled(10); fresh {
+		t.Error("re-marking a handled id reported fresh")
+	}
+	assertWindowSize(t, s, 5)
+
+	// Telegram may restart ids at a lower value: the window follows marking order.
+	if _, err := s.MarkHandled(3); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := s.Handled(3); !ok {
+		t.Error("low id after restart not remembered")
+	}
+	if ok, _ := s.Handled(8); ok {
+		t.Error("oldest marked id not pruned")
+	}
+	if ok, _ := s.Handled(12); !ok {
+		t.Error("recent id pruned")
+	}
+	assertWindowSize(t, s, 5)
+}
+
+func assertWindowSize(t *testing.T, s *Store, want int) {
+	t.Helper()
+	must(t, s.view(func(tx *Tx) error {
+		for _, name := range [][]byte{bucketHandled, bucketHandSeq} {
+			if n := tx.tx.Bucket(name).Stats().KeyN; n != want {
+				t.Errorf("bucket %s holds %d keys, want %d", name, n, want)
+			}
+		}
+		return nil
+	}))
+}
+
+func TestPromptQueue(t *testing.T) {
+	s := openTest(t)
+	date := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	mk := func(i int) Prompt {
+		return Prompt{UpdateID: int64(100 + i), ChatID: -1009, ThreadID: i % 2, MessageID: 500 + i, UserID: 77, Text: fmt.Sprint("prompt ", i), Date: date}
+	}
+	keys := []string{"-1009:0", "-1009:1", "-1009:0", "55", "-1009:1"}
+	var seqs []uint64
+	for i, k := range keys {
+		seq, err := s.EnqueuePrompt(k, mk(i))
+		must(t, err)
+		if len(seqs) > 0 && seq <= seqs[len(seqs)-1] {
+			t.Fatalf("sequence not increasing: %d after %v", seq, seqs)
+		}
+		seqs = append(seqs, seq)
+	}
+
+	got, err := s.PendingPrompts("-1009:0")
+	must(t, err)
+	want := []QueuedPrompt{{Key: "-1009:0", Seq: seqs[0], Prompt: mk(0)}, {Key: "-1009:0", Seq: seqs[2], Prompt: mk(2)}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("PendingPrompts = %+v\nwant %+v", got, want)
+	}
+	all, err := s.AllPendingPrompts()
+	must(t, err)
+	if len(all) != len(keys) {
+		t.Fatalf("AllPendingPrompts has %d, want %d", len(all), len(keys))
+	}
+	for i, q := range all {
+		if q.Seq != seqs[i] || q.Key != keys[i] || q.Text != mk(i).Text {
+			t.Errorf("AllPendingPrompts[%d] = %+v, want seq %d key %s", i, q, seqs[i], keys[i])
+		}
+	}
+
+	must(t, s.DonePrompt("-1009:0", seqs[0]))
+	must(t, s.DonePrompt("-1009:0", seqs[0])) // twice is fine
+	must(t, s.DonePrompt("55", seqs[1]))      // wrong key: nothing happens
+	must(t, s.DonePrompt("nobody", 1))
+	got, _ = s.PendingPrompts("-1009:0")
+	if len(got) != 1 || got[0].Seq != seqs[2] {
+		t.Fatalf("after DonePrompt: %+v", got)
+	}
+	must(t, s.DonePrompt("55", seqs[3]))
+	if keys, _ := s.KnownChats(); slices.Contains(keys, "55") {
+		t.Errorf("emptied queue still makes key known: %v", keys)
+	}
+	if got, _ := s.PendingPrompts("55"); len(got) != 0 {
+		t.Errorf("PendingPrompts of emptied queue = %+v", got)
+	}
+}
+
+func TestLiveMessages(t *testing.T) {
+	clock := newTestClock()
+	s := openTest(t, WithClock(clock.Now))
+	early := clock.Now().Add(-time.Hour)
+	must(t, s.AddLive(LiveMessage{Kind: LiveProgress, ChatID: -100, MessageID: 9, ThreadID: 3, SessionKey: "-100:3"}))
+	must(t, s.AddLive(LiveMessage{Kind: LivePrompt, ChatID: 5, MessageID: 9, SessionKey: "5", Created: early}))
+	must(t, s.AddLive(LiveMessage{Kind: LivePrompt, ChatID: 5, MessageID: 10, SessionKey: "5", Created: early.Add(time.Minute)}))
+	if err := s.AddLive(LiveMessage{Kind: "banner", ChatID: 5, MessageID: 11}); err == nil {
+		t.Error("unknown kind accepted")
+	}
+
+	got, err := s.ListLive()
+	must(t, err)
+	want := []LiveMessage{
+		{Kind: LivePrompt, ChatID: 5, MessageID: 9, SessionKey: "5", Created: early},
+		{Kind: LivePrompt, ChatID: 5, MessageID: 10, SessionKey: "5", Created: early.Add(time.Minute)},
+		{Kind: LiveProgress, ChatID: -100, MessageID: 9, ThreadID: 3, SessionKey: "-100:3", Created: clock.Now()},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ListLive = %+v\nwant %+v", got, want)
+	}
+	must(t, s.RemoveLive(5, 9))
+	must(t, s.RemoveLive(5, 9))
+	must(t, s.RemoveLive(-100, 9))
+	got, _ = s.ListLive()
+	if len(got) != 1 || got[0].MessageID != 10 {
+		t.Fatalf("after RemoveLive: %+v", got)
+	}
+}
+
+func TestEverythingSurvivesReopen(t *testing.T) {
+	clock := newTestClock()
+	path := dbPath(t)
+	s := openAt(t, path, WithClock(clock.Now))
+	must(t, s.SetModel("1", "sonnet"))
+	must(t, s.SetSession("1", "sess"))
+	if _, err := s.AddCost("1", 0.5); err != nil {
+		t.Fatal(err)
+	}
+	seq, _, err := s.AcceptUpdate(77, "1", &Prompt{ChatID: 1, Text: "do it"})
+	must(t, err)
+	must(t, s.AddLive(LiveMessage{Kind: LiveProgress, ChatID: 1, MessageID: 2, SessionKey: "1"}))
+	must(t, s.Close())
+
+	s = openAt(t, path, WithClock(clock.Now))
+	p, _ := s.GetPrefs("1")
+	rec, ok, _ := s.GetSession("1")
+	cost, _ := s.Cost("1")
+	off, _ := s.Offset()
+	handled, _ := s.Handled(77)
+	pending, _ := s.AllPendingPrompts()
+	live, _ := s.ListLive()
+	if p.Model != "sonnet" || !ok || rec.SessionID != "sess" || cost != 0.5 || off != 78 || !handled ||
+		len(pending) != 1 || pending[0].Seq != seq || pending[0].Text != "do it" || len(live) != 1 {
+		t.Fatalf("after reopen: prefs %+v session %+v/%v cost %v offset %d handled %v pending %+v live %+v",
+			p, rec, ok, cost, off, handled, pending, live)
+	}
+	// Sequences keep increasing across restarts.
+	seq2, err := s.EnqueuePrompt("1", Prompt{Text: "next"})
+	must(t, err)
+	if seq2 <= seq {
+		t.Errorf("sequence after reopen %d <= %d", seq2, seq)
+	}
+}
+
+func TestUpdateRollsBackOnError(t *testing.T) {
+	s := openTest(t)
+	boom := errors.New("boom")
+	err := s.Update(func(tx *Tx) error {
+		if err := tx.SetOffset(50); err != nil {
+			return err
+		}
+		if err := tx.SetSession("k", "s"); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), s.Path()) {
+		t.Fatalf("err = %v, want boom with the file name", err)
+	}
+	if off, _ := s.Offset(); off != 0 {
+		t.Errorf("offset written despite rollback: %d", off)
+	}
+	if _, ok, _ := s.GetSession("k"); ok {
+		t.Error("session written despite rollback")
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// must3 checks the error of a three-value call: must3(t)(f()).
+func must3(t *testing.T) func(uint64, bool, error) {
+	return func(_ uint64, _ bool, err error) {
+		t.Helper()
+		must(t, err)
+	}
+}

@@ -1,0 +1,96 @@
+package prefs
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// LiveKind says what a live message is, and so what to turn it into after a restart.
+type LiveKind string
+
+// Live message kinds.
+const (
+	LiveProgress LiveKind = "progress" // progress message of a running turn
+	LivePrompt   LiveKind = "prompt"   // approval or question prompt awaiting a button press
+)
+
+// LiveMessage records a Telegram message that is only meaningful while this process runs, so
+// that after a crash or restart it can be edited to say it was interrupted or has expired.
+type LiveMessage struct {
+	Kind       LiveKind  `json:"kind"`
+	ChatID     int64     `json:"chat_id"`
+	MessageID  int       `json:"message_id"`
+	ThreadID   int       `json:"thread_id,omitempty"`
+	SessionKey string    `json:"session_key"`
+	Created    time.Time `json:"created"`
+}
+
+func liveKey(chatID int64, messageID int) []byte {
+	k := binary.BigEndian.AppendUint64(make([]byte, 0, 16), uint64(chatID))
+	return binary.BigEndian.AppendUint64(k, uint64(int64(messageID)))
+}
+
+// AddLive records m, replacing any record for the same chat and message. A zero Created is set
+// to now.
+func (t *Tx) AddLive(m LiveMessage) error {
+	if m.Kind != LiveProgress && m.Kind != LivePrompt {
+		return fmt.Errorf("invalid live message kind %q", m.Kind)
+	}
+	if m.Created.IsZero() {
+		m.Created = t.s.opts.now()
+	}
+	b, err := t.bucket(bucketLive)
+	if err != nil {
+		return err
+	}
+	return putJSON(b, liveKey(m.ChatID, m.MessageID), m)
+}
+
+// RemoveLive forgets the record of a message; a missing record is not an error.
+func (t *Tx) RemoveLive(chatID int64, messageID int) error {
+	b, err := t.bucket(bucketLive)
+	if err != nil {
+		return err
+	}
+	return b.Delete(liveKey(chatID, messageID))
+}
+
+// ListLive returns all live message records, oldest first.
+func (t *Tx) ListLive() ([]LiveMessage, error) {
+	b, err := t.bucket(bucketLive)
+	if err != nil {
+		return nil, err
+	}
+	var out []LiveMessage
+	err = b.ForEach(func(k, _ []byte) error {
+		var m LiveMessage
+		if _, err := getJSON(b, k, &m); err != nil {
+			return err
+		}
+		out = append(out, m)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b LiveMessage) int { return a.Created.Compare(b.Created) })
+	return out, nil
+}
+
+// AddLive records a live message.
+func (s *Store) AddLive(m LiveMessage) error {
+	return s.Update(func(tx *Tx) error { return tx.AddLive(m) })
+}
+
+// RemoveLive forgets a live message record.
+func (s *Store) RemoveLive(chatID int64, messageID int) error {
+	return s.Update(func(tx *Tx) error { return tx.RemoveLive(chatID, messageID) })
+}
+
+// ListLive returns all live message records, oldest first.
+func (s *Store) ListLive() (ms []LiveMessage, err error) {
+	err = s.view(func(tx *Tx) error { ms, err = tx.ListLive(); return err })
+	return ms, err
+}

@@ -1,0 +1,192 @@
+// Package prefs owns the bot's single bbolt state file: per-chat preferences, Claude session ids,
+// the Telegram update offset and handled-update window, the durable queue of accepted prompts, and
+// records of live Telegram messages that must be cleaned up after a restart.
+//
+// Every write is one bbolt transaction, so a crash leaves either the old or the new state. Opening
+// never modifies a file it cannot fully read: a corrupt file is reported, not replaced.
+package prefs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+const (
+	defaultLockTimeout       = time.Second
+	defaultHandledWindow     = 1000
+	defaultMaxResumeFailures = 2
+)
+
+// Option adjusts Open.
+type Option func(*options)
+
+type options struct {
+	lockTimeout       time.Duration
+	now               func() time.Time
+	handledWindow     int
+	maxResumeFailures int
+	log               *slog.Logger
+}
+
+// WithLockTimeout bounds how long Open waits for another holder of the file to let go.
+// A value <= 0 means: do not wait at all.
+func WithLockTimeout(d time.Duration) Option { return func(o *options) { o.lockTimeout = d } }
+
+// WithClock replaces time.Now for the timestamps the store records.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// WithHandledWindow sets how many recently handled update ids are remembered (default 1000).
+func WithHandledWindow(n int) Option { return func(o *options) { o.handledWindow = n } }
+
+// WithMaxResumeFailures sets after how many failed resumes of the same session id the id is
+// dropped (default 2).
+func WithMaxResumeFailures(n int) Option { return func(o *options) { o.maxResumeFailures = n } }
+
+// WithLogger sets the logger for the few things worth telling (migrations).
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.log = l
+		}
+	}
+}
+
+// Store is the open state file. All methods are safe for concurrent use.
+type Store struct {
+	path string
+	opts options
+
+	mu     sync.Mutex // guards closed; bbolt itself serializes transactions
+	closed bool
+	db     *bolt.DB
+}
+
+// Open opens (creating if needed) the state file at path, checks it, and migrates its schema.
+// The parent directory is created with mode 0700 and the file with 0600. Errors name the file;
+// they match ErrLocked (held by another process, after waiting up to the lock timeout or the
+// ctx deadline), ErrCorrupt or ErrNewerSchema (in both cases the file was not modified).
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	o := options{
+		lockTimeout:       defaultLockTimeout,
+		now:               time.Now,
+		handledWindow:     defaultHandledWindow,
+		maxResumeFailures: defaultMaxResumeFailures,
+		log:               slog.Default(),
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	if o.handledWindow < 1 {
+		return nil, fmt.Errorf("open state file %s: handled window must be >= 1, got %d", path, o.handledWindow)
+	}
+	if o.maxResumeFailures < 1 {
+		return nil, fmt.Errorf("open state file %s: max resume failures must be >= 1, got %d", path, o.maxResumeFailures)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open state file %s: %w", path, err)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open state file %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("open state file %s: create directory: %w", abs, err)
+	}
+
+	// An existing, non-empty file is checked read-only first: bbolt never writes in that mode,
+	// so a broken file stays byte-identical for the user to inspect or restore.
+	info, err := os.Stat(abs)
+	switch {
+	case err == nil && info.IsDir():
+		return nil, fmt.Errorf("open state file %s: is a directory", abs)
+	case err == nil && info.Size() > 0:
+		if err := validate(ctx, abs, o); err != nil {
+			return nil, err
+		}
+	case err == nil, errors.Is(err, os.ErrNotExist):
+	default:
+		return nil, fmt.Errorf("open state file %s: %w", abs, err)
+	}
+
+	wait := lockWait(ctx, o.lockTimeout)
+	db, err := bolt.Open(abs, 0o600, &bolt.Options{Timeout: wait})
+	if err != nil {
+		return nil, openError(abs, wait, err)
+	}
+	s := &Store{path: abs, opts: o, db: db}
+	if err := s.migrate(ctx); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	if err := writeOwner(abs, time.Now()); err != nil {
+		return nil, errors.Join(fmt.Errorf("open state file %s: %w", abs, err), db.Close())
+	}
+	return s, nil
+}
+
+// Path returns the absolute path of the state file.
+func (s *Store) Path() string { return s.path }
+
+// Close releases the file. Calling it again is a no-op. It waits for transactions in flight.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	// The owner note goes first, while the lock is still ours: once the lock is released a new
+	// owner may write its own note, which we must not delete.
+	errOwner := removeOwner(s.path)
+	if err := s.db.Close(); err != nil {
+		return errors.Join(errOwner, fmt.Errorf("close state file %s: %w", s.path, err))
+	}
+	return errOwner
+}
+
+// lockWait turns the configured timeout into bbolt's, where 0 would mean "wait forever".
+func lockWait(ctx context.Context, d time.Duration) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		if left := time.Until(dl); left < d {
+			d = left
+		}
+	}
+	if d <= 0 {
+		return time.Nanosecond // one attempt, no waiting
+	}
+	return d
+}
+
+// openError classifies a bbolt.Open failure into the messages a user can act on.
+func openError(path string, waited time.Duration, err error) error {
+	if errors.Is(err, bolt.ErrTimeout) {
+		return lockedError(path, waited)
+	}
+	if errors.Is(err, os.ErrPermission) {
+		return fmt.Errorf("open state file %s: %w", path, err)
+	}
+	return corruptError(path, err)
+}
+
+// validate opens an existing file read-only and proves it can be read in full, so that the
+// read-write open that follows cannot trip over (or "repair") a damaged file.
+func validate(ctx context.Context, path string, o options) error {
+	wait := lockWait(ctx, o.lockTimeout)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true, Timeout: wait})
+	if err != nil {
+		return openError(path, wait, err)
+	}
+	verr := readAll(db, path)
+	if cerr := db.Close(); cerr != nil && verr == nil {
+		verr = fmt.Errorf("open state file %s: close after check: %w", path, cerr)
+	}
+	return verr
+}

@@ -1,0 +1,111 @@
+package prefs
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Tx is one transaction on the store, handed to the function given to Store.Update. Everything
+// done through it commits together or not at all. It must not be kept after the function returns.
+type Tx struct {
+	tx *bolt.Tx
+	s  *Store
+}
+
+// Update runs fn in a single read-write transaction: if fn returns an error (or panics), nothing
+// it did is kept. Use it to combine steps atomically; the Store's own write methods are each one
+// Update. fn must use only tx, never the Store's methods (that would deadlock), and should be
+// quick: writers queue behind it.
+func (s *Store) Update(fn func(tx *Tx) error) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	err := s.db.Update(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx, s: s}) })
+	return s.wrap(err)
+}
+
+// view runs fn in a read-only transaction; the Tx write methods fail inside it.
+func (s *Store) view(fn func(tx *Tx) error) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	err := s.db.View(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx, s: s}) })
+	return s.wrap(err)
+}
+
+func (s *Store) check() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("state file %s: %w", s.path, ErrClosed)
+	}
+	return nil
+}
+
+func (s *Store) wrap(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, bolt.ErrDatabaseNotOpen):
+		// Close raced with this call.
+		return fmt.Errorf("state file %s: %w", s.path, ErrClosed)
+	default:
+		return fmt.Errorf("state file %s: %w", s.path, err)
+	}
+}
+
+// bucket returns a top-level bucket; they all exist after migration, so absence means the file
+// was tampered with while open.
+func (t *Tx) bucket(name []byte) (*bolt.Bucket, error) {
+	b := t.tx.Bucket(name)
+	if b == nil {
+		return nil, fmt.Errorf("bucket %s missing", name)
+	}
+	return b, nil
+}
+
+func checkKey(key string) error {
+	if key == "" {
+		return errors.New("empty session key")
+	}
+	if len(key) > bolt.MaxKeySize {
+		return fmt.Errorf("session key of %d bytes is too long", len(key))
+	}
+	return nil
+}
+
+// getJSON decodes the value at key into v; found is false when there is none.
+func getJSON(b *bolt.Bucket, key []byte, v any) (found bool, err error) {
+	raw := b.Get(key)
+	if raw == nil {
+		return false, nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return true, fmt.Errorf("decode %q: %w", key, err)
+	}
+	return true, nil
+}
+
+func putJSON(b *bolt.Bucket, key []byte, v any) error {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %q: %w", key, err)
+	}
+	if err := b.Put(key, raw); err != nil {
+		return fmt.Errorf("put %q: %w", key, err)
+	}
+	return nil
+}
+
+func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), v) }
+
+func readU64(raw []byte) (uint64, error) {
+	if len(raw) != 8 {
+		return 0, fmt.Errorf("stored number is %d bytes, want 8", len(raw))
+	}
+	return binary.BigEndian.Uint64(raw), nil
+}

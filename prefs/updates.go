@@ -1,0 +1,289 @@
+package prefs
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Prompt is a user message accepted for a session but not yet run to completion. It is stored
+// so that a crash between accepting and running it does not lose it.
+type Prompt struct {
+	UpdateID  int64     `json:"update_id"`
+	ChatID    int64     `json:"chat_id"`
+	ThreadID  int       `json:"thread_id,omitempty"`
+	MessageID int       `json:"message_id"`
+	UserID    int64     `json:"user_id"`
+	Text      string    `json:"text"`
+	Date      time.Time `json:"date"`
+}
+
+// QueuedPrompt is a stored Prompt with its session key and sequence number. Sequence numbers
+// are unique across the whole store and increase with enqueue order.
+type QueuedPrompt struct {
+	Key string
+	Seq uint64
+	Prompt
+}
+
+// Offset returns the stored Telegram getUpdates offset (0 if none).
+func (t *Tx) Offset() (int64, error) {
+	b, err := t.bucket(bucketState)
+	if err != nil {
+		return 0, err
+	}
+	raw := b.Get(keyOffset)
+	if raw == nil {
+		return 0, nil
+	}
+	v, err := readU64(raw)
+	if err != nil {
+		return 0, fmt.Errorf("offset: %w", err)
+	}
+	return int64(v), nil
+}
+
+// SetOffset stores the Telegram getUpdates offset as given.
+func (t *Tx) SetOffset(offset int64) error {
+	b, err := t.bucket(bucketState)
+	if err != nil {
+		return err
+	}
+	return b.Put(keyOffset, u64(uint64(offset)))
+}
+
+// Handled reports whether updateID is in the window of recently handled updates.
+func (t *Tx) Handled(updateID int64) (bool, error) {
+	b, err := t.bucket(bucketHandled)
+	if err != nil {
+		return false, err
+	}
+	return b.Get(u64(uint64(updateID))) != nil, nil
+}
+
+// MarkHandled adds updateID to the handled window and forgets the oldest entries beyond the
+// window size. fresh is false if it was already there. The window is kept in the order ids were
+// marked, not by their value: Telegram restarts update ids at random after a quiet week.
+func (t *Tx) MarkHandled(updateID int64) (fresh bool, err error) {
+	handled, err := t.bucket(bucketHandled)
+	if err != nil {
+		return false, err
+	}
+	order, err := t.bucket(bucketHandSeq)
+	if err != nil {
+		return false, err
+	}
+	id := u64(uint64(updateID))
+	if handled.Get(id) != nil {
+		return false, nil
+	}
+	seq, err := order.NextSequence()
+	if err != nil {
+		return false, fmt.Errorf("handled sequence: %w", err)
+	}
+	if err := handled.Put(id, u64(seq)); err != nil {
+		return false, fmt.Errorf("mark update %d handled: %w", updateID, err)
+	}
+	if err := order.Put(u64(seq), id); err != nil {
+		return false, fmt.Errorf("mark update %d handled: %w", updateID, err)
+	}
+	// Keep the newest `window` entries: usually exactly one old entry goes per new one.
+	window := uint64(t.s.opts.handledWindow)
+	c := order.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.First() {
+		old, err := readU64(k)
+		if err != nil {
+			return false, fmt.Errorf("handled window: %w", err)
+		}
+		if old+window > seq {
+			break
+		}
+		if cur := handled.Get(v); cur != nil && string(cur) == string(k) {
+			if err := handled.Delete(v); err != nil {
+				return false, fmt.Errorf("prune handled window: %w", err)
+			}
+		}
+		if err := order.Delete(k); err != nil {
+			return false, fmt.Errorf("prune handled window: %w", err)
+		}
+	}
+	return true, nil
+}
+
+// EnqueuePrompt stores p in key's pending queue and returns its sequence number.
+func (t *Tx) EnqueuePrompt(key string, p Prompt) (seq uint64, err error) {
+	if err := checkKey(key); err != nil {
+		return 0, err
+	}
+	all, err := t.bucket(bucketPrompts)
+	if err != nil {
+		return 0, err
+	}
+	q, err := all.CreateBucketIfNotExists([]byte(key))
+	if err != nil {
+		return 0, fmt.Errorf("prompt queue of %q: %w", key, err)
+	}
+	// The sequence lives on the parent so that order is comparable across session keys.
+	if seq, err = all.NextSequence(); err != nil {
+		return 0, fmt.Errorf("prompt sequence: %w", err)
+	}
+	return seq, putJSON(q, u64(seq), p)
+}
+
+// PendingPrompts returns key's queued prompts, oldest first.
+func (t *Tx) PendingPrompts(key string) ([]QueuedPrompt, error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	all, err := t.bucket(bucketPrompts)
+	if err != nil {
+		return nil, err
+	}
+	return appendQueue(nil, all, key)
+}
+
+// AllPendingPrompts returns every queued prompt of every session key, oldest first.
+func (t *Tx) AllPendingPrompts() ([]QueuedPrompt, error) {
+	all, err := t.bucket(bucketPrompts)
+	if err != nil {
+		return nil, err
+	}
+	var out []QueuedPrompt
+	c := all.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if v != nil {
+			continue // not a queue bucket
+		}
+		if out, err = appendQueue(out, all, string(k)); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(out, func(a, b QueuedPrompt) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out, nil
+}
+
+// appendQueue appends key's queue (a sub-bucket of all) in sequence order.
+func appendQueue(out []QueuedPrompt, all *bolt.Bucket, key string) ([]QueuedPrompt, error) {
+	q := all.Bucket([]byte(key))
+	if q == nil {
+		return out, nil
+	}
+	err := q.ForEach(func(k, v []byte) error {
+		seq, err := readU64(k)
+		if err != nil {
+			return fmt.Errorf("prompt queue of %q: %w", key, err)
+		}
+		qp := QueuedPrompt{Key: key, Seq: seq}
+		if err := json.Unmarshal(v, &qp.Prompt); err != nil {
+			return fmt.Errorf("prompt %d of %q: %w", seq, key, err)
+		}
+		out = append(out, qp)
+		return nil
+	})
+	return out, err
+}
+
+// DonePrompt removes a prompt from key's queue; removing one that is not there is not an error.
+func (t *Tx) DonePrompt(key string, seq uint64) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	all, err := t.bucket(bucketPrompts)
+	if err != nil {
+		return err
+	}
+	q := all.Bucket([]byte(key))
+	if q == nil {
+		return nil
+	}
+	if err := q.Delete(u64(seq)); err != nil {
+		return fmt.Errorf("remove prompt %d of %q: %w", seq, key, err)
+	}
+	if k, _ := q.Cursor().First(); k == nil {
+		// An empty queue should not keep the key "known".
+		if err := all.DeleteBucket([]byte(key)); err != nil {
+			return fmt.Errorf("remove empty prompt queue of %q: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// AcceptUpdate is the poller's single durable step per update: it marks updateID handled, sets
+// the offset to updateID+1 and, if p is not nil and the update is fresh, queues p under key.
+// seq is the queued prompt's sequence number (0 when nothing was queued); fresh is false if the
+// update had already been handled, in which case only the offset is written.
+//
+// The offset is set, not raised: updates are accepted in the order they arrive, and Telegram may
+// start ids afresh at a lower value.
+func (t *Tx) AcceptUpdate(updateID int64, key string, p *Prompt) (seq uint64, fresh bool, err error) {
+	if fresh, err = t.MarkHandled(updateID); err != nil {
+		return 0, false, err
+	}
+	if err := t.SetOffset(updateID + 1); err != nil {
+		return 0, false, err
+	}
+	if !fresh || p == nil {
+		return 0, fresh, nil
+	}
+	seq, err = t.EnqueuePrompt(key, *p)
+	return seq, true, err
+}
+
+// The Store methods below are one transaction each.
+
+// Offset returns the stored getUpdates offset (0 if none).
+func (s *Store) Offset() (offset int64, err error) {
+	err = s.view(func(tx *Tx) error { offset, err = tx.Offset(); return err })
+	return offset, err
+}
+
+// SetOffset stores the getUpdates offset.
+func (s *Store) SetOffset(offset int64) error {
+	return s.Update(func(tx *Tx) error { return tx.SetOffset(offset) })
+}
+
+// Handled reports whether updateID is in the recently handled window.
+func (s *Store) Handled(updateID int64) (ok bool, err error) {
+	err = s.view(func(tx *Tx) error { ok, err = tx.Handled(updateID); return err })
+	return ok, err
+}
+
+// MarkHandled adds updateID to the handled window; fresh is false if it was already there.
+func (s *Store) MarkHandled(updateID int64) (fresh bool, err error) {
+	err = s.Update(func(tx *Tx) error { fresh, err = tx.MarkHandled(updateID); return err })
+	return fresh, err
+}
+
+// AcceptUpdate marks updateID handled, sets the offset and queues p, all in one transaction;
+// see Tx.AcceptUpdate.
+func (s *Store) AcceptUpdate(updateID int64, key string, p *Prompt) (seq uint64, fresh bool, err error) {
+	err = s.Update(func(tx *Tx) error { seq, fresh, err = tx.AcceptUpdate(updateID, key, p); return err })
+	return seq, fresh, err
+}
+
+// EnqueuePrompt queues p under key and returns its sequence number.
+func (s *Store) EnqueuePrompt(key string, p Prompt) (seq uint64, err error) {
+	err = s.Update(func(tx *Tx) error { seq, err = tx.EnqueuePrompt(key, p); return err })
+	return seq, err
+}
+
+// PendingPrompts returns key's queued prompts, oldest first.
+func (s *Store) PendingPrompts(key string) (ps []QueuedPrompt, err error) {
+	err = s.view(func(tx *Tx) error { ps, err = tx.PendingPrompts(key); return err })
+	return ps, err
+}
+
+// AllPendingPrompts returns every queued prompt, oldest first across session keys.
+func (s *Store) AllPendingPrompts() (ps []QueuedPrompt, err error) {
+	err = s.view(func(tx *Tx) error { ps, err = tx.AllPendingPrompts(); return err })
+	return ps, err
+}
+
+// DonePrompt removes a finished (or abandoned) prompt from key's queue.
+func (s *Store) DonePrompt(key string, seq uint64) error {
+	return s.Update(func(tx *Tx) error { return tx.DonePrompt(key, seq) })
+}
