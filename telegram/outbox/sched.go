@@ -1,0 +1,320 @@
+package outbox
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Outbox paces, orders and retries Bot API calls. Create it with New and
+// stop it with Close (or Drain). All methods are safe for concurrent use.
+type Outbox struct {
+	opts           Options
+	globalInterval time.Duration // strict spacing between any two calls; 0 = off
+	groupInterval  time.Duration // steady spacing within a group's budget
+
+	ctx    context.Context // cancelled by Close; parent of every call
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // scheduler loop + running calls
+	wakeCh chan struct{}
+
+	mu         sync.Mutex
+	closed     bool
+	draining   bool
+	drained    chan struct{} // closed once draining and nothing is left
+	drainDone  bool
+	drainClean bool // drained because the work was done, not because of Close
+	seq        uint64
+	chats      map[int64]*chatState
+	keys       map[string]*job // coalescing key -> newest job with that key
+	unpaced    []*job
+	ready      chatHeap // chats that may call now, best head first
+	waiting    chatHeap // chats with jobs that must wait, earliest first
+	global     pacer
+	inflight   int
+	nextSweep  time.Time
+	stats      Stats
+}
+
+type jobState int
+
+const (
+	stateQueued jobState = iota
+	stateRunning
+	stateDone
+)
+
+type job struct {
+	Job
+	ctx       context.Context // Send's context; nil for Enqueue/Replace
+	res       chan error      // result for Enqueue/Send; nil for Replace
+	chat      *chatState      // nil for unpaced jobs
+	seq       uint64          // submission order, for FIFO across chats
+	state     jobState
+	attempts  int       // transient failures so far (drives the backoff)
+	notBefore time.Time // earliest retry
+}
+
+// finish delivers the final result; called exactly once per submission.
+func (j *job) finish(err error) {
+	if j.OnDone != nil {
+		j.OnDone(err)
+	}
+	if j.res != nil {
+		j.res <- err
+	}
+}
+
+// chatState exists only while a chat has queued or running jobs, or pacing
+// history that still matters; the sweep forgets it afterwards.
+type chatState struct {
+	id          int64
+	q           [numPriorities][]*job
+	running     bool
+	pausedUntil time.Time // 429 retry_after
+	pace        pacer
+	group       *groupLimits // nil for private chats
+	heap        *chatHeap    // which heap holds the chat, if any
+	idx         int
+	eligibleAt  time.Time
+}
+
+type groupLimits struct {
+	pace pacer
+	win  *window
+}
+
+func (c *chatState) head() *job {
+	for p := numPriorities - 1; p >= 0; p-- {
+		if len(c.q[p]) > 0 {
+			return c.q[p][0]
+		}
+	}
+	return nil
+}
+
+func (c *chatState) popHead() *job {
+	for p := numPriorities - 1; p >= 0; p-- {
+		if len(c.q[p]) > 0 {
+			j := c.q[p][0]
+			c.q[p][0] = nil
+			c.q[p] = c.q[p][1:]
+			if len(c.q[p]) == 0 {
+				c.q[p] = nil
+			}
+			return j
+		}
+	}
+	return nil
+}
+
+const sweepEvery = time.Minute
+
+// New starts an outbox. Call Close (or Drain) to stop it.
+func New(opts Options) *Outbox {
+	o := &Outbox{
+		opts:    opts.withDefaults(),
+		wakeCh:  make(chan struct{}, 1),
+		drained: make(chan struct{}),
+		chats:   make(map[int64]*chatState),
+		keys:    make(map[string]*job),
+	}
+	if n := o.opts.GlobalPerSecond; n > 0 {
+		o.globalInterval = ceilDiv(time.Second, n)
+	}
+	if n := o.opts.GroupPerMinute; n > 0 {
+		o.groupInterval = ceilDiv(time.Minute, n)
+	}
+	o.ready.less = func(a, b *chatState) bool {
+		ha, hb := a.head(), b.head()
+		if ha.Priority != hb.Priority {
+			return ha.Priority > hb.Priority
+		}
+		return ha.seq < hb.seq
+	}
+	o.waiting.less = func(a, b *chatState) bool { return a.eligibleAt.Before(b.eligibleAt) }
+	o.ctx, o.cancel = context.WithCancel(context.Background())
+	o.wg.Add(1)
+	go o.loop()
+	return o
+}
+
+// ceilDiv rounds the spacing up so that n calls never fit in one period.
+func ceilDiv(period time.Duration, n int) time.Duration {
+	return (period + time.Duration(n) - 1) / time.Duration(n)
+}
+
+func (o *Outbox) wake() {
+	select {
+	case o.wakeCh <- struct{}{}:
+	default:
+	}
+}
+
+// submit validates and queues j, coalescing by key. It returns the internal
+// job now carrying j (nil if j was rejected and already finished).
+func (o *Outbox) submit(ctx context.Context, j Job, res chan error) *job {
+	nj := &job{Job: j, ctx: ctx, res: res}
+	if j.Do == nil || j.Priority < Low || j.Priority > High {
+		nj.finish(fmt.Errorf("%w: chat %d", ErrInvalidJob, j.ChatID))
+		return nil
+	}
+	o.mu.Lock()
+	if o.closed || o.draining {
+		o.mu.Unlock()
+		nj.finish(ErrClosed)
+		return nil
+	}
+	var superseded *job
+	if old, ok := o.keys[j.Key]; ok && j.Key != "" && old.state == stateQueued {
+		o.stats.Superseded++
+		if old.ChatID == j.ChatID && old.Unpaced == j.Unpaced {
+			superseded = &job{Job: Job{OnDone: old.OnDone}, res: old.res}
+			old.Do, old.OnDone, old.res, old.ctx = j.Do, j.OnDone, res, ctx
+			if j.Priority > old.Priority && old.chat != nil {
+				o.unqueue(old)
+				old.Priority, old.seq = j.Priority, o.nextSeq()
+				o.enqueue(old)
+			}
+			o.wake()
+			o.mu.Unlock()
+			superseded.finish(ErrSuperseded)
+			return old
+		}
+		o.unqueue(old) // same key moved to another chat: start over
+		superseded = old
+	}
+	nj.seq = o.nextSeq()
+	o.enqueue(nj)
+	o.wake()
+	o.mu.Unlock()
+	if superseded != nil {
+		superseded.finish(ErrSuperseded)
+	}
+	return nj
+}
+
+func (o *Outbox) nextSeq() uint64 {
+	o.seq++
+	return o.seq
+}
+
+// enqueue appends a queued job to its queue and registers its key.
+func (o *Outbox) enqueue(j *job) {
+	j.state = stateQueued
+	if j.Key != "" {
+		o.keys[j.Key] = j
+	}
+	if j.Unpaced {
+		o.unpaced = append(o.unpaced, j)
+		return
+	}
+	c := o.chatFor(j.ChatID)
+	j.chat = c
+	p := j.Priority.index()
+	c.q[p] = append(c.q[p], j)
+	o.stats.Queued[p]++
+	o.reschedule(c)
+}
+
+// requeueFront puts a job that must be retried back at the head of its
+// priority, so later jobs of the chat keep their order behind it.
+func (o *Outbox) requeueFront(j *job) {
+	j.state = stateQueued
+	if j.Unpaced {
+		o.unpaced = slices.Insert(o.unpaced, 0, j)
+		return
+	}
+	p := j.Priority.index()
+	j.chat.q[p] = slices.Insert(j.chat.q[p], 0, j)
+	o.stats.Queued[p]++
+}
+
+// unqueue removes a queued job and its key; the caller finishes it.
+func (o *Outbox) unqueue(j *job) {
+	j.state = stateDone
+	if j.Key != "" && o.keys[j.Key] == j {
+		delete(o.keys, j.Key)
+	}
+	if j.chat == nil {
+		if i := slices.Index(o.unpaced, j); i >= 0 {
+			o.unpaced = slices.Delete(o.unpaced, i, i+1)
+		}
+		return
+	}
+	c, p := j.chat, j.Priority.index()
+	if i := slices.Index(c.q[p], j); i >= 0 {
+		c.q[p] = slices.Delete(c.q[p], i, i+1)
+		o.stats.Queued[p]--
+	}
+	o.reschedule(c)
+}
+
+// abandon removes a queued job whose Send gave up; a running one is
+// cancelled through its context instead.
+func (o *Outbox) abandon(j *job, res chan error, err error) {
+	o.mu.Lock()
+	if j.res != res || j.state != stateQueued {
+		o.mu.Unlock()
+		return
+	}
+	o.unqueue(j)
+	o.stats.Dropped++
+	o.checkDrained()
+	o.mu.Unlock()
+	j.finish(err)
+}
+
+func (o *Outbox) chatFor(id int64) *chatState {
+	c, ok := o.chats[id]
+	if !ok {
+		c = &chatState{id: id}
+		if id < 0 && o.opts.GroupPerMinute > 0 {
+			c.group = &groupLimits{win: newWindow(o.opts.GroupPerMinute)}
+		}
+		o.chats[id] = c
+	}
+	return c
+}
+
+// reschedule files the chat under the heap matching its state. Call after
+// anything that changes its head job, its limits or its running flag.
+func (o *Outbox) reschedule(c *chatState) {
+	if c.heap != nil {
+		heap.Remove(c.heap, c.idx)
+		c.heap = nil
+	}
+	h := c.head()
+	if c.running || h == nil || o.closed {
+		return
+	}
+	t := later(h.notBefore, c.pausedUntil)
+	t = later(t, c.pace.next(o.opts.ChatInterval, o.opts.ChatBurst))
+	if g := c.group; g != nil {
+		t = later(t, g.pace.next(o.groupInterval, o.opts.GroupBurst))
+		t = later(t, g.win.next(time.Minute))
+	}
+	c.eligibleAt = t
+	if t.After(time.Now()) {
+		heap.Push(&o.waiting, c)
+	} else {
+		heap.Push(&o.ready, c)
+	}
+}
+
+func (o *Outbox) checkDrained() {
+	if !o.draining || o.drainDone || o.inflight > 0 || len(o.unpaced) > 0 {
+		return
+	}
+	for _, n := range o.stats.Queued {
+		if n > 0 {
+			return
+		}
+	}
+	o.drainDone = true
+	o.drainClean = true
+	close(o.drained)
+}
