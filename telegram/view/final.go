@@ -1,0 +1,141 @@
+package view
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/untether/untether/telegram/render"
+)
+
+// Footer is the turn's result line under the final answer.
+type Footer struct {
+	Cost      float64 // USD; 0 hides it
+	Duration  time.Duration
+	Turns     int // 0 hides it
+	InTokens  int // both 0 hide the tokens
+	OutTokens int
+	OK        bool // false marks the turn as ended with an error
+}
+
+// FinalFooter renders f as one italic line, e.g.
+// "<i>$0.0123 · 42s · 3 turns · 12.3k in / 1.2k out</i>"; a failed turn
+// starts with "✗ error".
+func FinalFooter(f Footer) string {
+	var parts []string
+	if !f.OK {
+		parts = append(parts, "✗ error")
+	}
+	if f.Cost > 0 {
+		parts = append(parts, formatCost(f.Cost))
+	}
+	parts = append(parts, FormatElapsed(f.Duration))
+	if f.Turns > 0 {
+		parts = append(parts, plural(f.Turns, "turn", "turns"))
+	}
+	if f.InTokens > 0 || f.OutTokens > 0 {
+		parts = append(parts, formatCount(f.InTokens)+" in / "+formatCount(f.OutTokens)+" out")
+	}
+	return "<i>" + strings.Join(parts, " · ") + "</i>"
+}
+
+// formatCost keeps four decimals for small sums, where cents say nothing.
+func formatCost(c float64) string {
+	if c < 1 {
+		return fmt.Sprintf("$%.4f", c)
+	}
+	return fmt.Sprintf("$%.2f", c)
+}
+
+// formatCount renders token counts like "999", "12.3k", "1.2M".
+func formatCount(n int) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(max(n, 0))
+	case n < 1_000_000:
+		return trimZero(fmt.Sprintf("%.1f", float64(n)/1e3)) + "k"
+	}
+	return trimZero(fmt.Sprintf("%.1f", float64(n)/1e6)) + "M"
+}
+
+func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
+
+// NoAnswer is shown when a turn ends without any text.
+const NoAnswer = "<i>(no text answer)</i>"
+
+// FinalParts renders the final answer (Claude's Markdown) into message
+// parts of at most limit UTF-16 units (limit <= 0 means MaxMessage), with
+// footer (already HTML, e.g. from FinalFooter; may be empty) appended to the
+// last part after a blank line, or sent as a part of its own when it does
+// not fit there. An empty answer gives NoAnswer plus the footer.
+func FinalParts(markdown, footer string, limit int) []string {
+	if limit <= 0 || limit > MaxMessage {
+		limit = MaxMessage
+	}
+	parts := render.Parts(clean(markdown), limit)
+	if len(parts) == 0 {
+		parts = []string{NoAnswer}
+	}
+	if footer == "" {
+		return parts
+	}
+	last := parts[len(parts)-1] + "\n\n" + footer
+	if units(last) <= limit {
+		parts[len(parts)-1] = last
+		return parts
+	}
+	return append(parts, render.Split(footer, limit)...)
+}
+
+// TurnError describes a turn that failed outside Claude's own answer.
+// Callers redact secrets first; everything is escaped here.
+type TurnError struct {
+	What       string // e.g. "Claude exited unexpectedly", "claude was not found"
+	Detail     string // one or two sentences
+	Hint       string // what the user can do
+	StderrTail string // the process's last stderr output
+}
+
+// Budgets of the error message pieces, in escaped UTF-16 units.
+const (
+	errWhatUnits   = 300
+	errDetailUnits = 1200
+	errHintUnits   = 800
+	errStderrRunes = 1500 // characters of stderr shown, when they fit
+)
+
+// tailUnits is what the last n runes of s cost once escaped.
+func tailUnits(s string, n int) int {
+	total := 0
+	for i := len(s); i > 0 && n > 0; n-- {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		total += escUnits(r)
+		i -= size
+	}
+	return total
+}
+
+// ErrorText renders e: a bold headline, the detail, a hint, and the end of
+// stderr in a <pre> block (its last 1500 characters at most, fewer when
+// escaping makes them too long; cut at a line start when possible).
+func ErrorText(e TurnError) string {
+	what := oneLine(e.What)
+	if what == "" {
+		what = "Something went wrong"
+	}
+	var b strings.Builder
+	b.WriteString("⚠️ <b>" + escHead(what, errWhatUnits) + "</b>")
+	if d := strings.TrimSpace(clean(e.Detail)); d != "" {
+		b.WriteString("\n" + escHead(d, errDetailUnits))
+	}
+	if h := strings.TrimSpace(clean(e.Hint)); h != "" {
+		b.WriteString("\n\n💡 " + escHead(h, errHintUnits))
+	}
+	if t := strings.Trim(clean(e.StderrTail), "\n"); strings.TrimSpace(t) != "" {
+		const open, close = "\n\n<i>stderr:</i>\n<pre>", "</pre>"
+		room := MaxMessage - units(b.String()) - units(open+close)
+		b.WriteString(open + escTail(t, min(room, tailUnits(t, errStderrRunes))) + close)
+	}
+	return fit(b.String())
+}

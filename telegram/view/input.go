@@ -1,0 +1,122 @@
+package view
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+)
+
+// field is one top-level key of a tool input, in the order Claude sent it:
+// the order carries meaning (url before prompt) that a map would lose.
+type field struct {
+	Key string
+	Raw json.RawMessage
+}
+
+type fields []field
+
+// parseFields reads the top level of a JSON object. Anything else (or
+// broken JSON) gives nil: the prompt then shows no arguments, never fails.
+func parseFields(raw json.RawMessage) fields {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var out fields
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return out
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return out
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return out
+		}
+		out = append(out, field{Key: key, Raw: v})
+	}
+	return out
+}
+
+// str returns the string value of key, or "" when absent or not a string.
+func (fs fields) str(key string) string {
+	for _, f := range fs {
+		if f.Key == key {
+			var s string
+			if json.Unmarshal(f.Raw, &s) == nil {
+				return s
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+func (fs fields) boolean(key string) bool {
+	for _, f := range fs {
+		if f.Key == key {
+			var b bool
+			return json.Unmarshal(f.Raw, &b) == nil && b
+		}
+	}
+	return false
+}
+
+func (fs fields) first(keys ...string) string {
+	for _, k := range keys {
+		if s := fs.str(k); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// edit is one old/new pair of an Edit or MultiEdit input.
+type edit struct {
+	Old        string `json:"old_string"`
+	New        string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all"`
+}
+
+func (fs fields) edits() []edit {
+	for _, f := range fs {
+		if f.Key == "edits" {
+			var es []edit
+			if json.Unmarshal(f.Raw, &es) == nil {
+				return es
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// display renders a value for a "key: value" line: strings as they are,
+// everything else as compact JSON.
+func display(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) == nil {
+		return buf.String()
+	}
+	return string(raw)
+}
+
+// relPath shows p relative to workDir when it lies inside it.
+func relPath(p, workDir string) string {
+	if p == "" || workDir == "" || !filepath.IsAbs(p) {
+		return p
+	}
+	rel, err := filepath.Rel(workDir, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return p
+	}
+	return rel
+}

@@ -1,0 +1,254 @@
+package view
+
+import (
+	"strings"
+
+	"github.com/untether/untether/toolkinds"
+)
+
+// Limits of the tool previews.
+const (
+	maxDiffLines     = 12
+	maxWriteLines    = 15
+	maxLineRunes     = 160 // one line of a diff or file preview
+	maxArgs          = 8   // key: value lines of other tools
+	maxArgValueRunes = 200
+	maxArgUnits      = 400 // escaped units of one key: value line
+	maxPathUnits     = 300
+)
+
+// toolView is what a tool prompt shows about the tool call.
+type toolView struct {
+	head string // HTML headline
+	note string // plain text, shown in italics (the Bash description)
+	path string // the file the tool acts on, as given (to judge blocked_path)
+	// preview renders the details within budget UTF-16 units ("" if none).
+	preview func(budget int) string
+}
+
+func describeTool(tool string, in fields, description, workDir string) toolView {
+	filePath := in.first("file_path", "notebook_path", "path")
+	file := "a file"
+	if strings.TrimSpace(filePath) != "" {
+		file = "<code>" + escHead(relPath(filePath, workDir), maxPathUnits) + "</code>"
+	}
+	switch tool {
+	case "Bash":
+		note := in.str("description")
+		if note == "" {
+			note = description
+		}
+		cmd := in.str("command")
+		return toolView{
+			head:    "🔐 <b>Claude wants to run a command</b>",
+			note:    note,
+			preview: func(budget int) string { return preText(cmd, "bash", budget) },
+		}
+	case "Edit":
+		e := edit{Old: in.str("old_string"), New: in.str("new_string"), ReplaceAll: in.boolean("replace_all")}
+		head := "🔐 <b>Claude wants to edit</b> " + file
+		if e.ReplaceAll {
+			head += " (every occurrence)"
+		}
+		return toolView{head: head, path: filePath, preview: func(budget int) string {
+			return preLines(diffLines(e.Old, e.New, maxDiffLines), "diff", budget)
+		}}
+	case "MultiEdit":
+		es := in.edits()
+		head := "🔐 <b>Claude wants to edit</b> " + file + " · " + plural(len(es), "edit", "edits")
+		return toolView{head: head, path: filePath, preview: func(budget int) string {
+			if len(es) == 0 {
+				return ""
+			}
+			more := ""
+			if len(es) > 1 {
+				more = "\n<i>… and " + plural(len(es)-1, "more edit", "more edits") + "</i>"
+			}
+			return preLines(diffLines(es[0].Old, es[0].New, maxDiffLines), "diff", budget-units(more)) + more
+		}}
+	case "Write", "NotebookEdit":
+		content := in.first("content", "new_source")
+		verb := "write"
+		if tool == "NotebookEdit" {
+			verb = "edit the notebook"
+		}
+		lines := splitLines(content)
+		head := "🔐 <b>Claude wants to " + verb + "</b> " + file + " · " + plural(len(lines), "line", "lines")
+		return toolView{head: head, path: filePath, preview: func(budget int) string {
+			shown := lines
+			if len(shown) > maxWriteLines {
+				shown = append(shown[:maxWriteLines:maxWriteLines], "… "+plural(len(lines)-maxWriteLines, "more line", "more lines"))
+			}
+			return preLines(shown, "", budget)
+		}}
+	case "Read":
+		rest := in.without("file_path", "path")
+		return toolView{head: "🔐 <b>Claude wants to read</b> " + file, path: filePath,
+			preview: func(budget int) string { return argLines(rest, budget) }}
+	}
+	var head string
+	switch tool {
+	case "WebFetch":
+		head = "🔐 <b>Claude wants to fetch a web page</b>"
+	case "WebSearch":
+		head = "🔐 <b>Claude wants to search the web</b>"
+	case "Task", "Agent":
+		head = "🔐 <b>Claude wants to start a subagent</b>"
+	default:
+		_, name := toolkinds.Describe(tool, nil, "") // "server: name" for MCP tools
+		if strings.HasPrefix(tool, "mcp__") {
+			head = "🔐 <b>Claude wants to use an MCP tool</b> <code>" + escHead(name, maxPathUnits) + "</code>"
+		} else {
+			head = "🔐 <b>Claude wants to use</b> <code>" + escHead(oneLine(tool), maxPathUnits) + "</code>"
+		}
+	}
+	note := ""
+	if d := oneLine(description); d != "" && !in.hasValue(d) {
+		note = description
+	}
+	return toolView{head: head, note: note, path: filePath,
+		preview: func(budget int) string { return argLines(in, budget) }}
+}
+
+func (fs fields) without(keys ...string) fields {
+	var out fields
+	for _, f := range fs {
+		drop := false
+		for _, k := range keys {
+			drop = drop || f.Key == k
+		}
+		if !drop {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// hasValue reports whether some string argument already says s, so the
+// request's description would only repeat it.
+func (fs fields) hasValue(s string) bool {
+	for _, f := range fs {
+		if v := oneLine(display(f.Raw)); v == s || strings.HasSuffix(v, "/"+s) {
+			return true
+		}
+	}
+	return false
+}
+
+// argLines renders up to maxArgs "key: value" lines within budget.
+func argLines(fs fields, budget int) string {
+	var b strings.Builder
+	for i, f := range fs {
+		if i == maxArgs {
+			more := "<i>… " + plural(len(fs)-i, "more argument", "more arguments") + "</i>"
+			if units(b.String())+1+units(more) <= budget {
+				b.WriteString("\n" + more)
+			}
+			break
+		}
+		line := "<b>" + escHead(clip(oneLine(f.Key), 40), 100) + "</b>: " +
+			escHead(clip(oneLine(display(f.Raw)), maxArgValueRunes), maxArgUnits)
+		sep := ""
+		if b.Len() > 0 {
+			sep = "\n"
+		}
+		if units(b.String())+units(sep+line) > budget {
+			break
+		}
+		b.WriteString(sep + line)
+	}
+	return b.String()
+}
+
+// splitLines splits text into lines, ignoring one trailing newline.
+func splitLines(s string) []string {
+	s = strings.TrimSuffix(clean(s), "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// diffLines shows what an edit changes: the lines old and new share at the
+// start and end are dropped, the rest become "- old" and "+ new" lines, at
+// most limit of them, split fairly between the two sides.
+func diffLines(old, new string, limit int) []string {
+	o, n := splitLines(old), splitLines(new)
+	for len(o) > 0 && len(n) > 0 && o[0] == n[0] {
+		o, n = o[1:], n[1:]
+	}
+	for len(o) > 0 && len(n) > 0 && o[len(o)-1] == n[len(n)-1] {
+		o, n = o[:len(o)-1], n[:len(n)-1]
+	}
+	if len(o) == 0 && len(n) == 0 {
+		return []string{"(no visible change)"}
+	}
+	oShow, nShow := len(o), len(n)
+	if oShow+nShow > limit {
+		// Each side gets half, and what one side does not need goes to the other.
+		oShow = min(len(o), max(limit/2, limit-len(n)))
+		nShow = min(len(n), limit-oShow)
+	}
+	var out []string
+	side := func(lines []string, show int, mark string) {
+		for _, l := range lines[:show] {
+			out = append(out, mark+" "+l)
+		}
+		if rest := len(lines) - show; rest > 0 {
+			out = append(out, mark+" … "+plural(rest, "more line", "more lines"))
+		}
+	}
+	side(o, oShow, "-")
+	side(n, nShow, "+")
+	return out
+}
+
+// preText puts text into a <pre> block (with a language class if lang is
+// set), cut at the end so the whole block fits budget units.
+func preText(text, lang string, budget int) string {
+	open, close := preTags(lang)
+	room := budget - units(open+close)
+	text = strings.Trim(clean(text), "\n")
+	if room < 8 || strings.TrimSpace(text) == "" {
+		return ""
+	}
+	return open + escHead(text, room) + close
+}
+
+// preLines puts lines into a <pre> block, each cut to maxLineRunes, as many
+// as fit budget; a cut is marked with a last "…" line.
+func preLines(lines []string, lang string, budget int) string {
+	open, close := preTags(lang)
+	room := budget - units(open+close) - units("\n"+ellipsis)
+	if room < 8 || len(lines) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	used := 0
+	for i, l := range lines {
+		sep := ""
+		if i > 0 {
+			sep = "\n"
+		}
+		avail := room - used - len(sep)
+		c := clip(l, maxLineRunes)
+		e := escHead(c, avail)
+		if avail < 0 || (e == "" && c != "") { // not even "…" of this line fits
+			if i == 0 {
+				return ""
+			}
+			b.WriteString("\n" + ellipsis)
+			break
+		}
+		b.WriteString(sep + e)
+		used += len(sep) + units(e)
+	}
+	return open + b.String() + close
+}
+
+func preTags(lang string) (open, close string) {
+	if lang == "" {
+		return "<pre>", "</pre>"
+	}
+	return `<pre><code class="language-` + lang + `">`, "</code></pre>"
+}

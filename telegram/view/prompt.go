@@ -1,0 +1,177 @@
+package view
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/telegram/render"
+)
+
+// Budgets of the fixed pieces of a tool prompt, in escaped UTF-16 units.
+// What they leave (at least about 1500 units) goes to the preview.
+const (
+	maxNoteUnits       = 400
+	maxAlwaysLines     = 6
+	maxAlwaysLineUnits = 250
+)
+
+// PromptText renders a pending request as message parts, sent in order.
+// A tool prompt or a question is always one part. A plan may need several:
+// attach PromptKeyboard to the LAST part, which also carries the deadline.
+// workDir makes file paths relative; now turns p.Deadline into "answer
+// within 10 min" (a zero now or Deadline leaves that line out).
+func PromptText(p *approvals.Prompt, workDir string, now time.Time) []string {
+	if p == nil {
+		return nil
+	}
+	switch p.Kind {
+	case approvals.KindPlan:
+		return planParts(p, workDir, now)
+	case approvals.KindQuestion:
+		return []string{QuestionText(p.Question)}
+	}
+	return []string{toolText(p, workDir, now)}
+}
+
+func toolText(p *approvals.Prompt, workDir string, now time.Time) string {
+	req := p.Request
+	tv := describeTool(req.ToolName, parseFields(req.Input), req.Description, workDir)
+
+	var pieces []string // everything but the preview, in order after it
+	if bp := blockedPath(req.BlockedPath, tv.path, workDir); bp != "" {
+		pieces = append(pieces, "📁 Path: <code>"+escHead(bp, maxPathUnits)+"</code>")
+	}
+	if len(p.AlwaysAllow) > 0 {
+		lines := []string{"🔓 <i>Always allow will:</i>"}
+		for i, l := range p.AlwaysAllow {
+			if i == maxAlwaysLines {
+				lines = append(lines, "• … "+plural(len(p.AlwaysAllow)-i, "more change", "more changes"))
+				break
+			}
+			lines = append(lines, "• "+escHead(oneLine(l), maxAlwaysLineUnits))
+		}
+		pieces = append(pieces, strings.Join(lines, "\n"))
+	}
+	if d := deadlineLine(p.Deadline, now); d != "" {
+		pieces = append(pieces, d)
+	}
+
+	top := tv.head
+	if n := strings.TrimSpace(clean(tv.note)); n != "" {
+		top += "\n<i>" + escHead(n, maxNoteUnits) + "</i>"
+	}
+	rest := strings.Join(pieces, "\n\n")
+	budget := MaxMessage - units(top) - units(rest) - len("\n\n\n\n")
+	preview := tv.preview(budget)
+
+	out := top
+	for _, s := range []string{preview, rest} {
+		if s != "" {
+			out += "\n\n" + s
+		}
+	}
+	return fit(out)
+}
+
+// blockedPath returns the path to show for the request's blocked_path, or
+// "" when there is none or it is the file the headline already names.
+func blockedPath(blocked, shown, workDir string) string {
+	if blocked == "" {
+		return ""
+	}
+	if shown != "" && filepath.Clean(blocked) == filepath.Clean(shown) {
+		return ""
+	}
+	return relPath(blocked, workDir)
+}
+
+// deadlineLine says how long the user has, rounded up to whole minutes
+// (seconds in the last minute).
+func deadlineLine(deadline, now time.Time) string {
+	if deadline.IsZero() || now.IsZero() {
+		return ""
+	}
+	left := deadline.Sub(now)
+	if left <= 0 {
+		return ""
+	}
+	var in string
+	if left < time.Minute {
+		in = fmt.Sprintf("%d s", int((left+time.Second-1)/time.Second))
+	} else {
+		in = fmt.Sprintf("%d min", int((left+time.Minute-1)/time.Minute))
+	}
+	return "<i>⌛ Answer within " + in + ", or it is denied.</i>"
+}
+
+func planParts(p *approvals.Prompt, workDir string, now time.Time) []string {
+	body := render.Markdown(clean(p.Plan))
+	if strings.TrimSpace(body) == "" {
+		body = "<i>(the plan has no text)</i>"
+	}
+	tail := []string{"<i>Approve to let Claude start. Pause &amp; Outline asks it to write the steps out here first.</i>"}
+	if p.PlanFile != "" {
+		tail = append([]string{"📄 Plan file: <code>" + escHead(relPath(p.PlanFile, workDir), maxPathUnits) + "</code>"}, tail...)
+	}
+	if d := deadlineLine(p.Deadline, now); d != "" {
+		tail = append(tail, d)
+	}
+	html := "📋 <b>Claude's plan</b>\n\n" + body + "\n\n" + strings.Join(tail, "\n")
+	return render.Split(html, MaxMessage)
+}
+
+// Button labels of approval prompts.
+const (
+	LabelApprove = "✅ Approve"
+	LabelDeny    = "❌ Deny"
+	LabelAlways  = "🔓 Always allow"
+	LabelOutline = "📋 Pause & Outline Plan"
+)
+
+// PromptKeyboard is the keyboard of a pending request; each button's
+// callback data is prefix + its token (keep prefix short: data is limited to
+// 64 bytes and tokens take 16). Approve and Deny share the first row, every
+// other action gets its own row. Questions get QuestionKeyboard.
+func PromptKeyboard(p *approvals.Prompt, prefix string) Keyboard {
+	if p == nil {
+		return nil
+	}
+	if p.Kind == approvals.KindQuestion {
+		return QuestionKeyboard(p.Question, prefix)
+	}
+	var first []Button
+	var kb Keyboard
+	for _, a := range p.Actions {
+		b := Button{Text: actionLabel(a), Data: prefix + a.Token}
+		switch a.Kind {
+		case approvals.ActionApprove, approvals.ActionDeny:
+			first = append(first, b)
+		default:
+			kb = append(kb, []Button{b})
+		}
+	}
+	if len(first) > 0 {
+		kb = append(Keyboard{first}, kb...)
+	}
+	return kb
+}
+
+func actionLabel(a approvals.Action) string {
+	switch a.Kind {
+	case approvals.ActionApprove:
+		return LabelApprove
+	case approvals.ActionDeny:
+		return LabelDeny
+	case approvals.ActionAlways:
+		return LabelAlways
+	case approvals.ActionOutline:
+		return LabelOutline
+	}
+	if l := clip(oneLine(a.Label), maxButtonRunes); l != "" {
+		return l
+	}
+	return string(a.Kind)
+}

@@ -1,0 +1,120 @@
+package view
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Status is what /status shows. Sources say where a setting comes from:
+// "chat setting" or "config".
+type Status struct {
+	SessionID      string
+	Model          string
+	ModelSource    string
+	PermissionMode string
+	PlanMode       string
+	PlanModeSource string
+	Verbose        bool
+	VerboseSource  string
+	Queued         int
+	CostUSD        float64
+	Live           bool // a Claude process is running for the session
+	Running        bool // a turn is in progress
+	WorkDir        string
+}
+
+const maxStatusValueUnits = 300
+
+// StatusText renders /status.
+func StatusText(s Status) string {
+	var lines []string
+	lines = append(lines, "📊 <b>Status</b>")
+	state := "idle"
+	switch {
+	case s.Running:
+		state = "working on a turn"
+	case s.Live:
+		state = "idle, Claude process running"
+	}
+	lines = append(lines, "State: "+state)
+	if s.Queued > 0 {
+		lines = append(lines, "Queued: "+plural(s.Queued, "message", "messages"))
+	}
+	if id := oneLine(s.SessionID); id != "" {
+		lines = append(lines, "Session: <code>"+escHead(id, maxStatusValueUnits)+"</code>")
+	} else {
+		lines = append(lines, "Session: <i>none yet (next message starts one)</i>")
+	}
+	lines = append(lines,
+		"Model: "+setting(s.Model, "default", s.ModelSource),
+		"Permission mode: "+setting(s.PermissionMode, "default", ""),
+		"Plan mode: "+setting(s.PlanMode, "off", s.PlanModeSource),
+		"Verbose: "+setting(onOff(s.Verbose), "", s.VerboseSource),
+	)
+	if s.CostUSD > 0 {
+		lines = append(lines, "Cost this session: "+formatCost(s.CostUSD))
+	}
+	if d := oneLine(s.WorkDir); d != "" {
+		lines = append(lines, "Directory: <code>"+escHead(d, maxStatusValueUnits)+"</code>")
+	}
+	return fit(strings.Join(lines, "\n"))
+}
+
+// setting renders a value (or its default) and, in italics, its source.
+func setting(value, def, source string) string {
+	v := oneLine(value)
+	if v == "" {
+		v = def
+	}
+	out := "<b>" + escHead(v, maxStatusValueUnits) + "</b>"
+	if src := oneLine(source); src != "" {
+		out += " <i>(" + escHead(src, 60) + ")</i>"
+	}
+	return out
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// HelpText renders /help. In groups it also says how to address the bot;
+// botUsername is without "@" (a leading "@" is tolerated).
+func HelpText(inGroup bool, botUsername string) string {
+	bot := strings.TrimPrefix(oneLine(botUsername), "@")
+	var b strings.Builder
+	b.WriteString("<b>untether</b> runs Claude Code on your machine. Send a message and Claude works on it; " +
+		"you see its progress, approve what it asks for, and get the answer here.\n\n")
+	b.WriteString("<b>Commands</b>\n")
+	for _, c := range [][2]string{
+		{"/start", "say hello and check access"},
+		{"/help", "this help"},
+		{"/new", "start a fresh Claude session"},
+		{"/cancel", "stop the current turn"},
+		{"/status", "session, model and settings"},
+		{"/planmode on|off|auto|show|clear", "plan before acting: on asks you to approve the plan, auto approves it, clear uses the config"},
+		{"/model &lt;name&gt;|show|clear", "choose the Claude model for this chat"},
+		{"/verbose on|off", "more detail in progress messages"},
+	} {
+		b.WriteString(c[0] + " — " + c[1] + "\n")
+	}
+	if inGroup {
+		b.WriteString("\n<b>In this group</b>\n")
+		if bot != "" {
+			at := "@" + escHead(bot, 100)
+			b.WriteString("Mention " + at + ", reply to one of its messages, or use a command (e.g. /status@" + escHead(bot, 100) + "). ")
+		} else {
+			b.WriteString("Mention the bot, reply to one of its messages, or use a command. ")
+		}
+		b.WriteString("Other messages are ignored.\n")
+	}
+	return fit(strings.TrimRight(b.String(), "\n"))
+}
+
+// Refusal answers a user who is not allowed to use the bot.
+func Refusal(userID int64) string {
+	return "This bot is private. Your Telegram user id is <code>" + strconv.FormatInt(userID, 10) +
+		"</code> — ask the owner to add it to allowed_user_ids."
+}

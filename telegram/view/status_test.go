@@ -1,0 +1,64 @@
+package view
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStatusGolden(t *testing.T) {
+	s := Status{SessionID: "3f2a9c1e-7d4b-4e51-9a0c-5b8f6e2d1a77", Model: "opus", ModelSource: "chat setting",
+		PermissionMode: "acceptEdits", PlanMode: "auto", PlanModeSource: "config", Verbose: true, VerboseSource: "chat setting",
+		Queued: 1, CostUSD: 0.4321, Live: true, Running: true, WorkDir: "/home/user/project"}
+	got := StatusText(s)
+	checkHTML(t, "status", got)
+	for _, line := range []string{"State: working on a turn", "Queued: 1 message", "Model: <b>opus</b> <i>(chat setting)</i>",
+		"Plan mode: <b>auto</b> <i>(config)</i>", "Verbose: <b>on</b> <i>(chat setting)</i>", "Cost this session: $0.4321"} {
+		if !strings.Contains(got, line) {
+			t.Errorf("status lacks %q:\n%s", line, got)
+		}
+	}
+	golden(t, "status", got+"\n")
+
+	empty := StatusText(Status{})
+	checkHTML(t, "empty status", empty)
+	for _, line := range []string{"State: idle", "Session: <i>none yet", "Model: <b>default</b>", "Plan mode: <b>off</b>", "Verbose: <b>off</b>"} {
+		if !strings.Contains(empty, line) {
+			t.Errorf("empty status lacks %q:\n%s", line, empty)
+		}
+	}
+	if strings.Contains(empty, "Queued") || strings.Contains(empty, "Cost") || strings.Contains(empty, "Directory") {
+		t.Errorf("empty status shows empty fields:\n%s", empty)
+	}
+	long := strings.Repeat("<&>", 3000)
+	checkHTML(t, "nasty status", StatusText(Status{SessionID: long, Model: long, ModelSource: long, PermissionMode: long, PlanMode: long, WorkDir: long}))
+}
+
+func TestHelpGolden(t *testing.T) {
+	private := HelpText(false, "untether_bot")
+	group := HelpText(true, "@untether_bot")
+	checkHTML(t, "help", private)
+	checkHTML(t, "group help", group)
+	for _, cmd := range []string{"/start", "/help", "/new", "/cancel", "/status", "/planmode on|off|auto|show|clear", "/model &lt;name&gt;|show|clear", "/verbose on|off"} {
+		if !strings.Contains(private, cmd) {
+			t.Errorf("help lacks %q", cmd)
+		}
+	}
+	if strings.Contains(private, "@untether_bot") {
+		t.Error("private help talks about groups")
+	}
+	if !strings.Contains(group, "Mention @untether_bot, reply to one of its messages") || strings.Contains(group, "@@") {
+		t.Errorf("group help does not say how to address the bot:\n%s", group)
+	}
+	golden(t, "help_private", private+"\n")
+	golden(t, "help_group", group+"\n")
+	checkHTML(t, "group help, no name", HelpText(true, ""))
+}
+
+func TestRefusal(t *testing.T) {
+	got := Refusal(123456789)
+	checkHTML(t, "refusal", got)
+	want := "This bot is private. Your Telegram user id is <code>123456789</code> — ask the owner to add it to allowed_user_ids."
+	if got != want {
+		t.Errorf("got %q", got)
+	}
+}

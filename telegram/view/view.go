@@ -1,0 +1,77 @@
+// Package view turns plain data into the Telegram HTML texts and inline
+// keyboards the bot shows: progress messages, approval and question prompts,
+// their outcomes, final-answer footers, errors, /status and /help.
+//
+// Everything here is a pure function of its arguments: no network, no
+// clock, no goroutines. Every text returned satisfies render.Validate and is
+// at most MaxMessage UTF-16 units of HTML source (the source length bounds
+// what Telegram counts, so it fits either way). Functions that may need more
+// than one message return []string; send the parts in order.
+package view
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/untether/untether/telegram/render"
+)
+
+// MaxMessage is Telegram's limit for one text message, in UTF-16 units.
+const MaxMessage = render.MaxMessage
+
+// MaxCallbackData is Telegram's limit for callback_data, in bytes.
+const MaxCallbackData = 64
+
+// Button is one inline button; Data is its callback_data.
+type Button struct {
+	Text string
+	Data string
+}
+
+// Keyboard is an inline keyboard, row by row. Nil means no keyboard.
+type Keyboard [][]Button
+
+// Markup converts k for the Bot API. It returns a nil interface (not a
+// typed nil) for an empty keyboard so omitempty drops reply_markup; an edit
+// without reply_markup removes the buttons of the message.
+func (k Keyboard) Markup() models.ReplyMarkup {
+	if len(k) == 0 {
+		return nil
+	}
+	rows := make([][]models.InlineKeyboardButton, 0, len(k))
+	for _, row := range k {
+		if len(row) == 0 {
+			continue
+		}
+		r := make([]models.InlineKeyboardButton, len(row))
+		for i, b := range row {
+			r[i] = models.InlineKeyboardButton{Text: b.Text, CallbackData: b.Data}
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	return &models.InlineKeyboardMarkup{InlineKeyboard: rows}
+}
+
+// Validate reports buttons Telegram would refuse: empty text, or callback
+// data empty or longer than MaxCallbackData bytes (a too-long prefix).
+func (k Keyboard) Validate() error {
+	var errs []error
+	for i, row := range k {
+		for j, b := range row {
+			switch {
+			case b.Text == "":
+				errs = append(errs, fmt.Errorf("button %d/%d: empty text", i, j))
+			case b.Data == "":
+				errs = append(errs, fmt.Errorf("button %d/%d (%s): empty callback data", i, j, b.Text))
+			case len(b.Data) > MaxCallbackData:
+				errs = append(errs, fmt.Errorf("button %d/%d (%s): callback data is %d bytes, limit %d", i, j, b.Text, len(b.Data), MaxCallbackData))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
