@@ -2,22 +2,128 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"io"
+	"log/slog"
+	"os"
+	"sort"
+
+	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/runner"
+	"github.com/untether/untether/telegram"
 )
 
-// cmdRun starts the bot.
+// cmdRun starts the bot and runs until SIGINT/SIGTERM.
 func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
-	if _, err := parseFlags("run", args, stderr); err != nil {
+	flags, err := parseFlags("run", args, stderr)
+	if err != nil {
 		return err
 	}
-	usage(stderr)
-	return errors.New("the Telegram bot is not built yet (issue 3); only the runner exists")
+	cfg, log, err := loadForRun(flags, stderr)
+	if err != nil {
+		return err
+	}
+	store, err := prefs.Open(ctx, cfg.State.Path, prefs.WithLogger(log))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	bot, err := telegram.New(botConfig(cfg), &telegram.RunnerEngine{Base: runnerOptions(cfg, log)}, store, log)
+	if err != nil {
+		return err
+	}
+	log.Info("untether starting", "version", version, "config", cfg.Path, "state", cfg.State.Path,
+		"working_dir", cfg.Claude.WorkingDir, "mode", cfg.Claude.Mode)
+	if err := bot.Run(ctx); err != nil {
+		return err
+	}
+	log.Info("untether stopped")
+	return nil
+}
+
+// loadForRun reads the config and builds the logger (flags win over [log]).
+func loadForRun(flags commonFlags, stderr io.Writer) (*Config, *slog.Logger, error) {
+	path, err := ResolveConfigPath(flags.config)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg, err := LoadConfig(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	format, level := cfg.Log.Format, cfg.Log.Level
+	if flags.logFormat != "" {
+		format = flags.logFormat
+	}
+	if flags.logLevel != "" {
+		level = flags.logLevel
+	}
+	log, err := newLogger(stderr, format, level, cfg.Secrets()...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	return cfg, log, nil
+}
+
+func botConfig(cfg *Config) telegram.Config {
+	return telegram.Config{
+		Token:          cfg.Telegram.BotToken.Reveal(),
+		APIURL:         cfg.Telegram.APIURL,
+		AllowedUsers:   cfg.Telegram.AllowedUserIDs,
+		AllowAnyUser:   cfg.Telegram.AllowAnyUser,
+		AllowedChats:   cfg.Telegram.AllowedChatIDs,
+		PollTimeout:    cfg.Telegram.PollTimeout,
+		MaxBacklogAge:  cfg.Telegram.MaxBacklogAge,
+		MinEdit:        cfg.Progress.MinEditInterval,
+		GroupEdit:      cfg.Progress.GroupEditInterval,
+		MaxActions:     cfg.Progress.MaxActions,
+		IdleTimeout:    cfg.Claude.IdleTimeout,
+		MaxLive:        cfg.Claude.MaxLiveSessions,
+		WorkDir:        cfg.Claude.WorkingDir,
+		Model:          cfg.Claude.Model,
+		PermissionMode: cfg.Claude.PermissionMode,
+		PlanMode:       cfg.Approvals.PlanMode,
+		SkipPerms:      cfg.Claude.DangerouslySkipPermissions,
+		AllowList:      approvals.MergeAllowList(cfg.Claude.AllowedTools, cfg.Approvals.AutoApprove),
+		ApprovalWait:   cfg.Approvals.Timeout,
+		CooldownBase:   cfg.Cooldown.Base,
+		CooldownMax:    cfg.Cooldown.Max,
+	}
+}
+
+func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
+	mode := runner.Interactive
+	if cfg.Claude.Mode == ModeOneshot {
+		mode = runner.OneShot
+	}
+	keys := make([]string, 0, len(cfg.Claude.Env))
+	for k := range cfg.Claude.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	extra := make([]string, 0, len(keys))
+	for _, k := range keys {
+		extra = append(extra, k+"="+cfg.Claude.Env[k])
+	}
+	return runner.Options{
+		Binary:          cfg.Claude.Binary,
+		WorkDir:         cfg.Claude.WorkingDir,
+		Mode:            mode,
+		AllowedTools:    cfg.Claude.AllowedTools,
+		SkipPermissions: cfg.Claude.DangerouslySkipPermissions,
+		IncludePartial:  cfg.Claude.IncludePartialMessages,
+		ExtraArgs:       cfg.Claude.ExtraArgs,
+		Env:             os.Environ(),
+		ExtraEnv:        extra,
+		UseAPIBilling:   cfg.Claude.UseAPIBilling,
+		Logger:          log,
+	}
 }
 
 func cmdDoctor(ctx context.Context, args []string, stdout io.Writer) error {
 	if _, err := parseFlags("doctor", args, stdout); err != nil {
 		return err
 	}
-	return errors.New("doctor is not built yet")
+	return fmt.Errorf("doctor is not built yet")
 }

@@ -1,0 +1,289 @@
+// Package runnertest is an in-process, scripted Claude session for tests
+// and load runs of the bot: it has the runner.Session method set, emits
+// runner events from a script, and records every answer written to it.
+package runnertest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/untether/untether/runner"
+)
+
+// Script runs one turn (one Send). It emits events through the Turn and
+// must end the turn with Complete, Fail or Crash.
+type Script func(t *Turn)
+
+// Decision is what the bot answered to an approval request.
+type Decision struct {
+	Allow              bool
+	UpdatedInput       json.RawMessage
+	UpdatedPermissions []json.RawMessage
+	Message            string
+	Interrupt          bool
+	// Interrupted is set when the turn was interrupted while waiting.
+	Interrupted bool
+	// Closed is set when the session closed while waiting.
+	Closed bool
+}
+
+// Session is a scripted stand-in for *runner.Session.
+type Session struct {
+	id     string
+	script Script
+	events chan runner.Event
+	done   chan struct{}
+
+	mu        sync.Mutex
+	closed    bool
+	prompts   chan string
+	pending   map[string]chan Decision
+	current   *Turn
+	mode      string
+	answers   []Answer
+	turns     int
+	closeOnce sync.Once
+}
+
+// Answer records an Allow or Deny written to the session.
+type Answer struct {
+	RequestID string
+	Decision  Decision
+	At        time.Time
+}
+
+// New starts a scripted session with the given id.
+func New(id string, script Script) *Session {
+	s := &Session{id: id, script: script, events: make(chan runner.Event, 4096), done: make(chan struct{}),
+		prompts: make(chan string, 64), pending: map[string]chan Decision{}, mode: "default"}
+	go s.loop()
+	return s
+}
+
+func (s *Session) loop() {
+	for {
+		select {
+		case p := <-s.prompts:
+			s.mu.Lock()
+			s.turns++
+			t := &Turn{Prompt: p, N: s.turns, s: s, interrupted: make(chan struct{})}
+			s.current = t
+			s.mu.Unlock()
+			s.script(t)
+			s.mu.Lock()
+			s.current = nil
+			s.mu.Unlock()
+			if t.crashed {
+				return
+			}
+		case <-s.done:
+			return
+		}
+	}
+}
+
+// Events implements the runner.Session method.
+func (s *Session) Events() <-chan runner.Event { return s.events }
+
+// Done is closed when the session is closed.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// SessionID returns the fixed id.
+func (s *Session) SessionID() string { return s.id }
+
+// Send queues a prompt; turns run one after another, like the CLI.
+func (s *Session) Send(ctx context.Context, text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return runner.ErrClosed
+	}
+	select {
+	case s.prompts <- text:
+		return nil
+	default:
+		return errors.New("runnertest: too many queued prompts")
+	}
+}
+
+// Allow answers a pending request.
+func (s *Session) Allow(ctx context.Context, requestID string, updatedInput json.RawMessage, updatedPermissions []json.RawMessage) error {
+	return s.answer(requestID, Decision{Allow: true, UpdatedInput: updatedInput, UpdatedPermissions: updatedPermissions})
+}
+
+// Deny answers a pending request.
+func (s *Session) Deny(ctx context.Context, requestID, message string, interrupt bool) error {
+	return s.answer(requestID, Decision{Message: message, Interrupt: interrupt})
+}
+
+func (s *Session) answer(id string, d Decision) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return runner.ErrClosed
+	}
+	ch, ok := s.pending[id]
+	if !ok {
+		return runner.ErrUnknownRequest
+	}
+	delete(s.pending, id)
+	s.answers = append(s.answers, Answer{RequestID: id, Decision: d, At: time.Now()})
+	ch <- d
+	return nil
+}
+
+// Answers returns every answer written so far.
+func (s *Session) Answers() []Answer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Answer(nil), s.answers...)
+}
+
+// Interrupt ends the running turn's wait (the script sees Interrupted).
+func (s *Session) Interrupt(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return runner.ErrClosed
+	}
+	if t := s.current; t != nil && !t.isInterrupted() {
+		close(t.interrupted)
+	}
+	return nil
+}
+
+// SetPermissionMode switches the mode and reports it, like the CLI.
+func (s *Session) SetPermissionMode(ctx context.Context, mode string) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return runner.ErrClosed
+	}
+	s.mode = mode
+	s.mu.Unlock()
+	s.emit(runner.PermissionModeChanged{Mode: mode})
+	return nil
+}
+
+// Mode returns the current permission mode.
+func (s *Session) Mode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
+}
+
+// Close ends the session: pending requests see Closed, then Exited.
+func (s *Session) Close(ctx context.Context) error {
+	s.finish(runner.Exited{})
+	return nil
+}
+
+func (s *Session) finish(ex runner.Exited) {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		for id, ch := range s.pending {
+			ch <- Decision{Closed: true}
+			delete(s.pending, id)
+		}
+		close(s.done)
+		s.events <- ex
+		close(s.events)
+		s.mu.Unlock()
+	})
+}
+
+// emit holds the lock while sending so finish cannot close the channel
+// under it; the channel is buffered far beyond what a test emits unread.
+func (s *Session) emit(evs ...runner.Event) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	for _, ev := range evs {
+		s.events <- ev
+	}
+}
+
+// Turn is one scripted turn.
+type Turn struct {
+	Prompt      string
+	N           int
+	s           *Session
+	interrupted chan struct{}
+	crashed     bool
+}
+
+func (t *Turn) isInterrupted() bool {
+	select {
+	case <-t.interrupted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Interrupted is closed when the bot interrupts the turn.
+func (t *Turn) Interrupted() <-chan struct{} { return t.interrupted }
+
+// Session returns the turn's session.
+func (t *Turn) Session() *Session { return t.s }
+
+// Emit sends events to the bot.
+func (t *Turn) Emit(evs ...runner.Event) { t.s.emit(evs...) }
+
+// Start emits the system/init of the turn.
+func (t *Turn) Start(model string) {
+	t.Emit(runner.SessionStarted{SessionID: t.s.id, Model: model, PermissionMode: t.s.Mode()})
+}
+
+// Ask emits an approval request and waits for the answer, an interrupt or
+// the session's end.
+func (t *Turn) Ask(req runner.ApprovalRequest) Decision {
+	ch := make(chan Decision, 1)
+	t.s.mu.Lock()
+	if t.s.closed {
+		t.s.mu.Unlock()
+		return Decision{Closed: true}
+	}
+	t.s.pending[req.RequestID] = ch
+	t.s.mu.Unlock()
+	t.Emit(req)
+	select {
+	case d := <-ch:
+		return d
+	case <-t.interrupted:
+		t.s.mu.Lock()
+		delete(t.s.pending, req.RequestID)
+		t.s.mu.Unlock()
+		return Decision{Interrupted: true}
+	}
+}
+
+// Complete ends the turn with an answer.
+func (t *Turn) Complete(result string) {
+	t.Emit(runner.TurnCompleted{SessionID: t.s.id, OK: true, Subtype: "success", Result: result, NumTurns: 1,
+		CostUSD: 0.01, Duration: 1500 * time.Millisecond, TerminalReason: "completed",
+		Usage: runner.Usage{InputTokens: 1200, OutputTokens: 340}})
+}
+
+// Aborted ends the turn as the CLI does after an interrupt.
+func (t *Turn) Aborted() {
+	t.Emit(runner.TurnCompleted{SessionID: t.s.id, Subtype: "error_during_execution", ErrorText: "interrupted",
+		TerminalReason: "aborted_streaming"})
+}
+
+// Fail ends the turn with an error result (e.g. an API error).
+func (t *Turn) Fail(msg string) {
+	t.Emit(runner.TurnCompleted{SessionID: t.s.id, Subtype: "success", Result: msg, ErrorText: msg, TerminalReason: "api_error"})
+}
+
+// Crash ends the process mid-turn.
+func (t *Turn) Crash(code int, stderr string) {
+	t.crashed = true
+	t.s.finish(runner.Exited{ExitCode: code, StderrTail: stderr, MidTurn: true, Err: errors.New("claude exited without finishing the turn")})
+}

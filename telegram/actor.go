@@ -1,0 +1,300 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/runner"
+)
+
+var errBusyOneShot = errors.New("a one-shot turn is still running")
+
+// actor owns one session (chat or forum topic): its prompt queue, its live
+// Claude connection and its running turn. It runs a goroutine only while it
+// has work or a live process, so idle chats cost no goroutine.
+type actor struct {
+	b     *Bot
+	key   string
+	place place
+	group bool
+
+	mu      sync.Mutex
+	queue   []prefs.QueuedPrompt
+	running bool // the goroutine is alive
+	stopped bool
+	turn    *turn // the running turn, if any
+	conn    Conn
+	model   string // as reported by the CLI
+	mode    string // permission mode as reported by the CLI
+	lastUse time.Time
+	restart bool // settings changed: restart the process (resuming) before the next turn
+
+	wake   chan struct{} // new prompt or request (capacity 1)
+	cancel chan struct{} // cancel the running turn (capacity 1)
+	evict  chan struct{} // close the idle process to free a slot (capacity 1)
+	quit   chan struct{} // bot shutdown
+	reset  chan struct{} // /new: drop the process and the session (capacity 1)
+}
+
+func newActor(b *Bot, key string, p place, group bool) *actor {
+	return &actor{b: b, key: key, place: p, group: group,
+		wake: make(chan struct{}, 1), cancel: make(chan struct{}, 1),
+		evict: make(chan struct{}, 1), quit: make(chan struct{}), reset: make(chan struct{}, 1)}
+}
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+// enqueue adds a prompt; the user is told when it waits behind a turn.
+func (a *actor) enqueue(qp prefs.QueuedPrompt) {
+	a.mu.Lock()
+	if a.stopped {
+		a.mu.Unlock()
+		return // stays in the store; it runs after the restart
+	}
+	a.queue = append(a.queue, qp)
+	ahead := len(a.queue) - 1
+	busy := a.turn != nil
+	if busy {
+		ahead++
+		a.turn.setQueued(len(a.queue))
+	}
+	a.startLocked()
+	a.mu.Unlock()
+	signal(a.wake)
+	if busy {
+		a.b.notify(a.place, qp.MessageID, fmt.Sprintf("Queued: it runs after the current turn (%d ahead). /cancel stops the current one.", ahead))
+	}
+}
+
+func (a *actor) startLocked() {
+	if a.running || a.stopped {
+		return
+	}
+	a.running = true
+	a.b.wg.Add(1)
+	go a.loop()
+}
+
+// requestCancel interrupts the running turn, if any. It never waits.
+func (a *actor) requestCancel() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.turn == nil {
+		return false
+	}
+	signal(a.cancel)
+	return true
+}
+
+// requestReset drops queued prompts and the process; the next message
+// starts a fresh Claude session.
+func (a *actor) requestReset() (dropped int) {
+	a.mu.Lock()
+	dropped = len(a.queue)
+	for _, qp := range a.queue {
+		if err := a.b.store.DonePrompt(a.key, qp.Seq); err != nil {
+			a.b.log.Warn("could not drop queued prompt", "chat_id", a.place.ChatID, "err", err)
+		}
+	}
+	a.queue = nil
+	if a.turn != nil {
+		signal(a.cancel)
+	}
+	a.startLocked()
+	a.mu.Unlock()
+	signal(a.reset)
+	return dropped
+}
+
+func (a *actor) stop() {
+	a.mu.Lock()
+	if !a.stopped {
+		a.stopped = true
+		close(a.quit)
+	}
+	a.mu.Unlock()
+}
+
+type actorStatus struct {
+	Queued  int
+	Running bool
+	Live    bool
+	Model   string
+	Mode    string
+	Session string
+}
+
+func (a *actor) status() actorStatus {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	st := actorStatus{Queued: len(a.queue), Running: a.turn != nil, Live: a.conn != nil, Model: a.model, Mode: a.mode}
+	if a.conn != nil {
+		st.Session = a.conn.SessionID()
+	}
+	return st
+}
+
+// restartAfterTurn makes the next turn start a new process that resumes
+// the conversation, so changed settings (the model) take effect.
+func (a *actor) restartAfterTurn() {
+	a.mu.Lock()
+	a.restart = true
+	a.mu.Unlock()
+}
+
+// liveConn returns the live connection, for switching modes on the fly.
+func (a *actor) liveConn() Conn {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.conn
+}
+
+func (a *actor) pop() (prefs.QueuedPrompt, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.queue) == 0 || a.stopped {
+		return prefs.QueuedPrompt{}, false
+	}
+	qp := a.queue[0]
+	a.queue = a.queue[1:]
+	return qp, true
+}
+
+// loop runs turns one after another, then idles while the process is live.
+func (a *actor) loop() {
+	defer a.b.wg.Done()
+	ctx := a.b.baseCtx
+	for {
+		select {
+		case <-a.reset:
+			a.dropSession(ctx)
+		default:
+		}
+		if qp, ok := a.pop(); ok {
+			a.runTurn(ctx, qp)
+			continue
+		}
+		if a.idle(ctx) {
+			continue
+		}
+		a.mu.Lock()
+		if len(a.queue) > 0 && !a.stopped {
+			a.mu.Unlock()
+			continue
+		}
+		a.running = false
+		a.mu.Unlock()
+		return
+	}
+}
+
+// idle waits for work while a process is live. It returns true when there
+// may be work, false when the goroutine can end (no process, nothing queued).
+func (a *actor) idle(ctx context.Context) bool {
+	a.mu.Lock()
+	conn := a.conn
+	a.mu.Unlock()
+	if conn == nil {
+		select {
+		case <-a.quit:
+		default:
+		}
+		return false
+	}
+	var timeout <-chan time.Time
+	if a.b.cfg.IdleTimeout > 0 {
+		t := time.NewTimer(a.b.cfg.IdleTimeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	for {
+		select {
+		case <-a.wake:
+			return true
+		case <-a.reset:
+			a.dropSession(ctx)
+			return true
+		case <-a.quit:
+			a.closeConn(ctx, "bot stopping")
+			return false
+		case <-timeout:
+			a.b.log.Info("closing idle claude process", "chat_id", a.place.ChatID, "session_key", a.key)
+			a.closeConn(ctx, "idle")
+			return false
+		case <-a.evict:
+			a.closeConn(ctx, "evicted for another chat")
+			return false
+		case ev, ok := <-conn.Events():
+			if !ok {
+				a.forgetConn()
+				return false
+			}
+			switch e := ev.(type) {
+			case runner.Exited:
+				a.b.log.Info("claude process ended between turns", "chat_id", a.place.ChatID, "exit_code", e.ExitCode)
+				a.forgetConn()
+				return false
+			case runner.PermissionModeChanged:
+				a.setMode(e.Mode)
+			case runner.ApprovalRequest:
+				// Nothing asks between turns; refuse so the CLI never waits.
+				_ = conn.Deny(ctx, e.RequestID, "No turn is running; ask again in a turn.", false)
+			}
+		}
+	}
+}
+
+func (a *actor) setMode(m string) {
+	a.mu.Lock()
+	a.mode = m
+	a.mu.Unlock()
+}
+
+// closeConn ends the live process; its session id stays stored for --resume.
+func (a *actor) closeConn(ctx context.Context, why string) {
+	a.mu.Lock()
+	conn := a.conn
+	a.conn = nil
+	a.mu.Unlock()
+	if conn == nil {
+		return
+	}
+	if _, err := a.b.broker.CancelSession(ctx, a.key, "the Claude session was closed ("+why+")"); err != nil {
+		a.b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := conn.Close(cctx); err != nil {
+		a.b.log.Warn("closing claude failed", "chat_id", a.place.ChatID, "err", err)
+	}
+	go func() { // drain what is left so the runner's goroutines end
+		for range conn.Events() {
+		}
+	}()
+	a.b.pool.release(a)
+}
+
+func (a *actor) forgetConn() {
+	a.mu.Lock()
+	a.conn = nil
+	a.mu.Unlock()
+	a.b.pool.release(a)
+}
+
+// dropSession is /new: close the process and forget the session id.
+func (a *actor) dropSession(ctx context.Context) {
+	a.closeConn(ctx, "new session")
+	if err := a.b.store.ClearSession(a.key); err != nil {
+		a.b.log.Warn("could not clear session", "chat_id", a.place.ChatID, "err", err)
+	}
+	a.b.broker.Forget(a.key)
+}

@@ -1,0 +1,197 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"regexp"
+	"strings"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/untether/untether/telegram/outbox"
+	"github.com/untether/untether/telegram/view"
+)
+
+// Every call to Telegram below goes through the outbox, except getMe at
+// start-up and polling.
+
+func (b *Bot) getMe(ctx context.Context) (botIdentity, error) {
+	u, err := b.client.GetMe(ctx)
+	if err != nil {
+		return botIdentity{}, fmt.Errorf("telegram getMe (is the bot token valid? is api_url right?): %s", b.redact(err.Error()))
+	}
+	return botIdentity{ID: u.ID, Username: u.Username}, nil
+}
+
+func (b *Bot) setCommands(ctx context.Context) error {
+	cmds := []models.BotCommand{
+		{Command: "new", Description: "start a fresh Claude session"},
+		{Command: "cancel", Description: "stop the running turn"},
+		{Command: "status", Description: "session, model, mode, queue, cost"},
+		{Command: "planmode", Description: "on | off | auto | show | clear"},
+		{Command: "model", Description: "<name> | show | clear"},
+		{Command: "verbose", Description: "on | off: more detail in progress"},
+		{Command: "help", Description: "how to use this bot"},
+		{Command: "start", Description: "hello"},
+	}
+	return b.out.Send(ctx, outbox.Job{Unpaced: true, Do: func(ctx context.Context) error {
+		_, err := b.client.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: cmds})
+		return b.wrap("setMyCommands", err)
+	}})
+}
+
+// wrap adds the method and removes the token from an API error.
+func (b *Bot) wrap(method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &apiError{method: method, err: err, msg: b.redact(err.Error())}
+}
+
+type apiError struct {
+	method string
+	msg    string
+	err    error
+}
+
+func (e *apiError) Error() string { return "telegram " + e.method + ": " + e.msg }
+func (e *apiError) Unwrap() error { return e.err }
+
+func isParseError(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "can't parse entities")
+}
+
+func isNotFound(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "message to edit not found") ||
+		strings.Contains(err.Error(), "message to delete not found") ||
+		strings.Contains(err.Error(), "message can't be"))
+}
+
+// place says where a message goes: a chat, maybe a forum topic.
+type place struct {
+	ChatID int64
+	Thread int
+}
+
+var noPreview = &models.LinkPreviewOptions{IsDisabled: tgbot.True()}
+
+// send posts an HTML message and returns its id, waiting for delivery.
+// If Telegram rejects the HTML, the plain text is sent instead.
+func (b *Bot) send(ctx context.Context, p place, replyTo int, text string, kb view.Keyboard, prio outbox.Priority) (int, error) {
+	var id int
+	do := func(parse bool) func(context.Context) error {
+		return func(ctx context.Context) error {
+			params := &tgbot.SendMessageParams{
+				ChatID:             p.ChatID,
+				MessageThreadID:    p.Thread,
+				Text:               text,
+				ReplyMarkup:        kb.Markup(),
+				LinkPreviewOptions: noPreview,
+			}
+			if parse {
+				params.ParseMode = models.ParseModeHTML
+			} else {
+				params.Text = plainText(text)
+			}
+			if replyTo != 0 {
+				params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+			}
+			m, err := b.client.SendMessage(ctx, params)
+			if err != nil {
+				return b.wrap("sendMessage", err)
+			}
+			id = m.ID
+			return nil
+		}
+	}
+	err := b.out.Send(ctx, outbox.Job{ChatID: p.ChatID, Priority: prio, Do: do(true)})
+	if isParseError(err) {
+		b.log.Warn("telegram rejected HTML, sending plain text", "chat_id", p.ChatID, "err", err)
+		err = b.out.Send(ctx, outbox.Job{ChatID: p.ChatID, Priority: prio, Do: do(false)})
+	}
+	return id, err
+}
+
+// edit replaces a message's text and keyboard (no keyboard removes it).
+// With a key, a queued older edit of the same message is superseded and the
+// call does not wait; onDone, if set, gets the result.
+func (b *Bot) edit(ctx context.Context, chatID int64, msgID int, text string, kb view.Keyboard, prio outbox.Priority, key string, onDone func(error)) error {
+	do := func(parse bool) func(context.Context) error {
+		return func(ctx context.Context) error {
+			params := &tgbot.EditMessageTextParams{ChatID: chatID, MessageID: msgID, Text: text,
+				ReplyMarkup: kb.Markup(), LinkPreviewOptions: noPreview}
+			if parse {
+				params.ParseMode = models.ParseModeHTML
+			} else {
+				params.Text = plainText(text)
+			}
+			_, err := b.client.EditMessageText(ctx, params)
+			return b.wrap("editMessageText", err)
+		}
+	}
+	job := outbox.Job{ChatID: chatID, Priority: prio, Key: key, Do: do(true)}
+	if key != "" {
+		job.OnDone = func(err error) {
+			if isParseError(err) {
+				job.Do, job.OnDone = do(false), onDone
+				b.out.Replace(job)
+				return
+			}
+			if onDone != nil {
+				onDone(err)
+			}
+		}
+		b.out.Replace(job)
+		return nil
+	}
+	err := b.out.Send(ctx, job)
+	if isParseError(err) {
+		job.Do = do(false)
+		err = b.out.Send(ctx, job)
+	}
+	return err
+}
+
+func (b *Bot) deleteMessage(ctx context.Context, chatID int64, msgID int) error {
+	err := b.out.Send(ctx, outbox.Job{ChatID: chatID, Priority: outbox.Normal, Do: func(ctx context.Context) error {
+		_, err := b.client.DeleteMessage(ctx, &tgbot.DeleteMessageParams{ChatID: chatID, MessageID: msgID})
+		return b.wrap("deleteMessage", err)
+	}})
+	if isNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// answerCallback shows a toast; it never waits behind chat messages.
+func (b *Bot) answerCallback(ctx context.Context, id, text string) {
+	b.out.Enqueue(outbox.Job{Unpaced: true, Do: func(ctx context.Context) error {
+		_, err := b.client.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
+		if err != nil && strings.Contains(err.Error(), "query is too old") {
+			return nil
+		}
+		return b.wrap("answerCallbackQuery", err)
+	}})
+}
+
+// notify sends a short message without waiting for it.
+func (b *Bot) notify(p place, replyTo int, text string) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	go func() {
+		defer cancel()
+		if _, err := b.send(ctx, p, replyTo, text, nil, outbox.Normal); err != nil && !errors.Is(err, outbox.ErrClosed) {
+			b.log.Warn("could not send a notice", "chat_id", p.ChatID, "err", err)
+		}
+	}()
+}
+
+var tagRE = regexp.MustCompile(`<[^>]*>`)
+
+// plainText turns our own generated HTML back into text, for the fallback.
+func plainText(s string) string {
+	return html.UnescapeString(tagRE.ReplaceAllString(s, ""))
+}

@@ -1,0 +1,251 @@
+package telegram
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"sync"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/runner"
+	"github.com/untether/untether/telegram/outbox"
+	"github.com/untether/untether/telegram/view"
+)
+
+// Callback data prefixes: "a:" approval tokens (minted by the broker),
+// "c:" cancel buttons of progress messages (minted here).
+const (
+	prefixApproval = "a:"
+	prefixCancel   = "c:"
+)
+
+// approval hands a can_use_tool request to the broker, and shows a prompt
+// when the user has to decide.
+func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest) {
+	a, b := t.a, t.a.b
+	st := b.settings(a.key)
+	a.mu.Lock()
+	mode := a.mode
+	a.mu.Unlock()
+	req := approvals.Request{RequestID: e.RequestID, ToolName: e.ToolName, Input: e.Input, Suggestions: e.Suggestions,
+		ToolUseID: e.ToolUseID, BlockedPath: e.BlockedPath, Description: e.Description,
+		ChatID: a.place.ChatID, SessionKey: a.key, PermissionMode: mode, PlanMode: st.PlanMode}
+	sub, err := b.broker.Submit(ctx, req, conn)
+	if err != nil {
+		b.log.Warn("approval request not handled", "chat_id", a.place.ChatID, "request_id", e.RequestID, "err", err)
+		// Never leave the CLI waiting.
+		_ = conn.Deny(ctx, e.RequestID, "untether could not handle this request: "+b.redact(err.Error()), false)
+		return
+	}
+	if sub.Auto() {
+		if sub.Outcome == approvals.OutcomeDenied {
+			b.notify(a.place, t.progressID, view.AutoNotice(sub.Reason, sub.Message))
+		}
+		return
+	}
+	t.state = "waiting for approval"
+	t.dirty = true
+	b.showPrompt(ctx, a, t, sub.Prompt)
+}
+
+// showPrompt sends the prompt (a reply to the progress message), the
+// keyboard on its last part, and tells the broker where it is.
+func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Prompt) {
+	var parts []string
+	var kb view.Keyboard
+	if p.Kind == approvals.KindQuestion && p.Question != nil {
+		parts = []string{view.QuestionText(p.Question)}
+		kb = view.QuestionKeyboard(p.Question, prefixApproval)
+	} else {
+		parts = view.PromptText(p, b.cfg.WorkDir, b.now())
+		kb = view.PromptKeyboard(p, prefixApproval)
+	}
+	replyTo := t.progressID
+	if replyTo == 0 {
+		replyTo = t.qp.MessageID
+	}
+	var last int
+	for i, part := range parts {
+		var k view.Keyboard
+		if i == len(parts)-1 {
+			k = kb
+		}
+		id, err := b.send(ctx, a.place, replyTo, part, k, outbox.High)
+		if err != nil {
+			b.log.Error("approval prompt not delivered", "chat_id", a.place.ChatID, "request_id", p.Request.RequestID, "err", err)
+			return // the broker's timer still answers the CLI
+		}
+		replyTo, last = id, id
+	}
+	ref := approvals.PromptRef{ChatID: a.place.ChatID, MessageID: last}
+	b.prompts.put(ref, parts[len(parts)-1])
+	if !b.broker.SetPrompt(a.key, p.Request.RequestID, ref) {
+		// Resolved while we were sending (timeout, cancel): show that.
+		_ = b.edit(ctx, ref.ChatID, ref.MessageID, view.OutcomeText(parts[len(parts)-1], view.Outcome{Kind: approvals.OutcomeCancelled}), nil, outbox.High, "", nil)
+		return
+	}
+	if err := b.store.AddLive(prefs.LiveMessage{Kind: prefs.LivePrompt, ChatID: a.place.ChatID, MessageID: last,
+		ThreadID: a.place.Thread, SessionKey: a.key, Created: b.now()}); err != nil {
+		b.log.Warn("could not record prompt message", "chat_id", a.place.ChatID, "err", err)
+	}
+}
+
+// handleCallback answers a button press. It runs outside every turn queue:
+// a turn waiting for approval must never block the press that approves it.
+func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
+	chatID := int64(0)
+	if cq.Message.Message != nil {
+		chatID = cq.Message.Message.Chat.ID
+	} else if cq.Message.InaccessibleMessage != nil {
+		chatID = cq.Message.InaccessibleMessage.Chat.ID
+	}
+	log := b.log.With("chat_id", chatID, "user_id", cq.From.ID)
+	switch {
+	case strings.HasPrefix(cq.Data, prefixApproval):
+		res, err := b.broker.Press(ctx, strings.TrimPrefix(cq.Data, prefixApproval), cq.From.ID, chatID)
+		var ref *approvals.Refusal
+		if errors.As(err, &ref) {
+			b.answerCallback(ctx, cq.ID, ref.Toast)
+			return
+		}
+		b.answerCallback(ctx, cq.ID, res.Toast)
+		if err != nil {
+			log.Warn("decision could not reach claude", "request_id", res.Request.RequestID, "err", err)
+		}
+		b.afterPress(ctx, res, &cq.From)
+	case strings.HasPrefix(cq.Data, prefixCancel):
+		target, ok := b.buttons.cancelTarget(strings.TrimPrefix(cq.Data, prefixCancel))
+		switch {
+		case !b.userAllowed(cq.From.ID):
+			b.answerCallback(ctx, cq.ID, "You are not allowed to do this")
+		case !ok:
+			b.answerCallback(ctx, cq.ID, "This turn is already over")
+		case target.chatID != chatID:
+			b.answerCallback(ctx, cq.ID, "This button belongs to another chat")
+		default:
+			a := b.existingActor(target.key)
+			if a != nil && a.requestCancel() {
+				b.answerCallback(ctx, cq.ID, "Cancelling…")
+			} else {
+				b.answerCallback(ctx, cq.ID, "This turn is already over")
+			}
+		}
+	default:
+		b.answerCallback(ctx, cq.ID, "This button has expired")
+	}
+}
+
+// afterPress edits the prompt: the outcome and who decided (no buttons), or
+// the next state of a question.
+func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models.User) {
+	ref := res.Prompt
+	if ref.MessageID == 0 {
+		return
+	}
+	if !res.Final() {
+		if res.Question != nil {
+			text := view.QuestionText(res.Question)
+			b.prompts.put(ref, text)
+			_ = b.edit(ctx, ref.ChatID, ref.MessageID, text, view.QuestionKeyboard(res.Question, prefixApproval), outbox.High, "", nil)
+		}
+		return
+	}
+	b.resolvePrompt(ctx, ref, view.Outcome{Kind: res.Outcome, By: displayName(from),
+		Question: res.Request.ToolName == approvals.ToolAskUserQuestion, Answers: res.Answers})
+}
+
+func (b *Bot) resolvePrompt(ctx context.Context, ref approvals.PromptRef, o view.Outcome) {
+	original := b.prompts.take(ref)
+	if err := b.edit(ctx, ref.ChatID, ref.MessageID, view.OutcomeText(original, o), nil, outbox.High, "", nil); err != nil {
+		b.log.Warn("could not edit prompt", "chat_id", ref.ChatID, "err", err)
+	}
+	if err := b.store.RemoveLive(ref.ChatID, ref.MessageID); err != nil {
+		b.log.Warn("could not forget prompt message", "chat_id", ref.ChatID, "err", err)
+	}
+}
+
+// onResolved is the broker's hook for timeouts and cancellations.
+func (b *Bot) onResolved(r approvals.Resolution) {
+	if r.Prompt.MessageID == 0 {
+		return
+	}
+	b.resolvePrompt(context.Background(), r.Prompt, view.Outcome{Kind: r.Outcome, Reason: r.Reason})
+}
+
+func displayName(u *models.User) string {
+	if u == nil {
+		return ""
+	}
+	if u.Username != "" {
+		return "@" + u.Username
+	}
+	return strings.TrimSpace(u.FirstName + " " + u.LastName)
+}
+
+// buttons maps cancel-button tokens to their turn.
+type buttons struct {
+	mu     sync.Mutex
+	cancel map[string]cancelRef
+}
+
+type cancelRef struct {
+	key    string
+	chatID int64
+}
+
+func newButtons() *buttons { return &buttons{cancel: map[string]cancelRef{}} }
+
+func (bt *buttons) addCancel(key string, chatID int64) string {
+	tok := randomToken()
+	bt.mu.Lock()
+	bt.cancel[tok] = cancelRef{key: key, chatID: chatID}
+	bt.mu.Unlock()
+	return tok
+}
+
+func (bt *buttons) cancelTarget(tok string) (cancelRef, bool) {
+	bt.mu.Lock()
+	defer bt.mu.Unlock()
+	r, ok := bt.cancel[tok]
+	return r, ok
+}
+
+func (bt *buttons) remove(tok string) {
+	bt.mu.Lock()
+	delete(bt.cancel, tok)
+	bt.mu.Unlock()
+}
+
+func randomToken() string {
+	var buf [12]byte
+	_, _ = rand.Read(buf[:])
+	return base64.RawURLEncoding.EncodeToString(buf[:])
+}
+
+// promptTexts remembers the HTML of shown prompts, to append the outcome.
+type promptTexts struct {
+	mu sync.Mutex
+	m  map[approvals.PromptRef]string
+}
+
+func (p *promptTexts) put(ref approvals.PromptRef, text string) {
+	p.mu.Lock()
+	if p.m == nil {
+		p.m = map[approvals.PromptRef]string{}
+	}
+	p.m[ref] = text
+	p.mu.Unlock()
+}
+
+func (p *promptTexts) take(ref approvals.PromptRef) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t := p.m[ref]
+	delete(p.m, ref)
+	return t
+}

@@ -1,0 +1,236 @@
+// Package telegram is the bot: it polls Telegram, routes updates to one
+// actor per session (chat or forum topic), drives Claude through an Engine,
+// renders progress and answers, and sends everything through one outbox.
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+
+	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/cooldown"
+	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/telegram/outbox"
+)
+
+// Config is everything the bot needs, as plain values.
+type Config struct {
+	Token          string
+	APIURL         string
+	AllowedUsers   []int64
+	AllowAnyUser   bool
+	AllowedChats   []int64
+	PollTimeout    time.Duration
+	MaxBacklogAge  time.Duration
+	MinEdit        time.Duration // private chats
+	GroupEdit      time.Duration
+	MaxActions     int
+	IdleTimeout    time.Duration
+	MaxLive        int
+	WorkDir        string
+	Model          string // config default
+	PermissionMode string // config default
+	PlanMode       string // config default: off | on | auto
+	SkipPerms      bool
+	AllowList      []string // allowed_tools + auto_approve
+	ApprovalWait   time.Duration
+	CooldownBase   time.Duration
+	CooldownMax    time.Duration
+	ShutdownWait   time.Duration
+	// Outbox overrides the outbox pacing (zero values are the defaults).
+	Outbox outbox.Options
+}
+
+func (c *Config) defaults() {
+	if c.PollTimeout <= 0 {
+		c.PollTimeout = 30 * time.Second
+	}
+	if c.MaxBacklogAge <= 0 {
+		c.MaxBacklogAge = 10 * time.Minute
+	}
+	if c.MinEdit <= 0 {
+		c.MinEdit = 2 * time.Second
+	}
+	if c.GroupEdit <= 0 {
+		c.GroupEdit = 4 * time.Second
+	}
+	if c.MaxActions <= 0 {
+		c.MaxActions = 8
+	}
+	if c.MaxLive <= 0 {
+		c.MaxLive = 4
+	}
+	if c.ApprovalWait <= 0 {
+		c.ApprovalWait = approvals.DefaultTimeout
+	}
+	if c.ShutdownWait <= 0 {
+		c.ShutdownWait = 10 * time.Second
+	}
+	if c.PlanMode == "" {
+		c.PlanMode = "off"
+	}
+}
+
+// Bot is the running bot. Create it with New, then call Run.
+type Bot struct {
+	cfg    Config
+	log    *slog.Logger
+	engine Engine
+	store  *prefs.Store
+	client *tgbot.Bot
+	out    *outbox.Outbox
+	broker *approvals.Broker
+	pool   *pool
+	now    func() time.Time
+
+	allowedUsers map[int64]bool
+	allowedChats map[int64]bool
+
+	me       botIdentity
+	buttons  *buttons
+	prompts  promptTexts
+	refused  sync.Map // user id → time of the last refusal sent
+	baseCtx  context.Context
+	stopping chan struct{}
+
+	mu     sync.Mutex
+	actors map[string]*actor
+	wg     sync.WaitGroup
+}
+
+type botIdentity struct {
+	ID       int64
+	Username string
+}
+
+// New builds a bot. The store must be open; the engine starts Claude.
+func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot, error) {
+	cfg.defaults()
+	if cfg.Token == "" {
+		return nil, errors.New("telegram: bot token is empty")
+	}
+	if len(cfg.AllowedUsers) == 0 && !cfg.AllowAnyUser {
+		return nil, errors.New("telegram: allowed_user_ids is empty and allow_any_user is off: nobody could use the bot")
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	b := &Bot{
+		cfg:          cfg,
+		log:          log,
+		engine:       engine,
+		store:        store,
+		now:          time.Now,
+		allowedUsers: set(cfg.AllowedUsers),
+		allowedChats: set(cfg.AllowedChats),
+		buttons:      newButtons(),
+		actors:       map[string]*actor{},
+		stopping:     make(chan struct{}),
+	}
+	opts := []tgbot.Option{
+		tgbot.WithSkipGetMe(),
+		tgbot.WithHTTPClient(cfg.PollTimeout+10*time.Second, &http.Client{Timeout: cfg.PollTimeout + 10*time.Second}),
+	}
+	if cfg.APIURL != "" {
+		opts = append(opts, tgbot.WithServerURL(strings.TrimRight(cfg.APIURL, "/")))
+	}
+	client, err := tgbot.New(cfg.Token, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("telegram client: %s", b.redact(err.Error()))
+	}
+	b.client = client
+	ob := cfg.Outbox
+	if ob.Logger == nil {
+		ob.Logger = log
+	}
+	b.out = outbox.New(ob)
+	b.broker = approvals.New(approvals.Config{
+		AllowList:       cfg.AllowList,
+		SkipPermissions: cfg.SkipPerms,
+		Timeout:         cfg.ApprovalWait,
+		Cooldown:        cooldown.New(cfg.CooldownBase, cfg.CooldownMax, nil),
+		IsAllowed:       b.userAllowed,
+		OnResolved:      b.onResolved,
+		Logger:          log,
+	})
+	b.pool = newPool(cfg.MaxLive)
+	return b, nil
+}
+
+func set(ids []int64) map[int64]bool {
+	m := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
+func (b *Bot) userAllowed(id int64) bool { return b.cfg.AllowAnyUser || b.allowedUsers[id] }
+
+// redact removes the bot token from text that may carry it (URLs in errors).
+func (b *Bot) redact(s string) string {
+	if b.cfg.Token == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, b.cfg.Token, "[redacted]")
+}
+
+// Run polls until ctx ends, then stops gracefully: running turns are told
+// the bot is stopping, sessions are closed within ShutdownWait.
+func (b *Bot) Run(ctx context.Context) error {
+	b.baseCtx = context.WithoutCancel(ctx)
+	me, err := b.getMe(ctx)
+	if err != nil {
+		return err
+	}
+	b.me = me
+	b.log.Info("telegram bot ready", "username", me.Username)
+	if err := b.setCommands(ctx); err != nil {
+		b.log.Warn("could not register commands", "err", b.redact(err.Error()))
+	}
+	if err := b.recover(ctx); err != nil {
+		return err
+	}
+	pollErr := b.poll(ctx)
+	b.shutdown()
+	if pollErr != nil && !errors.Is(pollErr, context.Canceled) {
+		return pollErr
+	}
+	return nil
+}
+
+// shutdown tells running turns the bot stops, closes every session and
+// flushes the outbox, all within ShutdownWait.
+func (b *Bot) shutdown() {
+	close(b.stopping)
+	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.ShutdownWait)
+	defer cancel()
+	b.mu.Lock()
+	actors := make([]*actor, 0, len(b.actors))
+	for _, a := range b.actors {
+		actors = append(actors, a)
+	}
+	b.mu.Unlock()
+	for _, a := range actors {
+		a.stop()
+	}
+	done := make(chan struct{})
+	go func() { b.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		b.log.Warn("sessions did not close in time", "wait", b.cfg.ShutdownWait)
+	}
+	if err := b.out.Drain(ctx); err != nil {
+		b.log.Warn("outbox not fully drained at shutdown", "err", err)
+	}
+	b.out.Close()
+}

@@ -1,0 +1,82 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+
+	"github.com/untether/untether/runner"
+	"github.com/untether/untether/telegram/outbox"
+	"github.com/untether/untether/telegram/render"
+	"github.com/untether/untether/telegram/view"
+)
+
+// finish sends the final answer as a new message (edits don't notify) and
+// reduces the progress message to a one-line summary.
+func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress chan int) {
+	a, b := t.a, t.a.b
+	if tc.CostUSD > 0 {
+		if _, err := b.store.AddCost(a.key, tc.CostUSD); err != nil {
+			b.log.Warn("could not add cost", "chat_id", a.place.ChatID, "err", err)
+		}
+	}
+	footer := view.FinalFooter(view.Footer{Cost: tc.CostUSD, Duration: tc.Duration, Turns: tc.NumTurns,
+		InTokens:  tc.Usage.InputTokens + tc.Usage.CacheReadInputTokens + tc.Usage.CacheCreationInputTokens,
+		OutTokens: tc.Usage.OutputTokens, OK: tc.OK})
+	var parts []string
+	switch {
+	case tc.OK:
+		t.state = "done"
+		parts = view.FinalParts(tc.Result, footer, render.MaxMessage)
+	case tc.TerminalReason == "aborted_streaming" || tc.TerminalReason == "aborted_tools" || t.cancelled:
+		t.state = "cancelled"
+		parts = []string{"⏹ Cancelled. The session is still here: send your next message."}
+	default:
+		t.state = "failed"
+		parts = []string{view.ErrorText(view.TurnError{What: "The turn failed", Detail: b.redact(tc.ErrorText),
+			Hint: "Send another message to continue; the session is kept."})}
+	}
+	t.deliver(ctx, parts)
+	t.close(ctx, progress, tc.OK)
+}
+
+// deliver sends the final parts in order; a final is never dropped (the
+// outbox retries until delivered or the bot stops).
+func (t *turn) deliver(ctx context.Context, parts []string) {
+	a, b := t.a, t.a.b
+	for i, p := range parts {
+		replyTo := 0
+		if i == 0 {
+			replyTo = t.qp.MessageID
+		}
+		if _, err := b.send(ctx, a.place, replyTo, p, nil, outbox.High); err != nil && !errors.Is(err, outbox.ErrClosed) {
+			b.log.Error("final answer not delivered", "chat_id", a.place.ChatID, "part", i, "err", err)
+		}
+	}
+}
+
+func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnError) {
+	t.state = "failed"
+	t.deliver(ctx, []string{view.ErrorText(e)})
+	t.close(ctx, progress, false)
+}
+
+func (t *turn) finishStopped(ctx context.Context, progress chan int) {
+	t.close(ctx, progress, false)
+}
+
+// close turns the progress message into its summary and forgets it.
+func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
+	a, b := t.a, t.a.b
+	if t.progressID == 0 && progress != nil {
+		t.progressID = <-progress // sent at turn start; wait for its id
+	}
+	if t.progressID == 0 {
+		return
+	}
+	summary := view.ProgressSummary(t.view(), ok)
+	// Same key as the progress edits: a queued edit is superseded.
+	_ = b.edit(ctx, a.place.ChatID, t.progressID, summary, nil, outbox.Normal, t.progressKey(), nil)
+	if err := b.store.RemoveLive(a.place.ChatID, t.progressID); err != nil {
+		b.log.Warn("could not forget progress message", "chat_id", a.place.ChatID, "err", err)
+	}
+}

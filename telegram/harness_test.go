@@ -1,0 +1,175 @@
+package telegram_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/runner"
+	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/telegram"
+	"github.com/untether/untether/telegram/outbox"
+	"github.com/untether/untether/telegram/tgtest"
+)
+
+const wait = 10 * time.Second
+
+// fakeEngine hands out scripted sessions and records how they were started.
+type fakeEngine struct {
+	mu       sync.Mutex
+	script   runnertest.Script
+	specs    []telegram.Spec
+	sessions []*runnertest.Session
+	startErr error
+}
+
+func (e *fakeEngine) Interactive() bool { return true }
+
+func (e *fakeEngine) Start(ctx context.Context, spec telegram.Spec) (telegram.Conn, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.startErr != nil {
+		return nil, e.startErr
+	}
+	e.specs = append(e.specs, spec)
+	id := spec.Resume
+	if id == "" {
+		id = fmt.Sprintf("sess-%d", len(e.specs))
+	}
+	s := runnertest.New(id, e.script)
+	e.sessions = append(e.sessions, s)
+	return s, nil
+}
+
+func (e *fakeEngine) starts() []telegram.Spec {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]telegram.Spec(nil), e.specs...)
+}
+
+func (e *fakeEngine) session(i int) *runnertest.Session {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.sessions[i]
+}
+
+// answerScript: "echo" answers with the prompt after one Bash action.
+func echoScript(t *runnertest.Turn) {
+	t.Start("fake-model")
+	t.Emit(runner.ActionStarted{ToolUseID: fmt.Sprintf("tu%d", t.N), Tool: "Bash", Kind: "command", Title: "ls -la"})
+	t.Emit(runner.ActionCompleted{ToolUseID: fmt.Sprintf("tu%d", t.N), OK: true, Detail: "a b c"})
+	t.Complete("**Answer:** " + t.Prompt)
+}
+
+type harness struct {
+	t     *testing.T
+	tg    *tgtest.Server
+	eng   *fakeEngine
+	store *prefs.Store
+	user  tgtest.User
+	dm    tgtest.Chat
+	stop  func()
+}
+
+type harnessOpt func(*telegram.Config)
+
+func newHarness(t *testing.T, script runnertest.Script, opts ...harnessOpt) *harness {
+	t.Helper()
+	tg := tgtest.New(t)
+	h := &harness{t: t, tg: tg, eng: &fakeEngine{script: script},
+		user: tgtest.User{ID: 4242, FirstName: "Ada", Username: "ada"}}
+	h.dm = tgtest.PrivateChat(h.user)
+	store, err := prefs.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.store = store
+	h.start(opts...)
+	return h
+}
+
+func (h *harness) config(opts ...harnessOpt) telegram.Config {
+	cfg := telegram.Config{
+		Token:        h.tg.Token(),
+		APIURL:       h.tg.URL(),
+		AllowedUsers: []int64{h.user.ID},
+		PollTimeout:  time.Second,
+		MinEdit:      50 * time.Millisecond,
+		GroupEdit:    100 * time.Millisecond,
+		ShutdownWait: 5 * time.Second,
+		WorkDir:      "/work",
+		// Tests are not about pacing: keep Telegram's limits out of the way.
+		Outbox: outbox.Options{ChatInterval: -1, GroupPerMinute: -1, GlobalPerSecond: -1, BackoffMin: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond},
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
+}
+
+func (h *harness) start(opts ...harnessOpt) {
+	h.t.Helper()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(testWriter{h.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	b, err := telegram.New(h.config(opts...), h.eng, h.store, log)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	stopped := false
+	h.stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				h.t.Errorf("bot.Run: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			h.t.Error("bot did not stop")
+		}
+	}
+	h.t.Cleanup(func() {
+		h.stop()
+		h.store.Close()
+	})
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func (h *harness) say(text string, opts ...tgtest.MessageOption) int {
+	return h.tg.SendMessage(h.user, h.dm, text, opts...)
+}
+
+// awaitText waits for a bot message in chat whose text contains want.
+func (h *harness) awaitText(chatID int64, want string) tgtest.Message {
+	h.t.Helper()
+	return h.tg.AwaitMessage(wait, chatID, func(m tgtest.Message) bool { return strings.Contains(m.Text, want) })
+}
+
+func (h *harness) messages(chatID int64) []string {
+	var out []string
+	for _, m := range h.tg.Messages(chatID) {
+		out = append(out, m.Text)
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package telegram
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+)
+
+// allowedUpdates is sent with every poll: Telegram remembers the last value,
+// so an older deployment's setting must not leak into ours.
+var allowedUpdates = []string{"message", "callback_query"}
+
+// poll runs getUpdates in a loop. go-telegram/bot's own poller confirms an
+// update as soon as it is queued and runs handlers in random order; ours
+// confirms (stores the offset) only after the update has been handled and
+// keeps per-chat order.
+func (b *Bot) poll(ctx context.Context) error {
+	offset, err := b.store.Offset()
+	if err != nil {
+		return fmt.Errorf("read update offset: %w", err)
+	}
+	client := &http.Client{Timeout: b.cfg.PollTimeout + 15*time.Second}
+	backoff := time.Second
+	for ctx.Err() == nil {
+		updates, err := b.getUpdates(ctx, client, offset)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			var ae *pollError
+			if errors.As(err, &ae) && ae.retryAfter > 0 {
+				backoff = ae.retryAfter
+			}
+			b.log.Warn("getUpdates failed, retrying", "err", err, "retry_in", backoff)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(backoff):
+			}
+			backoff = min(backoff*2, time.Minute)
+			continue
+		}
+		backoff = time.Second
+		for _, u := range updates {
+			if u.ID < offset {
+				continue
+			}
+			b.handleUpdate(ctx, u)
+			offset = u.ID + 1
+		}
+	}
+	return ctx.Err()
+}
+
+type pollError struct {
+	msg        string
+	retryAfter time.Duration
+}
+
+func (e *pollError) Error() string { return e.msg }
+
+func (b *Bot) getUpdates(ctx context.Context, client *http.Client, offset int64) ([]models.Update, error) {
+	body, _ := json.Marshal(map[string]any{
+		"offset":          offset,
+		"timeout":         int(b.cfg.PollTimeout / time.Second),
+		"allowed_updates": allowedUpdates,
+	})
+	url := strings.TrimRight(b.cfg.APIURL, "/") + "/bot" + b.cfg.Token + "/getUpdates"
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, &pollError{msg: "getUpdates request: " + b.redact(err.Error())}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, &pollError{msg: "getUpdates: " + b.redact(err.Error())}
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, &pollError{msg: "getUpdates: read body: " + b.redact(err.Error())}
+	}
+	var r struct {
+		OK          bool            `json:"ok"`
+		Result      []models.Update `json:"result"`
+		Description string          `json:"description"`
+		Parameters  struct {
+			RetryAfter int `json:"retry_after"`
+		} `json:"parameters"`
+	}
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, &pollError{msg: fmt.Sprintf("getUpdates: HTTP %d with a body that is not JSON", resp.StatusCode)}
+	}
+	if !r.OK {
+		return nil, &pollError{
+			msg:        fmt.Sprintf("getUpdates: HTTP %d: %s", resp.StatusCode, b.redact(r.Description)),
+			retryAfter: time.Duration(r.Parameters.RetryAfter) * time.Second,
+		}
+	}
+	return r.Result, nil
+}

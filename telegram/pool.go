@@ -1,0 +1,87 @@
+package telegram
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// pool bounds the number of live Claude processes (each ~190 MB). When a
+// chat needs one more, the least recently used idle holder is asked to close
+// its process; holders busy with a turn (or waiting for an approval) are
+// never evicted, so a new turn then waits in line.
+type pool struct {
+	max int
+
+	mu      sync.Mutex
+	holders map[*actor]time.Time // actor → last use
+	freed   chan struct{}        // closed and replaced whenever a slot frees
+}
+
+func newPool(max int) *pool {
+	return &pool{max: max, holders: map[*actor]time.Time{}, freed: make(chan struct{})}
+}
+
+// acquire gets a slot for a, evicting an idle holder if needed. onWait is
+// called once if a has to wait. It returns ctx's error if ctx ends first.
+func (p *pool) acquire(ctx context.Context, a *actor, busy func(*actor) bool, onWait func()) error {
+	waited := false
+	for {
+		p.mu.Lock()
+		if _, ok := p.holders[a]; ok || len(p.holders) < p.max {
+			p.holders[a] = time.Now()
+			p.mu.Unlock()
+			return nil
+		}
+		var victim *actor
+		var oldest time.Time
+		for h, used := range p.holders {
+			if busy(h) {
+				continue
+			}
+			if victim == nil || used.Before(oldest) {
+				victim, oldest = h, used
+			}
+		}
+		freed := p.freed
+		p.mu.Unlock()
+		if victim != nil {
+			signal(victim.evict)
+		} else if !waited {
+			waited = true
+			onWait()
+		}
+		select {
+		case <-freed:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Second):
+			// Re-check: an evicted actor may have been mid-transition.
+		}
+	}
+}
+
+func (p *pool) touch(a *actor) {
+	p.mu.Lock()
+	if _, ok := p.holders[a]; ok {
+		p.holders[a] = time.Now()
+	}
+	p.mu.Unlock()
+}
+
+func (p *pool) release(a *actor) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.holders[a]; !ok {
+		return
+	}
+	delete(p.holders, a)
+	close(p.freed)
+	p.freed = make(chan struct{})
+}
+
+func (p *pool) live() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.holders)
+}

@@ -1,0 +1,49 @@
+package telegram
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/telegram/outbox"
+	"github.com/untether/untether/telegram/view"
+)
+
+// recover runs at start-up, before polling: messages of the previous run
+// that were left live are marked, and accepted prompts that never started
+// run now, oldest first (or get a note when they are too old).
+func (b *Bot) recover(ctx context.Context) error {
+	live, err := b.store.ListLive()
+	if err != nil {
+		return fmt.Errorf("read live messages: %w", err)
+	}
+	for _, m := range live {
+		text := "⏹ Interrupted by restart. Send your message again to continue; the session is kept."
+		if m.Kind == prefs.LivePrompt {
+			text = view.OutcomeText("", view.Outcome{Kind: view.OutcomeExpired})
+		}
+		if err := b.edit(ctx, m.ChatID, m.MessageID, text, nil, outbox.Normal, "", nil); err != nil && !isNotFound(err) {
+			b.log.Warn("could not mark an orphaned message", "chat_id", m.ChatID, "err", err)
+		}
+		if err := b.store.RemoveLive(m.ChatID, m.MessageID); err != nil {
+			return fmt.Errorf("forget live message: %w", err)
+		}
+	}
+	pending, err := b.store.AllPendingPrompts()
+	if err != nil {
+		return fmt.Errorf("read queued prompts: %w", err)
+	}
+	for _, qp := range pending {
+		pl := place{ChatID: qp.ChatID, Thread: qp.ThreadID}
+		if age := b.now().Sub(qp.Date); age > b.cfg.MaxBacklogAge {
+			b.notify(pl, qp.MessageID, fmt.Sprintf("Skipped: sent while I was offline, %s ago — send it again to run it.", humanDuration(age)))
+			if err := b.store.DonePrompt(qp.Key, qp.Seq); err != nil {
+				return fmt.Errorf("drop stale prompt: %w", err)
+			}
+			continue
+		}
+		b.log.Info("running a message accepted before the restart", "chat_id", qp.ChatID, "update_id", qp.UpdateID)
+		b.actorFor(qp.Key, pl, qp.ChatID < 0).enqueue(qp)
+	}
+	return nil
+}

@@ -1,0 +1,404 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/runner"
+	"github.com/untether/untether/telegram/outbox"
+	"github.com/untether/untether/telegram/view"
+)
+
+// heartbeat refreshes the elapsed time of a quiet turn (a long command).
+const heartbeat = 30 * time.Second
+
+// turn is the state of one prompt being run; the actor goroutine owns it.
+type turn struct {
+	a       *actor
+	qp      prefs.QueuedPrompt
+	started time.Time
+	cancelT string // callback token of the cancel button
+
+	mu     sync.Mutex // guards queued: enqueue runs on the router
+	queued int
+
+	state      string
+	actions    []view.Action
+	index      map[string]int
+	lastText   string
+	progressID int
+	rendered   string
+	lastEdit   time.Time
+	dirty      bool
+	sawInit    bool
+	resumed    string // session id this process was started to resume
+	retried    bool
+	cancelled  bool
+}
+
+func (t *turn) setQueued(n int) {
+	t.mu.Lock()
+	t.queued = n
+	t.mu.Unlock()
+}
+
+func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt) {
+	b := a.b
+	t := &turn{a: a, qp: qp, started: b.now(), state: "starting", index: map[string]int{}}
+	t.cancelT = b.buttons.addCancel(a.key, a.place.ChatID)
+	a.mu.Lock()
+	a.turn = t
+	t.queued = len(a.queue)
+	a.lastUse = b.now()
+	a.mu.Unlock()
+	log := b.log.With("chat_id", a.place.ChatID, "session_key", a.key)
+	defer func() {
+		a.mu.Lock()
+		a.turn = nil
+		a.mu.Unlock()
+		b.buttons.remove(t.cancelT)
+	}()
+	// Done as soon as it starts: a turn cut short by a crash is reported as
+	// interrupted on restart (its progress message), never run twice.
+	if err := b.store.DonePrompt(a.key, qp.Seq); err != nil {
+		log.Warn("could not mark prompt done", "err", err)
+	}
+
+	// The progress message goes out at once, before Claude says anything.
+	progress := make(chan int, 1)
+	first := t.render()
+	t.rendered = first
+	go func() {
+		id, err := b.send(ctx, a.place, qp.MessageID, first, view.ProgressKeyboard("c:"+t.cancelT), outbox.Normal)
+		if err != nil {
+			log.Warn("could not send progress message", "err", err)
+		}
+		progress <- id
+	}()
+
+	conn, err := a.ensureConn(ctx, t)
+	if err == nil {
+		err = conn.Send(ctx, qp.Text)
+		if err != nil {
+			// The process died between turns; one fresh start is fair.
+			a.forgetConn()
+			if conn, err = a.ensureConn(ctx, t); err == nil {
+				err = conn.Send(ctx, qp.Text)
+			}
+		}
+	}
+	if err != nil {
+		t.finishError(ctx, progress, startErrorView(err))
+		return
+	}
+	t.state = "working"
+	t.dirty = true
+	t.run(ctx, conn, progress)
+}
+
+// ensureConn returns the live connection, starting (or resuming) one.
+func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
+	b := a.b
+	a.mu.Lock()
+	conn, restart := a.conn, a.restart
+	a.restart = false
+	a.mu.Unlock()
+	if conn != nil && restart {
+		a.closeConn(ctx, "settings changed")
+		conn = nil
+	}
+	if conn != nil {
+		b.pool.touch(a)
+		return conn, nil
+	}
+	err := b.pool.acquire(ctx, a, func(h *actor) bool { return h.busy() }, func() {
+		b.notify(a.place, t.qp.MessageID, fmt.Sprintf("Waiting for a free Claude slot: %d sessions are busy (max_live_sessions).", b.cfg.MaxLive))
+	})
+	if err != nil {
+		return nil, err
+	}
+	st := b.settings(a.key)
+	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode}
+	if rec, ok, err := b.store.GetSession(a.key); err != nil {
+		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
+	} else if ok {
+		spec.Resume = rec.SessionID
+	}
+	conn, err = b.engine.Start(ctx, spec)
+	if err != nil {
+		b.pool.release(a)
+		return nil, err
+	}
+	t.resumed = spec.Resume
+	t.sawInit = false
+	a.mu.Lock()
+	a.conn = conn
+	a.mode = spec.PermissionMode
+	a.mu.Unlock()
+	return conn, nil
+}
+
+// busy says whether the actor must keep its process: a turn is running
+// (which includes waiting for an approval).
+func (a *actor) busy() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.turn != nil
+}
+
+// run consumes events until the turn ends.
+func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
+	a := t.a
+	editTimer := time.NewTimer(time.Hour)
+	editTimer.Stop()
+	defer editTimer.Stop()
+	beat := time.NewTicker(heartbeat)
+	defer beat.Stop()
+	t.schedule(editTimer)
+	for {
+		select {
+		case id := <-progress:
+			t.progressID = id
+			progress = nil
+			if id != 0 {
+				t.addLive(prefs.LiveProgress, id)
+			}
+			t.schedule(editTimer)
+		case <-editTimer.C:
+			t.flush()
+		case <-beat.C:
+			t.dirty = true
+			t.schedule(editTimer)
+		case <-a.cancel:
+			t.doCancel(ctx, conn)
+			t.schedule(editTimer)
+		case <-a.quit:
+			t.state = "stopped: the bot is shutting down"
+			a.closeConn(ctx, "bot stopping")
+			t.finishStopped(ctx, progress)
+			return
+		case ev, ok := <-conn.Events():
+			if !ok {
+				ev = runner.Exited{Err: errors.New("event stream closed")}
+			}
+			next, done := t.handle(ctx, conn, ev, progress)
+			if done {
+				return
+			}
+			if next != nil {
+				conn = next
+			}
+			t.schedule(editTimer)
+		}
+	}
+}
+
+func (t *turn) doCancel(ctx context.Context, conn Conn) {
+	a, b := t.a, t.a.b
+	if t.cancelled {
+		return
+	}
+	t.cancelled = true
+	t.state = "cancelling"
+	t.dirty = true
+	if _, err := b.broker.CancelSession(ctx, a.key, "the turn was cancelled"); err != nil {
+		b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := conn.Interrupt(cctx); err != nil {
+		b.log.Warn("interrupt failed, closing the process", "chat_id", a.place.ChatID, "err", err)
+		a.closeConn(ctx, "interrupt failed")
+	}
+}
+
+// handle applies one event. It returns a replacement conn after a failed
+// resume, and done when the turn is over.
+func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress chan int) (Conn, bool) {
+	a, b := t.a, t.a.b
+	switch e := ev.(type) {
+	case runner.SessionStarted:
+		t.sawInit = true
+		a.mu.Lock()
+		a.model, a.mode = e.Model, e.PermissionMode
+		a.mu.Unlock()
+		t.storeSession(e.SessionID)
+		t.dirty = true
+	case runner.ActionStarted:
+		if e.ParentToolUseID != "" {
+			return nil, false // subagent internals: the Task line stands for them
+		}
+		t.index[e.ToolUseID] = len(t.actions)
+		t.actions = append(t.actions, view.Action{ID: e.ToolUseID, Kind: e.Kind, Title: e.Title, State: view.Running})
+		t.dirty = true
+	case runner.ActionCompleted:
+		if i, ok := t.index[e.ToolUseID]; ok {
+			t.actions[i].State = view.Done
+			if !e.OK {
+				t.actions[i].State = view.Failed
+			}
+			t.actions[i].Detail = e.Detail
+			t.dirty = true
+		}
+		if t.state == "waiting for approval" && len(b.broker.Pending(a.key)) == 0 {
+			t.state = "working"
+		}
+	case runner.Text:
+		if !e.Partial && e.ParentToolUseID == "" {
+			b.broker.NoteAssistantText(a.key, e.Text)
+			t.lastText = e.Text
+			t.dirty = true
+		}
+	case runner.PermissionModeChanged:
+		a.setMode(e.Mode)
+		t.dirty = true
+	case runner.ApprovalRequest:
+		t.approval(ctx, conn, e)
+	case runner.TurnCompleted:
+		t.storeSession(e.SessionID)
+		t.finish(ctx, e, progress)
+		return nil, true
+	case runner.Exited:
+		a.forgetConn()
+		if t.resumed != "" && !t.sawInit && !t.retried && !t.cancelled {
+			return t.resumeFailed(ctx, e, progress)
+		}
+		t.finishError(ctx, progress, exitErrorView(e, b.redact))
+		return nil, true
+	}
+	return nil, false
+}
+
+// resumeFailed falls back to a fresh session once, telling the user.
+func (t *turn) resumeFailed(ctx context.Context, e runner.Exited, progress chan int) (Conn, bool) {
+	a, b := t.a, t.a.b
+	t.retried = true
+	b.log.Warn("resume failed, starting a fresh session", "chat_id", a.place.ChatID, "session_id", t.resumed, "exit_code", e.ExitCode)
+	if _, err := b.store.MarkResumeFailed(a.key, t.resumed); err != nil {
+		b.log.Warn("could not record failed resume", "err", err)
+	}
+	if err := b.store.ClearSession(a.key); err != nil {
+		b.log.Warn("could not clear session", "err", err)
+	}
+	b.notify(a.place, t.qp.MessageID, "Couldn't resume the previous Claude session; starting a fresh one.")
+	conn, err := a.ensureConn(ctx, t)
+	if err == nil {
+		err = conn.Send(ctx, t.qp.Text)
+	}
+	if err != nil {
+		t.finishError(ctx, progress, startErrorView(err))
+		return nil, true
+	}
+	return conn, false
+}
+
+func (t *turn) storeSession(id string) {
+	if id == "" {
+		return
+	}
+	a, b := t.a, t.a.b
+	rec, ok, err := b.store.GetSession(a.key)
+	if err == nil && ok && rec.SessionID == id {
+		return
+	}
+	if err := b.store.SetSession(a.key, id); err != nil {
+		b.log.Warn("could not store session id", "chat_id", a.place.ChatID, "session_id", id, "err", err)
+	}
+}
+
+func (t *turn) view() view.Progress {
+	a := t.a
+	st := a.b.settings(a.key)
+	a.mu.Lock()
+	model, mode := a.model, a.mode
+	a.mu.Unlock()
+	if model == "" {
+		model = st.Model
+	}
+	t.mu.Lock()
+	queued := t.queued
+	t.mu.Unlock()
+	return view.Progress{
+		State: t.state, Elapsed: t.a.b.now().Sub(t.started), Steps: len(t.actions), Actions: t.actions,
+		MaxActions: a.b.cfg.MaxActions, Verbose: st.Verbose, Model: model, PermissionMode: mode,
+		LastText: t.lastText, Queued: queued,
+	}
+}
+
+func (t *turn) render() string { return view.ProgressText(t.view()) }
+
+func (t *turn) interval() time.Duration {
+	if t.a.group {
+		return t.a.b.cfg.GroupEdit
+	}
+	return t.a.b.cfg.MinEdit
+}
+
+// schedule arms the edit timer so that a dirty view is edited no sooner
+// than one interval after the previous edit (latest state wins).
+func (t *turn) schedule(timer *time.Timer) {
+	if !t.dirty || t.progressID == 0 {
+		return
+	}
+	wait := t.interval() - t.a.b.now().Sub(t.lastEdit)
+	if wait < 0 {
+		wait = 0
+	}
+	timer.Reset(wait)
+}
+
+func (t *turn) progressKey() string {
+	return "p:" + strconv.FormatInt(t.a.place.ChatID, 10) + ":" + strconv.Itoa(t.progressID)
+}
+
+func (t *turn) flush() {
+	if !t.dirty || t.progressID == 0 {
+		return
+	}
+	t.dirty = false
+	text := t.render()
+	if text == t.rendered {
+		return
+	}
+	t.rendered = text
+	t.lastEdit = t.a.b.now()
+	kb := view.ProgressKeyboard("c:" + t.cancelT)
+	_ = t.a.b.edit(context.Background(), t.a.place.ChatID, t.progressID, text, kb, outbox.Low, t.progressKey(), nil)
+}
+
+func (t *turn) addLive(kind prefs.LiveKind, msgID int) {
+	a := t.a
+	err := a.b.store.AddLive(prefs.LiveMessage{Kind: kind, ChatID: a.place.ChatID, MessageID: msgID,
+		ThreadID: a.place.Thread, SessionKey: a.key, Created: a.b.now()})
+	if err != nil {
+		a.b.log.Warn("could not record live message", "chat_id", a.place.ChatID, "err", err)
+	}
+}
+
+func startErrorView(err error) view.TurnError {
+	var ee *exec.Error
+	if errors.As(err, &ee) || errors.Is(err, exec.ErrNotFound) {
+		return view.TurnError{What: "Claude Code was not found", Detail: err.Error(),
+			Hint: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or set [claude] binary in the config."}
+	}
+	return view.TurnError{What: "Could not start Claude", Detail: err.Error(), Hint: "Check the bot's log; the next message will try again."}
+}
+
+func exitErrorView(e runner.Exited, redact func(string) string) view.TurnError {
+	what := "Claude exited without finishing the turn"
+	detail := fmt.Sprintf("exit code %d", e.ExitCode)
+	if e.Signal != "" {
+		detail += ", signal " + e.Signal
+	}
+	if e.Err != nil {
+		detail = e.Err.Error()
+	}
+	return view.TurnError{What: what, Detail: redact(detail), StderrTail: redact(e.StderrTail),
+		Hint: "Your next message starts Claude again (the conversation is resumed)."}
+}
