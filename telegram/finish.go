@@ -60,7 +60,10 @@ func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnEr
 	t.close(ctx, progress, false)
 }
 
+// finishStopped tells the user the bot is going down mid-turn: an edit
+// alone would not notify them.
 func (t *turn) finishStopped(ctx context.Context, progress chan int) {
+	t.deliver(ctx, []string{"⏹ The bot is stopping, so this turn was interrupted. Send your message again once it is back; the session is kept."})
 	t.close(ctx, progress, false)
 }
 

@@ -213,3 +213,18 @@ func TestProcessBadConfig(t *testing.T) {
 		t.Fatalf("version: %v %s", err, out)
 	}
 }
+
+func TestProcessOneShotMode(t *testing.T) {
+	e := newE2E(t, testExecutable(t), fakeClaudeEnv("echo"), "")
+	raw, _ := os.ReadFile(e.config)
+	os.WriteFile(e.config, []byte(strings.Replace(string(raw), "[claude]\n", "[claude]\nmode = \"oneshot\"\n", 1)), 0o600)
+	e.start(t)
+	e.tg.SendMessage(e.user, e.chat, "first")
+	e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool {
+		return strings.Contains(m.Text, "oneshot: first (stdin tty=true)")
+	})
+	e.tg.SendMessage(e.user, e.chat, "second")
+	e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool {
+		return strings.Contains(m.Text, "oneshot: second (stdin tty=true)")
+	})
+}
