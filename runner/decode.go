@@ -147,10 +147,15 @@ func (d *decoder) decode(raw []byte) (decoded, error) {
 			return decoded{}, fmt.Errorf("decode control_response: missing request_id")
 		}
 		return decoded{response: &cr}, nil
+	case "control_cancel_request":
+		if l.RequestID == "" {
+			return decoded{}, fmt.Errorf("decode control_cancel_request: missing request_id")
+		}
+		return decoded{events: []Event{ApprovalCancelled{RequestID: l.RequestID}}}, nil
 	case "rate_limit_event":
 		return decoded{events: []Event{RateLimited{Raw: append(json.RawMessage(nil), raw...)}}}, nil
 	}
-	// keep_alive, control_cancel_request and future types carry nothing for us.
+	// keep_alive and future types carry nothing for us.
 	return decoded{}, nil
 }
 

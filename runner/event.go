@@ -73,6 +73,12 @@ type ApprovalRequest struct {
 	RequiresUserInteraction bool
 }
 
+// ApprovalCancelled means the CLI withdrew a request (control_cancel_request),
+// e.g. after an interrupt: answering it is no longer possible or needed.
+type ApprovalCancelled struct {
+	RequestID string
+}
+
 // PermissionModeChanged comes from system/status lines that carry a mode.
 type PermissionModeChanged struct {
 	Mode string
@@ -145,6 +151,7 @@ func (ActionCompleted) event()       {}
 func (Text) event()                  {}
 func (Thinking) event()              {}
 func (ApprovalRequest) event()       {}
+func (ApprovalCancelled) event()     {}
 func (PermissionModeChanged) event() {}
 func (PermissionDenied) event()      {}
 func (Compacted) event()             {}

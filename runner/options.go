@@ -25,7 +25,7 @@ const (
 const (
 	DefaultMaxLineBytes   = 32 << 20
 	DefaultCloseGrace     = 3 * time.Second
-	DefaultTermGrace      = 2 * time.Second
+	DefaultTermGrace      = 5 * time.Second
 	DefaultControlTimeout = 10 * time.Second
 	DefaultStderrTail     = 8 << 10
 )

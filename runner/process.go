@@ -9,6 +9,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -76,12 +79,12 @@ func (s *Session) readStdout(r io.Reader) {
 	for {
 		raw, skipped, err := lr.next()
 		if skipped > 0 {
-			s.log.Warn("skipped an over-long line from claude", "bytes", skipped, "max_bytes", s.opts.MaxLineBytes)
+			s.logger().Warn("skipped an over-long line from claude", "bytes", skipped, "max_bytes", s.opts.MaxLineBytes)
 			continue
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
-				s.log.Warn("reading claude stdout failed", "err", err)
+				s.logger().Warn("reading claude stdout failed", "err", err)
 			}
 			return
 		}
@@ -91,7 +94,7 @@ func (s *Session) readStdout(r io.Reader) {
 		d, err := dec.decode(raw)
 		if err != nil {
 			// Log the shape, not the content: a line may carry file contents.
-			s.log.Warn("skipped a malformed line from claude", "err", err, "bytes", len(raw))
+			s.logger().Warn("skipped a malformed line from claude", "err", err, "bytes", len(raw))
 			continue
 		}
 		s.handle(d)
@@ -103,15 +106,20 @@ func (s *Session) handle(d decoded) {
 	for _, ev := range d.events {
 		switch e := ev.(type) {
 		case SessionStarted:
-			if e.SessionID != "" && e.SessionID != s.sessionID {
-				s.sessionID = e.SessionID
-				s.log = s.opts.Logger.With("session_id", e.SessionID)
-			}
-		case TurnCompleted:
-			s.inTurn = false
 			if e.SessionID != "" {
 				s.sessionID = e.SessionID
 			}
+		case TurnCompleted:
+			if s.turns > 0 {
+				s.turns--
+			}
+			if e.SessionID != "" {
+				s.sessionID = e.SessionID
+			}
+			// No request outlives its turn.
+			clear(s.pending)
+		case ApprovalCancelled:
+			delete(s.pending, e.RequestID)
 		case ApprovalRequest:
 			// Registered before the event is visible, so an answer can
 			// never race ahead of the bookkeeping.
@@ -130,7 +138,7 @@ func (s *Session) handle(d decoded) {
 
 	if req := d.request; req != nil && len(d.events) == 0 {
 		// Nobody handles this request; the CLI would wait forever for it.
-		s.log.Warn("refusing an unsupported control request from claude", "subtype", req.Subtype, "request_id", req.RequestID)
+		s.logger().Warn("refusing an unsupported control request from claude", "subtype", req.Subtype, "request_id", req.RequestID)
 		go s.refuse(req.RequestID, "untether does not support control request subtype "+req.Subtype)
 	}
 	s.queue.push(d.events...)
@@ -147,7 +155,7 @@ func (s *Session) refuse(requestID, msg string) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ControlTimeout)
 	defer cancel()
 	if err := s.write(ctx, line); err != nil && !errors.Is(err, ErrClosed) {
-		s.log.Warn("could not refuse control request", "request_id", requestID, "err", err)
+		s.logger().Warn("could not refuse control request", "request_id", requestID, "err", err)
 	}
 }
 
@@ -199,14 +207,14 @@ func (s *Session) waitLoop(p *pipes, readersDone <-chan struct{}) {
 	}
 	s.mu.Lock()
 	ex.StderrTail = s.stderrTail.String()
-	ex.MidTurn = s.inTurn
+	ex.MidTurn = s.turns > 0
 	clear(s.pending)
 	s.exitEvent = &ex
 	s.mu.Unlock()
 	if ex.MidTurn && ex.Err == nil {
 		ex.Err = fmt.Errorf("claude exited without finishing the turn (exit code %d%s)", ex.ExitCode, signalSuffix(ex.Signal))
 	}
-	s.log.Debug("claude exited", "exit_code", ex.ExitCode, "signal", ex.Signal, "mid_turn", ex.MidTurn)
+	s.logger().Debug("claude exited", "exit_code", ex.ExitCode, "signal", ex.Signal, "mid_turn", ex.MidTurn)
 	s.queue.push(ex)
 	s.queue.close()
 	close(s.exited)
@@ -219,10 +227,25 @@ func signalSuffix(sig string) string {
 	return ", signal " + sig
 }
 
-// Close ends the session: stdin is closed (the CLI exits about 100 ms
-// later), then the process group gets SIGTERM after CloseGrace and SIGKILL
-// after TermGrace. It returns once the process has been waited for.
+// Close ends the session. A running turn is interrupted first (the CLI then
+// stops its tools and withdraws pending approvals; closing stdin alone would
+// count as a denial and cost one more model call). Then stdin is closed (the
+// CLI exits about 100 ms later), the process group gets SIGTERM after
+// CloseGrace and SIGKILL after TermGrace. Tools the CLI started in their own
+// sessions are found while the CLI lives and get the same signals. Close
+// returns once the process has been waited for.
 func (s *Session) Close(ctx context.Context) error {
+	if s.opts.Mode == Interactive && s.inTurn() && !s.isClosing() {
+		ictx, cancel := context.WithTimeout(ctx, min(s.opts.ControlTimeout, 2*time.Second))
+		if err := s.Interrupt(ictx); err != nil {
+			s.logger().Debug("interrupt before close failed", "err", err)
+		}
+		cancel()
+	}
+	var tools []int
+	if s.cmd.Process != nil {
+		tools = descendants(s.cmd.Process.Pid)
+	}
 	s.closeOnce.Do(func() { close(s.closing) })
 	if s.opts.Mode == OneShot {
 		// One-shot has no stdin to close; the turn is cut short on purpose.
@@ -239,17 +262,65 @@ func (s *Session) Close(ctx context.Context) error {
 			t.Stop()
 			s.wg.Wait()
 			s.signal(syscall.SIGKILL) // anything left of the group
+			killAll(tools, syscall.SIGKILL)
 			return nil
 		case <-ctx.Done():
 			t.Stop()
 		case <-t.C:
 		}
 		s.signal(st.sig)
+		killAll(tools, st.sig)
 	}
 	<-s.exited
 	s.wg.Wait()
 	s.signal(syscall.SIGKILL)
+	killAll(tools, syscall.SIGKILL)
 	return nil
+}
+
+// descendants lists the pids below pid, read from /proc (Linux). Bash tools
+// of the CLI run in sessions of their own, outside its process group.
+func descendants(pid int) []int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	children := map[int][]int{}
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 || i+2 > len(b) {
+			continue
+		}
+		fields := strings.Fields(string(b[i+2:]))
+		if len(fields) < 2 {
+			continue
+		}
+		child, err1 := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(filepath.Dir(f)), "/"), "/"))
+		parent, err2 := strconv.Atoi(fields[1])
+		if err1 == nil && err2 == nil {
+			children[parent] = append(children[parent], child)
+		}
+	}
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, c := range children[p] {
+			out = append(out, c)
+			queue = append(queue, c)
+		}
+	}
+	return out
+}
+
+// killAll signals processes found earlier; ones already gone are skipped.
+// A recycled pid is possible in principle but not within Close's seconds.
+func killAll(pids []int, sig syscall.Signal) {
+	for _, p := range pids {
+		_ = syscall.Kill(p, sig)
+	}
 }
 
 // signal sends sig to the whole process group.
@@ -258,7 +329,7 @@ func (s *Session) signal(sig syscall.Signal) {
 		return
 	}
 	if err := syscall.Kill(-s.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
-		s.log.Warn("signal claude process group", "signal", sig.String(), "err", err)
+		s.logger().Warn("signal claude process group", "signal", sig.String(), "err", err)
 	}
 }
 

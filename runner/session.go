@@ -32,7 +32,6 @@ var (
 // until it closes, or cancel the context given to Start.
 type Session struct {
 	opts Options
-	log  *slog.Logger
 	cmd  *exec.Cmd
 
 	events chan Event
@@ -52,7 +51,7 @@ type Session struct {
 	sessionID  string
 	pending    map[string]bool                 // CLI request ids awaiting our answer
 	controls   map[string]chan controlResponse // our request ids awaiting the CLI
-	inTurn     bool
+	turns      int                             // user messages sent and not yet answered by a result
 	stderrTail tail
 	exitEvent  *Exited
 
@@ -84,7 +83,6 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 	}
 	s := &Session{
 		opts:      opts,
-		log:       opts.Logger.With("session_id", opts.Resume),
 		events:    make(chan Event),
 		queue:     newEventQueue(),
 		writes:    make(chan writeReq, 16),
@@ -97,7 +95,9 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 	}
 	s.sessionID = opts.Resume
 	// A one-shot process is a turn from its first moment.
-	s.inTurn = opts.Mode == OneShot
+	if opts.Mode == OneShot {
+		s.turns = 1
+	}
 	s.stderrTail.n = opts.StderrTail
 
 	cmd := exec.Command(bin, args...)
@@ -117,7 +117,7 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 	}
 	pipes.closeChildEnds()
 	s.stdin = pipes.stdinW
-	s.log.Debug("claude started", "pid", cmd.Process.Pid, "mode", opts.Mode)
+	s.logger().Debug("claude started", "pid", cmd.Process.Pid, "mode", opts.Mode)
 
 	readersDone := make(chan struct{})
 	var readers sync.WaitGroup
@@ -189,9 +189,21 @@ func (s *Session) Send(ctx context.Context, text string) error {
 		return fmt.Errorf("send user message: %w", err)
 	}
 	s.mu.Lock()
-	s.inTurn = true
+	s.turns++
 	s.mu.Unlock()
 	return nil
+}
+
+// logger carries the session id known so far.
+func (s *Session) logger() *slog.Logger {
+	return s.opts.Logger.With("session_id", s.SessionID())
+}
+
+// inTurn reports whether a turn is running or queued in the CLI.
+func (s *Session) inTurn() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turns > 0
 }
 
 // Allow answers a can_use_tool request. updatedInput, when set, replaces

@@ -290,7 +290,7 @@ func TestSetPermissionMode(t *testing.T) {
 		t.Errorf("mode = %+v", m)
 	}
 	err := s.SetPermissionMode(context.Background(), "bogus")
-	if err == nil || !strings.Contains(err.Error(), "Invalid permission mode") {
+	if err == nil || !strings.Contains(err.Error(), "Cannot set permission mode") {
 		t.Errorf("bogus mode: %v", err)
 	}
 }

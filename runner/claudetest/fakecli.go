@@ -51,10 +51,23 @@ func (f *fake) emit(v any) {
 }
 
 func (f *fake) run(args []string) int {
+	if slices.Contains(args, "--version") {
+		// What the real CLI prints; untether doctor shows it.
+		fmt.Println("0.0.0-fake (Claude Code)")
+		return 0
+	}
 	f.session = "fake-session-1"
+	if f.script == "noresume" {
+		f.session = "fake-session-fresh" // tell the fallback session from the one that failed
+	}
 	f.mode = "default"
 	if i := slices.Index(args, "--resume"); i >= 0 && i+1 < len(args) {
 		f.session = args[i+1]
+		if f.script == "noresume" {
+			// The real CLI's answer to a session it does not have.
+			fmt.Fprintf(os.Stderr, "No conversation found with session ID: %s\n", f.session)
+			return 1
+		}
 	}
 	if i := slices.Index(args, "--permission-mode"); i >= 0 && i+1 < len(args) {
 		f.mode = args[i+1]
@@ -118,7 +131,7 @@ func (f *fake) dispatch(m map[string]any, prompts *[]string) {
 		case "set_permission_mode":
 			mode, _ := req["mode"].(string)
 			if mode == "bogus" {
-				f.emit(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "error", "request_id": id, "error": "Invalid permission mode: bogus"}})
+				f.emit(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "error", "request_id": id, "error": "Cannot set permission mode: must be one of acceptEdits, auto, bypassPermissions, default, dontAsk, plan"}})
 				return
 			}
 			if f.script == "deaf" {
@@ -182,7 +195,7 @@ func (f *fake) turn(prompt string, lines chan map[string]any, prompts *[]string)
 	f.turns++
 	f.init()
 	switch f.script {
-	case "echo", "hang", "ignore_term", "deaf":
+	case "echo", "hang", "ignore_term", "deaf", "noresume":
 		f.text("echo: " + prompt)
 		f.result("echo: "+prompt, false, "completed")
 	case "args":
