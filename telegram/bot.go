@@ -47,6 +47,9 @@ type Config struct {
 	ShutdownWait   time.Duration
 	// Outbox overrides the outbox pacing (zero values are the defaults).
 	Outbox outbox.Options
+	// Now is the clock of the plan cooldown and of times shown in messages;
+	// nil is time.Now. Tests inject one to step over cooldown windows.
+	Now func() time.Time
 }
 
 func (c *Config) defaults() {
@@ -142,6 +145,9 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 	if cfg.APIURL != "" {
 		opts = append(opts, tgbot.WithServerURL(strings.TrimRight(cfg.APIURL, "/")))
 	}
+	if cfg.Now != nil {
+		b.now = cfg.Now
+	}
 	client, err := tgbot.New(cfg.Token, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("telegram client: %s", b.redact(err.Error()))
@@ -156,7 +162,7 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		AllowList:       cfg.AllowList,
 		SkipPermissions: cfg.SkipPerms,
 		Timeout:         cfg.ApprovalWait,
-		Cooldown:        cooldown.New(cfg.CooldownBase, cfg.CooldownMax, nil),
+		Cooldown:        cooldown.New(cfg.CooldownBase, cfg.CooldownMax, b.now),
 		IsAllowed:       b.userAllowed,
 		OnResolved:      b.onResolved,
 		Logger:          log,

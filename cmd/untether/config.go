@@ -164,6 +164,17 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 func loadConfig(path string, getenv func(string) string) (*Config, error) {
+	cfg, err := decodeConfig(path, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// decodeConfig is loadConfig that also returns the configuration when only
+// values are wrong (it is nil only when the file could not be read or
+// parsed), so that untether doctor can still check the rest.
+func decodeConfig(path string, getenv func(string) string) (*Config, error) {
 	path, err := expandHome(path)
 	if err != nil {
 		return nil, err
@@ -207,7 +218,7 @@ func loadConfig(path string, getenv func(string) string) (*Config, error) {
 	errs = append(errs, cfg.resolvePaths()...)
 	errs = append(errs, cfg.validate()...)
 	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+		return &cfg, errors.Join(errs...)
 	}
 	return &cfg, nil
 }
