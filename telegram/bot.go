@@ -47,6 +47,9 @@ type Config struct {
 	ShutdownWait   time.Duration
 	// Outbox overrides the outbox pacing (zero values are the defaults).
 	Outbox outbox.Options
+	// Secrets are removed, like the token, from anything shown in chats
+	// (stderr tails, error texts): API keys from the environment, say.
+	Secrets []string
 	// Now is the clock of the plan cooldown and of times shown in messages;
 	// nil is time.Now. Tests inject one to step over cooldown windows.
 	Now func() time.Time
@@ -183,10 +186,12 @@ func (b *Bot) userAllowed(id int64) bool { return b.cfg.AllowAnyUser || b.allowe
 
 // redact removes the bot token from text that may carry it (URLs in errors).
 func (b *Bot) redact(s string) string {
-	if b.cfg.Token == "" {
-		return s
+	for _, secret := range append([]string{b.cfg.Token}, b.cfg.Secrets...) {
+		if len(secret) >= 6 { // short values would mangle ordinary text
+			s = strings.ReplaceAll(s, secret, "[redacted]")
+		}
 	}
-	return strings.ReplaceAll(s, b.cfg.Token, "[redacted]")
+	return s
 }
 
 // Run polls until ctx ends, then stops gracefully: running turns are told

@@ -280,3 +280,19 @@ func TestCrashIsReportedAndRecovers(t *testing.T) {
 		t.Errorf("the restart should resume the stored session: %+v", s)
 	}
 }
+
+func TestSecretsNeverReachChats(t *testing.T) {
+	const apiKey = "sk-ant-api03-SECRETSECRET"
+	h := newHarness(t, func(tr *runnertest.Turn) {
+		tr.Start("m")
+		tr.Crash(1, "auth failed for key "+apiKey+" via bot "+"7000000001:AAtgtest-fake-token")
+	}, func(c *telegram.Config) { c.Secrets = []string{apiKey} })
+	h.say("go")
+	m := h.awaitText(h.dm.ID, "auth failed")
+	if strings.Contains(m.Text, apiKey) || strings.Contains(m.Text, h.tg.Token()) {
+		t.Errorf("a secret reached the chat: %q", m.Text)
+	}
+	if !strings.Contains(m.Text, "[redacted]") {
+		t.Errorf("expected the redaction marker: %q", m.Text)
+	}
+}

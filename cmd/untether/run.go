@@ -59,7 +59,7 @@ func loadForRun(flags commonFlags, stderr io.Writer) (*Config, *slog.Logger, err
 	if flags.logLevel != "" {
 		level = flags.logLevel
 	}
-	log, err := newLogger(stderr, format, level, cfg.Secrets()...)
+	log, err := newLogger(stderr, format, level, chatSecrets(cfg)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
 	}
@@ -89,7 +89,20 @@ func botConfig(cfg *Config) telegram.Config {
 		ApprovalWait:   cfg.Approvals.Timeout,
 		CooldownBase:   cfg.Cooldown.Base,
 		CooldownMax:    cfg.Cooldown.Max,
+		Secrets:        chatSecrets(cfg),
 	}
+}
+
+// chatSecrets are values that must never reach a chat: configured secrets
+// and API keys in the environment Claude inherits (its stderr is shown).
+func chatSecrets(cfg *Config) []string {
+	out := cfg.Secrets()
+	for _, k := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "UNTETHER_BOT_TOKEN"} {
+		if v := os.Getenv(k); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
