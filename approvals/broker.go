@@ -213,13 +213,14 @@ func (b *Broker) Press(ctx context.Context, token string, userID, chatID int64) 
 		return Result{}, refuse(ForeignChat)
 	}
 	res, dec := b.applyLocked(p, ref)
+	res.Prompt = p.ref // SetPrompt may write it concurrently: read it under the lock
 	b.mu.Unlock()
 	return b.finish(ctx, p, res, dec, userID)
 }
 
 // finish writes dec (if any) after the lock is released and fills Result.
 func (b *Broker) finish(ctx context.Context, p *pending, res Result, dec *decision, userID int64) (Result, error) {
-	res.UserID, res.Request, res.Prompt = userID, p.req, p.ref
+	res.UserID, res.Request = userID, p.req
 	log := b.reqLog(p.req)
 	if dec == nil {
 		log.Debug("approval progress", "outcome", res.Outcome, "user_id", userID)
@@ -280,21 +281,23 @@ func (b *Broker) CancelSession(ctx context.Context, sessionKey, reason string) (
 		}
 	}
 	sortBySeq(ps)
-	for _, p := range ps {
+	refs := make([]PromptRef, len(ps))
+	for i, p := range ps {
 		b.resolveLocked(p)
+		refs[i] = p.ref
 	}
 	b.mu.Unlock()
 
 	msg := msgCancelled(reason)
 	var errs []error
-	for _, p := range ps {
+	for i, p := range ps {
 		err := p.resp.Deny(ctx, p.req.RequestID, msg, false)
 		if err != nil {
 			err = fmt.Errorf("approvals: cancel %s: %w", p.req.RequestID, err)
 			errs = append(errs, err)
 		}
 		b.reqLog(p.req).Info("approval cancelled", "reason", reason)
-		b.report(Resolution{Outcome: OutcomeCancelled, Request: p.req, Prompt: p.ref, Reason: reason, Message: msg, Err: err})
+		b.report(Resolution{Outcome: OutcomeCancelled, Request: p.req, Prompt: refs[i], Reason: reason, Message: msg, Err: err})
 	}
 	return len(ps), errors.Join(errs...)
 }
@@ -322,6 +325,7 @@ func (b *Broker) expire(p *pending, gen int) {
 		return
 	}
 	b.resolveLocked(p)
+	ref := p.ref
 	b.mu.Unlock()
 
 	msg := msgTimedOut(b.timeout)
@@ -336,7 +340,7 @@ func (b *Broker) expire(p *pending, gen int) {
 	} else {
 		log.Info("approval timed out")
 	}
-	b.report(Resolution{Outcome: OutcomeTimedOut, Request: p.req, Prompt: p.ref, Reason: "timed out", Message: msg, Err: err})
+	b.report(Resolution{Outcome: OutcomeTimedOut, Request: p.req, Prompt: ref, Reason: "timed out", Message: msg, Err: err})
 }
 
 func (b *Broker) report(r Resolution) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -69,6 +70,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 	if replyTo == 0 {
 		replyTo = t.qp.MessageID
 	}
+	key := promptKey{a.key, p.Request.RequestID}
 	var last int
 	for i, part := range parts {
 		var k view.Keyboard
@@ -78,21 +80,45 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 		id, err := b.send(ctx, a.place, replyTo, part, k, outbox.High)
 		if err != nil {
 			b.log.Error("approval prompt not delivered", "chat_id", a.place.ChatID, "request_id", p.Request.RequestID, "err", err)
+			b.prompts.abandon(key)
 			return // the broker's timer still answers the CLI
 		}
 		replyTo, last = id, id
 	}
 	ref := approvals.PromptRef{ChatID: a.place.ChatID, MessageID: last}
-	b.prompts.put(ref, parts[len(parts)-1])
-	if !b.broker.SetPrompt(a.key, p.Request.RequestID, ref) {
-		// Resolved while we were sending (timeout, cancel): show that.
-		_ = b.edit(ctx, ref.ChatID, ref.MessageID, view.OutcomeText(parts[len(parts)-1], view.Outcome{Kind: approvals.OutcomeCancelled}), nil, outbox.High, "", nil)
-		return
-	}
+	// Recorded before anyone can resolve it through the book, so the
+	// record is always removed after it is added.
 	if err := b.store.AddLive(prefs.LiveMessage{Kind: prefs.LivePrompt, ChatID: a.place.ChatID, MessageID: last,
 		ThreadID: a.place.Thread, SessionKey: a.key, Created: b.now()}); err != nil {
 		b.log.Warn("could not record prompt message", "chat_id", a.place.ChatID, "err", err)
 	}
+	// The user sees the buttons as soon as Telegram has the message, which
+	// can be before send returns: a press, a timeout or a cancel may have
+	// come first and left its result in the book.
+	e := b.prompts.shown(key, ref, resolvedOriginal(p, parts, b.cfg.WorkDir))
+	switch {
+	case e.outcome != nil:
+		b.finishPrompt(ctx, ref, e.text, *e.outcome)
+		return
+	case e.update:
+		_ = b.edit(ctx, ref.ChatID, ref.MessageID, e.text, e.kb, outbox.High, "", nil)
+	}
+	b.broker.SetPrompt(a.key, p.Request.RequestID, ref)
+}
+
+// resolvedOriginal is the prompt's last part as it should read once
+// answered: without the "answer within" line, which would be stale.
+func resolvedOriginal(p *approvals.Prompt, parts []string, workDir string) string {
+	last := parts[len(parts)-1]
+	if p.Kind == approvals.KindQuestion {
+		return last
+	}
+	// A zero time leaves the deadline out. Only the last part can change,
+	// unless the whole now fits fewer parts: then keep what was shown.
+	if alt := view.PromptText(p, workDir, time.Time{}); len(alt) == len(parts) {
+		return alt[len(alt)-1]
+	}
+	return last
 }
 
 // handleCallback answers a button press. It runs outside every turn queue:
@@ -113,7 +139,12 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 			b.answerCallback(ctx, cq.ID, ref.Toast)
 			return
 		}
-		b.answerCallback(ctx, cq.ID, res.Toast)
+		toast := res.Toast
+		if res.Outcome == approvals.OutcomeAwaitingText && cq.Message.Message != nil && isGroup(cq.Message.Message.Chat) {
+			// In a group the bot only takes messages addressed to it.
+			toast = "Reply to the question with your answer"
+		}
+		b.answerCallback(ctx, cq.ID, toast)
 		if err != nil {
 			log.Warn("decision could not reach claude", "request_id", res.Request.RequestID, "err", err)
 		}
@@ -143,24 +174,29 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 // afterPress edits the prompt: the outcome and who decided (no buttons), or
 // the next state of a question.
 func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models.User) {
-	ref := res.Prompt
-	if ref.MessageID == 0 {
-		return
-	}
+	key := promptKey{res.Request.SessionKey, res.Request.RequestID}
 	if !res.Final() {
 		if res.Question != nil {
-			text := view.QuestionText(res.Question)
-			b.prompts.put(ref, text)
-			_ = b.edit(ctx, ref.ChatID, ref.MessageID, text, view.QuestionKeyboard(res.Question, prefixApproval), outbox.High, "", nil)
+			text, kb := view.QuestionText(res.Question), view.QuestionKeyboard(res.Question, prefixApproval)
+			if ref, ok := b.prompts.update(key, text, kb); ok {
+				_ = b.edit(ctx, ref.ChatID, ref.MessageID, text, kb, outbox.High, "", nil)
+			}
 		}
 		return
 	}
-	b.resolvePrompt(ctx, ref, view.Outcome{Kind: res.Outcome, By: displayName(from),
+	b.resolvePrompt(ctx, key, view.Outcome{Kind: res.Outcome, By: displayName(from),
 		Question: res.Request.ToolName == approvals.ToolAskUserQuestion, Answers: res.Answers})
 }
 
-func (b *Bot) resolvePrompt(ctx context.Context, ref approvals.PromptRef, o view.Outcome) {
-	original := b.prompts.take(ref)
+// resolvePrompt shows the outcome on the prompt, or leaves it in the book
+// for showPrompt when the prompt is still being sent.
+func (b *Bot) resolvePrompt(ctx context.Context, key promptKey, o view.Outcome) {
+	if ref, text, ok := b.prompts.resolve(key, o); ok {
+		b.finishPrompt(ctx, ref, text, o)
+	}
+}
+
+func (b *Bot) finishPrompt(ctx context.Context, ref approvals.PromptRef, original string, o view.Outcome) {
 	if err := b.edit(ctx, ref.ChatID, ref.MessageID, view.OutcomeText(original, o), nil, outbox.High, "", nil); err != nil {
 		b.log.Warn("could not edit prompt", "chat_id", ref.ChatID, "err", err)
 	}
@@ -171,10 +207,8 @@ func (b *Bot) resolvePrompt(ctx context.Context, ref approvals.PromptRef, o view
 
 // onResolved is the broker's hook for timeouts and cancellations.
 func (b *Bot) onResolved(r approvals.Resolution) {
-	if r.Prompt.MessageID == 0 {
-		return
-	}
-	b.resolvePrompt(context.Background(), r.Prompt, view.Outcome{Kind: r.Outcome, Reason: r.Reason})
+	b.resolvePrompt(context.Background(), promptKey{r.Request.SessionKey, r.Request.RequestID},
+		view.Outcome{Kind: r.Outcome, Reason: r.Reason})
 }
 
 func displayName(u *models.User) string {
@@ -227,25 +261,93 @@ func randomToken() string {
 	return base64.RawURLEncoding.EncodeToString(buf[:])
 }
 
-// promptTexts remembers the HTML of shown prompts, to append the outcome.
-type promptTexts struct {
+// promptBook tracks the message of every pending request's prompt, by
+// session key and request id. A request can be resolved (a quick press, a
+// timeout, a cancel) or move on (a question) before its message is sent;
+// the book keeps that until the sender records the message, so every prompt
+// ends up showing its latest state whatever the order.
+type promptBook struct {
 	mu sync.Mutex
-	m  map[approvals.PromptRef]string
+	m  map[promptKey]*promptEntry
 }
 
-func (p *promptTexts) put(ref approvals.PromptRef, text string) {
-	p.mu.Lock()
-	if p.m == nil {
-		p.m = map[approvals.PromptRef]string{}
+type promptKey struct{ session, request string }
+
+type promptEntry struct {
+	ref       approvals.PromptRef // zero until the message is sent
+	text      string              // the HTML it shows (for a plan, its last part)
+	kb        view.Keyboard       // with update: the keyboard to show
+	update    bool                // a newer state waits for the message
+	outcome   *view.Outcome       // resolved before the message was sent
+	abandoned bool                // the message could not be sent
+}
+
+func (pb *promptBook) entry(k promptKey) *promptEntry {
+	if pb.m == nil {
+		pb.m = map[promptKey]*promptEntry{}
 	}
-	p.m[ref] = text
-	p.mu.Unlock()
+	e := pb.m[k]
+	if e == nil {
+		e = &promptEntry{}
+		pb.m[k] = e
+	}
+	return e
 }
 
-func (p *promptTexts) take(ref approvals.PromptRef) string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	t := p.m[ref]
-	delete(p.m, ref)
-	return t
+// shown records the sent message. The returned entry says what happened
+// meanwhile: an outcome to show (the entry is gone then) or an update.
+func (pb *promptBook) shown(k promptKey, ref approvals.PromptRef, text string) promptEntry {
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	e := pb.entry(k)
+	e.ref = ref
+	if !e.update {
+		e.text = text
+	}
+	out := *e
+	e.update, e.kb = false, nil
+	if e.outcome != nil {
+		delete(pb.m, k)
+	}
+	return out
+}
+
+// update records a newer text and keyboard; ok says the message exists and
+// the caller should edit it now.
+func (pb *promptBook) update(k promptKey, text string, kb view.Keyboard) (approvals.PromptRef, bool) {
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	e := pb.entry(k)
+	e.text = text
+	if e.ref.MessageID == 0 {
+		e.update, e.kb = true, kb
+		return approvals.PromptRef{}, false
+	}
+	return e.ref, true
+}
+
+// resolve records the outcome; ok says the message exists and the caller
+// should edit it now (with the returned text as the original).
+func (pb *promptBook) resolve(k promptKey, o view.Outcome) (approvals.PromptRef, string, bool) {
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	e := pb.entry(k)
+	if e.ref.MessageID == 0 && !e.abandoned {
+		e.outcome = &o
+		return approvals.PromptRef{}, "", false
+	}
+	delete(pb.m, k)
+	return e.ref, e.text, !e.abandoned
+}
+
+// abandon forgets a prompt whose message could not be sent.
+func (pb *promptBook) abandon(k promptKey) {
+	pb.mu.Lock()
+	defer pb.mu.Unlock()
+	e := pb.entry(k)
+	if e.outcome != nil {
+		delete(pb.m, k)
+		return
+	}
+	e.abandoned = true
 }

@@ -102,7 +102,7 @@ type Bot struct {
 
 	me       botIdentity
 	buttons  *buttons
-	prompts  promptTexts
+	prompts  promptBook
 	refused  sync.Map // user id → time of the last refusal sent
 	baseCtx  context.Context
 	stopping chan struct{}
@@ -141,9 +141,14 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		actors:       map[string]*actor{},
 		stopping:     make(chan struct{}),
 	}
+	// The outbox runs up to MaxInFlight calls at once; the default transport
+	// keeps only 2 idle connections per host, so every busier moment would
+	// open (and TLS-handshake) new ones.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 16
 	opts := []tgbot.Option{
 		tgbot.WithSkipGetMe(),
-		tgbot.WithHTTPClient(cfg.PollTimeout+10*time.Second, &http.Client{Timeout: cfg.PollTimeout + 10*time.Second}),
+		tgbot.WithHTTPClient(cfg.PollTimeout+10*time.Second, &http.Client{Timeout: cfg.PollTimeout + 10*time.Second, Transport: tr}),
 	}
 	if cfg.APIURL != "" {
 		opts = append(opts, tgbot.WithServerURL(strings.TrimRight(cfg.APIURL, "/")))

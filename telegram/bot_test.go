@@ -133,7 +133,14 @@ func TestCancelButton(t *testing.T) {
 	prog := h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return m.ReplyTo == id && len(m.Keyboard) > 0 })
 	cq := h.tg.PressButton(h.user, h.dm, prog.ID, prog.Keyboard[0][0].CallbackData)
 	h.awaitText(h.dm.ID, "Cancelled")
-	if a, ok := h.tg.CallbackAnswer(cq); !ok || !strings.Contains(a.Text, "Cancel") {
+	// The toast and the final go out independently: wait for the toast.
+	var a tgtest.CallbackAnswer
+	h.tg.Await(wait, "the cancel toast", func() bool {
+		var ok bool
+		a, ok = h.tg.CallbackAnswer(cq)
+		return ok
+	})
+	if !strings.Contains(a.Text, "Cancel") {
 		t.Errorf("toast = %+v", a)
 	}
 }

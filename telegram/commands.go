@@ -139,7 +139,11 @@ func (b *Bot) planModeCommand(ctx context.Context, key string, pl place, group b
 	msg := fmt.Sprintf("Plan mode: <b>%s</b> (%s).", st.PlanMode, st.PlanSource)
 	if a := b.existingActor(key); a != nil {
 		if conn := a.liveConn(); conn != nil {
-			if err := conn.SetPermissionMode(ctx, st.PermissionMode); err != nil {
+			mode := st.PermissionMode
+			if mode == "" {
+				mode = "default" // no mode configured; the CLI refuses an empty one
+			}
+			if err := conn.SetPermissionMode(ctx, mode); err != nil {
 				return msg + " It applies when the session next starts (" + render.Escape(err.Error()) + ")."
 			}
 			return msg + " Applied to the running session."

@@ -35,6 +35,11 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 		parts = []string{view.ErrorText(view.TurnError{What: "The turn failed", Detail: b.redact(tc.ErrorText),
 			Hint: "Send another message to continue; the session is kept."})}
 	}
+	// A progress edit still queued would spend the chat's budget between
+	// two parts of the answer; the summary edit replaces it anyway.
+	if t.progressID != 0 {
+		b.out.Drop(t.progressKey())
+	}
 	t.deliver(ctx, parts)
 	t.close(ctx, progress, tc.OK)
 }
@@ -70,6 +75,12 @@ func (t *turn) finishStopped(ctx context.Context, progress chan int) {
 // close turns the progress message into its summary and forgets it.
 func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 	a, b := t.a, t.a.b
+	// No request outlives its turn (the runner forgets them then too): a
+	// prompt left with buttons, after a crash or a request the CLI withdrew,
+	// would take presses that can no longer reach Claude.
+	if n, err := b.broker.CancelSession(ctx, a.key, "the turn ended"); n > 0 {
+		b.log.Debug("approvals left at the end of the turn were cancelled", "chat_id", a.place.ChatID, "count", n, "err", err)
+	}
 	if t.progressID == 0 && progress != nil {
 		t.progressID = <-progress // sent at turn start; wait for its id
 	}

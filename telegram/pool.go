@@ -80,6 +80,15 @@ func (p *pool) release(a *actor) {
 	p.freed = make(chan struct{})
 }
 
+// wake makes waiting acquires look again: a holder's turn ended, so it has
+// become evictable (without this they would notice only on their re-check).
+func (p *pool) wake() {
+	p.mu.Lock()
+	close(p.freed)
+	p.freed = make(chan struct{})
+	p.mu.Unlock()
+}
+
 func (p *pool) live() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -22,13 +22,21 @@ const refusalEvery = time.Hour
 func (b *Bot) handleUpdate(ctx context.Context, u models.Update) {
 	switch {
 	case u.CallbackQuery != nil:
-		b.accept(u.ID, "", nil)
+		// A press must not wait for a disk sync (a commit is the bulk of its
+		// round trip): a read tells a redelivery after a restart, the
+		// handler starts, and the record is written meanwhile. A crash in
+		// between redelivers the press to a broker that no longer knows
+		// it: the user sees "expired", nothing is decided twice.
+		if handled, err := b.store.Handled(u.ID); err == nil && handled {
+			return // redelivered after a restart: it was handled before
+		}
 		cq := u.CallbackQuery
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
 			b.handleCallback(ctx, cq)
 		}()
+		b.accept(u.ID, "", nil)
 	case u.Message != nil:
 		b.handleMessage(ctx, u.ID, u.Message)
 	default:
@@ -86,8 +94,9 @@ func (b *Bot) handleMessage(ctx context.Context, updateID int64, m *models.Messa
 		return
 	}
 	if cmd != "" {
-		b.accept(updateID, key, nil)
-		b.command(ctx, key, pl, m, cmd, args)
+		if _, fresh := b.accept(updateID, key, nil); fresh {
+			b.command(ctx, key, pl, m, cmd, args)
+		}
 		return
 	}
 	if text == "" {
@@ -107,7 +116,9 @@ func (b *Bot) handleMessage(ctx context.Context, updateID int64, m *models.Messa
 		return
 	}
 	if age := b.now().Sub(time.Unix(int64(m.Date), 0)); m.Date != 0 && age > b.cfg.MaxBacklogAge {
-		b.accept(updateID, "", nil)
+		if _, fresh := b.accept(updateID, "", nil); !fresh {
+			return
+		}
 		b.notify(pl, m.ID, fmt.Sprintf("Skipped: sent while I was offline, %s ago — send it again to run it.", humanDuration(age)))
 		return
 	}

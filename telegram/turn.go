@@ -18,6 +18,10 @@ import (
 // heartbeat refreshes the elapsed time of a quiet turn (a long command).
 const heartbeat = 30 * time.Second
 
+// progressWait bounds how long Claude waits for the progress message to be
+// sent (and recorded) before it gets the prompt; see begin.
+const progressWait = 5 * time.Second
+
 // turn is the state of one prompt being run; the actor goroutine owns it.
 type turn struct {
 	a       *actor
@@ -62,14 +66,9 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt) {
 		a.mu.Lock()
 		a.turn = nil
 		a.mu.Unlock()
+		b.pool.wake() // this holder is idle now: a turn waiting for a slot may evict it
 		b.buttons.remove(t.cancelT)
 	}()
-	// Done as soon as it starts: a turn cut short by a crash is reported as
-	// interrupted on restart (its progress message), never run twice.
-	if err := b.store.DonePrompt(a.key, qp.Seq); err != nil {
-		log.Warn("could not mark prompt done", "err", err)
-	}
-
 	// The progress message goes out at once, before Claude says anything.
 	progress := make(chan int, 1)
 	first := t.render()
@@ -83,14 +82,25 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt) {
 	}()
 
 	conn, err := a.ensureConn(ctx, t)
+	progress = t.begin(progress)
 	if err == nil {
 		err = conn.Send(ctx, qp.Text)
-		if err != nil {
+		if err != nil && t.resumed == "" {
 			// The process died between turns; one fresh start is fair.
 			a.forgetConn()
 			if conn, err = a.ensureConn(ctx, t); err == nil {
 				err = conn.Send(ctx, qp.Text)
 			}
+		}
+		if err != nil && t.resumed != "" && !t.retried {
+			// A process started to resume died before it took the prompt:
+			// what the CLI does when it no longer has the session.
+			a.forgetConn()
+			next, done := t.resumeFailed(ctx, runner.Exited{Err: err}, progress)
+			if done {
+				return
+			}
+			conn, err = next, nil
 		}
 	}
 	if err != nil {
@@ -164,11 +174,8 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 	for {
 		select {
 		case id := <-progress:
-			t.progressID = id
+			t.gotProgress(id)
 			progress = nil
-			if id != 0 {
-				t.addLive(prefs.LiveProgress, id)
-			}
 			t.schedule(editTimer)
 		case <-editTimer.C:
 			t.flush()
@@ -187,6 +194,16 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 			if !ok {
 				ev = runner.Exited{Err: errors.New("event stream closed")}
 			}
+			if _, ask := ev.(runner.ApprovalRequest); ask && progress != nil {
+				// A prompt replies to the progress message: wait for its id
+				// (it was sent first, so this is short).
+				select {
+				case id := <-progress:
+					t.gotProgress(id)
+					progress = nil
+				case <-a.quit:
+				}
+			}
 			next, done := t.handle(ctx, conn, ev, progress)
 			if done {
 				return
@@ -196,6 +213,13 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 			}
 			t.schedule(editTimer)
 		}
+	}
+}
+
+func (t *turn) gotProgress(id int) {
+	t.progressID = id
+	if id != 0 {
+		t.addLive(prefs.LiveProgress, id)
 	}
 }
 
@@ -370,6 +394,40 @@ func (t *turn) flush() {
 	t.lastEdit = t.a.b.now()
 	kb := view.ProgressKeyboard("c:" + t.cancelT)
 	_ = t.a.b.edit(context.Background(), t.a.place.ChatID, t.progressID, text, kb, outbox.Low, t.progressKey(), nil)
+}
+
+// begin marks the prompt done, in one transaction with recording its
+// progress message as live, before Claude is given the prompt. A crash
+// before that leaves the prompt queued: it runs after the restart, and
+// Claude never saw it. A crash after it leaves a live progress message,
+// which recover edits to "interrupted by restart". So a prompt is never
+// lost silently and never run twice. If Telegram is slow to take the
+// progress message, Claude does not wait for it longer than progressWait:
+// the prompt is marked done alone and run records the message when it
+// arrives. It returns the progress channel, nil once its id was taken.
+func (t *turn) begin(progress chan int) chan int {
+	a, b := t.a, t.a.b
+	wait := time.NewTimer(progressWait)
+	defer wait.Stop()
+	select {
+	case t.progressID = <-progress:
+		progress = nil
+	case <-wait.C:
+	}
+	err := b.store.Update(func(tx *prefs.Tx) error {
+		if t.progressID != 0 {
+			err := tx.AddLive(prefs.LiveMessage{Kind: prefs.LiveProgress, ChatID: a.place.ChatID, MessageID: t.progressID,
+				ThreadID: a.place.Thread, SessionKey: a.key, Created: b.now()})
+			if err != nil {
+				return err
+			}
+		}
+		return tx.DonePrompt(a.key, t.qp.Seq)
+	})
+	if err != nil {
+		b.log.Warn("could not record the start of a turn", "chat_id", a.place.ChatID, "err", err)
+	}
+	return progress
 }
 
 func (t *turn) addLive(kind prefs.LiveKind, msgID int) {

@@ -45,6 +45,8 @@ type Session struct {
 	mode      string
 	answers   []Answer
 	turns     int
+	sent      int  // prompts sent; sent > turns means one is on its way to the script
+	interrupt bool // an interrupt came before the script took the sent prompt
 	closeOnce sync.Once
 }
 
@@ -70,6 +72,10 @@ func (s *Session) loop() {
 			s.mu.Lock()
 			s.turns++
 			t := &Turn{Prompt: p, N: s.turns, s: s, interrupted: make(chan struct{})}
+			if s.interrupt {
+				s.interrupt = false
+				close(t.interrupted)
+			}
 			s.current = t
 			s.mu.Unlock()
 			s.script(t)
@@ -103,6 +109,7 @@ func (s *Session) Send(ctx context.Context, text string) error {
 	}
 	select {
 	case s.prompts <- text:
+		s.sent++
 		return nil
 	default:
 		return errors.New("runnertest: too many queued prompts")
@@ -151,6 +158,9 @@ func (s *Session) Interrupt(ctx context.Context) error {
 	}
 	if t := s.current; t != nil && !t.isInterrupted() {
 		close(t.interrupted)
+	} else if t == nil && s.sent > s.turns {
+		// The CLI interrupts a turn it has been sent but not begun.
+		s.interrupt = true
 	}
 	return nil
 }
