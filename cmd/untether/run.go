@@ -133,10 +133,3 @@ func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
 		Logger:          log,
 	}
 }
-
-func cmdDoctor(ctx context.Context, args []string, stdout io.Writer) error {
-	if _, err := parseFlags("doctor", args, stdout); err != nil {
-		return err
-	}
-	return fmt.Errorf("doctor is not built yet")
-}
