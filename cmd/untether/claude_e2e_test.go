@@ -18,18 +18,7 @@ func realClaude(t *testing.T, steps ...claudetest.Step) (*e2eEnv, *claudetest.AP
 	bin := claudetest.Binary(t)
 	api := claudetest.NewAPI(t, steps...)
 	env, _ := claudetest.Env(t, api.URL())
-	e := newE2E(t, bin, env, "use_api_billing = true\n")
-	// use_api_billing belongs to [claude]; newE2E appends after [progress],
-	// so rewrite it into place.
-	raw, err := os.ReadFile(e.config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := strings.Replace(string(raw), "use_api_billing = true\n", "", 1)
-	s = strings.Replace(s, "[claude]\n", "[claude]\nuse_api_billing = true\n", 1)
-	if err := os.WriteFile(e.config, []byte(s), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	e := newE2EOn(t, tgtest.New(t), bin, env, "use_api_billing = true\n", "")
 	return e, api
 }
 

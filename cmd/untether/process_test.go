@@ -93,7 +93,13 @@ type e2eEnv struct {
 // newE2E writes a config pointing at a fake Telegram and the given claude.
 func newE2E(t *testing.T, claude string, env []string, extraTOML string) *e2eEnv {
 	t.Helper()
-	tg := tgtest.New(t)
+	return newE2EOn(t, tgtest.New(t), claude, env, "", extraTOML)
+}
+
+// newE2EOn is newE2E on a given fake Telegram; claudeTOML lines go into
+// the [claude] table, extraTOML after the last table.
+func newE2EOn(t *testing.T, tg *tgtest.Server, claude string, env []string, claudeTOML, extraTOML string) *e2eEnv {
+	t.Helper()
 	dir := t.TempDir()
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o755); err != nil {
@@ -112,12 +118,12 @@ poll_timeout = "1s"
 binary = %q
 working_dir = %q
 idle_timeout = "0s"
-
+%s
 [progress]
 min_edit_interval = "100ms"
 group_edit_interval = "200ms"
 %s
-`, tg.Token(), tg.URL(), e.user.ID, claude, work, extraTOML)
+`, tg.Token(), tg.URL(), e.user.ID, claude, work, claudeTOML, extraTOML)
 	if err := os.WriteFile(e.config, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -215,9 +221,7 @@ func TestProcessBadConfig(t *testing.T) {
 }
 
 func TestProcessOneShotMode(t *testing.T) {
-	e := newE2E(t, testExecutable(t), fakeClaudeEnv("echo"), "")
-	raw, _ := os.ReadFile(e.config)
-	os.WriteFile(e.config, []byte(strings.Replace(string(raw), "[claude]\n", "[claude]\nmode = \"oneshot\"\n", 1)), 0o600)
+	e := newE2EOn(t, tgtest.New(t), testExecutable(t), fakeClaudeEnv("echo"), "mode = \"oneshot\"\n", "")
 	e.start(t)
 	e.tg.SendMessage(e.user, e.chat, "first")
 	e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool {

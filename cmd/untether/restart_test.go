@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -35,32 +34,7 @@ func newRestartEnv(t *testing.T) *restartEnv {
 	t.Helper()
 	r := &restartEnv{}
 	tg := tgtest.New(t, tgtest.WithClock(func() time.Time { return time.Now().Add(time.Duration(r.skew.Load())) }))
-	dir := t.TempDir()
-	work := filepath.Join(dir, "work")
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	user := tgtest.User{ID: 5150, FirstName: "Op", Username: "op"}
-	r.e2eEnv = &e2eEnv{tg: tg, dir: dir, user: user, chat: tgtest.PrivateChat(user), claude: testExecutable(t),
-		config: filepath.Join(dir, "untether.toml")}
-	cfg := fmt.Sprintf(`[telegram]
-bot_token = %q
-api_url = %q
-allowed_user_ids = [%d]
-poll_timeout = "1s"
-
-[claude]
-binary = %q
-working_dir = %q
-idle_timeout = "0s"
-
-[progress]
-min_edit_interval = "100ms"
-group_edit_interval = "200ms"
-`, tg.Token(), tg.URL(), user.ID, r.claude, work)
-	if err := os.WriteFile(r.config, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	r.e2eEnv = newE2EOn(t, tg, testExecutable(t), nil, "", "")
 	return r
 }
 
