@@ -49,7 +49,7 @@ func BenchmarkApprovalRoundTrip(b *testing.B) {
 			}
 		}
 	}}
-	store, err := prefs.Open(context.Background(), filepath.Join(b.TempDir(), "state.db"))
+	store, err := prefs.Open(context.Background(), filepath.Join(b.TempDir(), "state.db"), prefs.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		b.Fatal(err)
 	}

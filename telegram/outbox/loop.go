@@ -52,10 +52,13 @@ func (o *Outbox) dispatch(now time.Time) time.Time {
 			j = c.popHead()
 			o.stats.Queued[j.Priority.index()]--
 			c.running = true
-			c.pace.take(now, o.opts.ChatInterval)
+			low := j.Priority == Low
+			if c.win != nil {
+				c.win.take(now, low)
+			}
 			if g := c.group; g != nil {
 				g.pace.take(now, o.groupInterval)
-				g.win.take(now)
+				g.win.take(now, low)
 			}
 		}
 		if j == nil {
@@ -109,7 +112,7 @@ func (o *Outbox) pickUnpaced(now time.Time) *job {
 // follows active chats, not every chat ever seen.
 func (o *Outbox) sweep(now time.Time) {
 	for id, c := range o.chats {
-		if c.running || c.head() != nil || c.pausedUntil.After(now) || !c.pace.idle(now) {
+		if c.running || c.head() != nil || c.pausedUntil.After(now) || (c.win != nil && !c.win.idle(now, o.chatPeriod)) {
 			continue
 		}
 		if g := c.group; g != nil && (!g.pace.idle(now) || !g.win.idle(now, time.Minute)) {
@@ -150,6 +153,13 @@ func (o *Outbox) complete(j *job, err error, jctx context.Context) {
 	c := j.chat
 	if c != nil {
 		c.running = false
+		// Count the call from its answer (see window.touch).
+		if c.win != nil {
+			c.win.touch(now)
+		}
+		if c.group != nil {
+			c.group.win.touch(now)
+		}
 	}
 	final := true
 	var res error

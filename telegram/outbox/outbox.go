@@ -13,6 +13,14 @@
 // Unpaced jobs (answerCallbackQuery) bypass the chat queues and only wait for
 // the global limiter and a free worker. Calls run on short-lived goroutines
 // bounded by Options.MaxInFlight; an idle chat costs no goroutine.
+//
+// Budgets: the per-chat and per-group limits are exact sliding windows, like
+// Telegram's, and a call counts in them from the moment its answer arrives
+// (the latest moment Telegram can have counted it), so jitter never adds a
+// call to Telegram's window that ours did not see. Every priority obeys the
+// windows; Low jobs also leave a reserve in them (ChatReserve, GroupReserve)
+// and are spread over a group's minute (GroupBurst), so progress edits can
+// never use up the budget an answer, a prompt or a progress message needs.
 package outbox
 
 import (
@@ -86,11 +94,26 @@ type Job struct {
 // Options configure an Outbox. Zero fields take the defaults; a negative
 // duration or limit disables that limiter (for tests and benchmarks).
 type Options struct {
-	ChatInterval    time.Duration // steady gap between calls to one chat; default 1s
-	ChatBurst       int           // calls allowed back to back after an idle spell; default 3
-	GroupPerMinute  int           // hard cap per group chat in any 60s window; default 20
-	GroupBurst      int           // back-to-back calls a group may spend its budget on; default 3
-	GlobalPerSecond int           // calls per second over all chats, strictly spaced; default 25
+	// A chat gets at most ChatBurst calls in any window of ChatBurst ×
+	// ChatInterval (default 3 in 3s: one a second on average, three back to
+	// back after a quiet spell, so a final's parts need not wait).
+	ChatInterval time.Duration // default 1s
+	ChatBurst    int           // default 3
+	// ChatReserve is how many calls of that window Low jobs (progress
+	// edits) leave unused, so an answer or a prompt can always go at once;
+	// default 1. GroupReserve is the same for a group's minute budget;
+	// default 8: what a turn's end and the next one's start need (answer
+	// parts, the next progress message, an approval prompt and its outcome).
+	// In a group, Low leaves more if the last minute held more calls of
+	// other priorities: a busy group's answers come before its edits.
+	ChatReserve    int
+	GroupReserve   int
+	GroupPerMinute int // hard cap per group chat in any 60s window; default 20
+	GroupBurst     int // back-to-back Low calls a group may spend its budget on; default 3
+	// GlobalPerSecond: calls per second over all chats, strictly spaced;
+	// default 28, under Telegram's ~30/s for messages with room for jitter
+	// (it also counts answerCallbackQuery, which Telegram does not).
+	GlobalPerSecond int
 	MaxInFlight     int           // concurrent calls; default 8
 	CallTimeout     time.Duration // bound on one attempt; default 30s (a timeout is retried)
 	BackoffMin      time.Duration // first transient-error retry delay; default 500ms
@@ -111,15 +134,20 @@ func (o Options) withDefaults() Options {
 	}
 	setDur(&o.ChatInterval, time.Second)
 	setInt(&o.ChatBurst, 3)
+	setInt(&o.ChatReserve, 1)
+	setInt(&o.GroupReserve, 8)
 	setInt(&o.GroupPerMinute, 20)
 	setInt(&o.GroupBurst, 3)
-	setInt(&o.GlobalPerSecond, 25)
+	setInt(&o.GlobalPerSecond, 28)
 	setInt(&o.MaxInFlight, 8)
 	setDur(&o.CallTimeout, 30*time.Second)
 	setDur(&o.BackoffMin, 500*time.Millisecond)
 	setDur(&o.BackoffMax, 30*time.Second)
 	o.ChatBurst = max(o.ChatBurst, 1)
 	o.GroupBurst = max(o.GroupBurst, 1)
+	// A reserve can hold back at most all but one call of its window.
+	o.ChatReserve = min(max(o.ChatReserve, 0), o.ChatBurst-1)
+	o.GroupReserve = min(max(o.GroupReserve, 0), max(o.GroupPerMinute-1, 0))
 	o.MaxInFlight = max(o.MaxInFlight, 1)
 	o.BackoffMin = max(o.BackoffMin, time.Millisecond)
 	o.BackoffMax = max(o.BackoffMax, o.BackoffMin)

@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -35,7 +36,7 @@ func allTimes(r *recorder) []time.Duration {
 func TestGlobalLimitNeverExceeded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRecorder()
-		o := newTestOutbox(t, Options{}) // default 25/s
+		o := newTestOutbox(t, Options{GlobalPerSecond: 25})
 		var chans []<-chan error
 		const chats, perChat = 150, 2 // within each chat's burst: only the global limit binds
 		for c := range chats {
@@ -92,29 +93,81 @@ func TestChatIntervalNeverViolated(t *testing.T) {
 	})
 }
 
-func TestChatBurstThenSteadyRate(t *testing.T) {
+// The per-chat budget is Telegram's as the fake models it: at most 3 calls
+// in any 3s window. The burst goes at once, and the budget is used fully.
+func TestChatWindowBurstThenSteadyRate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRecorder()
-		o := newTestOutbox(t, Options{GlobalPerSecond: -1}) // 1s interval, burst 3
+		o := newTestOutbox(t, Options{GlobalPerSecond: -1}) // 3 per 3s
 		var chans []<-chan error
 		for i := range 10 {
 			chans = append(chans, o.Enqueue(r.job(5, Normal, fmt.Sprint(i))))
 		}
 		waitAll(t, chans...)
 		ts := r.times(5)
-		for i := range ts {
-			for k := i + 1; k < len(ts); k++ {
-				allowed := 3 + int((ts[k]-ts[i])/time.Second)
-				if k-i+1 > allowed {
-					t.Fatalf("calls %d..%d (%v..%v) exceed burst 3 + 1/s", i, k, ts[i], ts[k])
-				}
-			}
+		if n := maxInWindow(ts, 3*time.Second); n > 3 {
+			t.Fatalf("%d calls within 3s, limit 3: %v", n, ts)
 		}
 		if ts[2] != 0 {
 			t.Fatalf("third call at %v, want the burst of 3 at once", ts[2])
 		}
-		if ts[9] != 7*time.Second {
-			t.Fatalf("tenth call at %v, want 7s (burst 3, then 1/s)", ts[9])
+		if ts[9] != 9*time.Second {
+			t.Fatalf("tenth call at %v, want 9s (3 every 3s)", ts[9])
+		}
+	})
+}
+
+// A call counts from its answer: a slow call does not let the next window
+// open early, whatever the network did to the request.
+func TestChatWindowCountsFromTheAnswer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		o := newTestOutbox(t, Options{GlobalPerSecond: -1})
+		var chans []<-chan error
+		for i := range 4 {
+			j := r.job(5, Normal, fmt.Sprint(i))
+			inner := j.Do
+			j.Do = func(ctx context.Context) error {
+				err := inner(ctx)
+				time.Sleep(200 * time.Millisecond) // the call is on the wire
+				return err
+			}
+			chans = append(chans, o.Enqueue(j))
+		}
+		waitAll(t, chans...)
+		ts := r.times(5)
+		// The first call was answered at 200ms; the fourth may start 3s later.
+		if want := 200*time.Millisecond + 3*time.Second; ts[3] != want {
+			t.Fatalf("fourth call at %v, want %v: %v", ts[3], want, ts)
+		}
+	})
+}
+
+// Progress edits (Low) leave one call of the chat's window free: an answer
+// queued at any moment goes at once.
+func TestLowLeavesChatReserve(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		o := newTestOutbox(t, Options{GlobalPerSecond: -1})
+		var chans []<-chan error
+		for i := range 6 {
+			chans = append(chans, o.Enqueue(r.job(5, Low, fmt.Sprint("edit", i))))
+		}
+		time.Sleep(time.Second)
+		high := o.Enqueue(r.job(5, High, "final"))
+		waitAll(t, append(chans, high)...)
+		var lows []time.Duration
+		for _, c := range r.snapshot() {
+			if c.label == "final" {
+				if c.at != time.Second {
+					t.Errorf("final at %v, want 1s: the reserve was used by edits", c.at)
+				}
+				continue
+			}
+			lows = append(lows, c.at)
+		}
+		if n := maxInWindow(lows, 3*time.Second); n != 2 {
+			t.Fatalf("%d edits within 3s, want exactly 2 (3 minus the reserve): %v", n, lows)
 		}
 	})
 }
@@ -122,7 +175,8 @@ func TestChatBurstThenSteadyRate(t *testing.T) {
 func TestGroupBudgetPerMinute(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := newRecorder()
-		o := newTestOutbox(t, Options{GlobalPerSecond: -1})
+		// No reserves: this is about the minute budget and the spreading.
+		o := newTestOutbox(t, Options{GlobalPerSecond: -1, ChatReserve: -1, GroupReserve: -1})
 		const group = -1001234
 		var chans []<-chan error
 		for i := range 50 {
@@ -155,6 +209,72 @@ func TestGroupBudgetPerMinute(t *testing.T) {
 			if gap := ts[i] - ts[i-1]; gap != 3*time.Second {
 				t.Fatalf("gap %d = %v: after the burst, group calls should be ~3s apart", i, gap)
 			}
+		}
+	})
+}
+
+// In a group, progress edits keep GroupReserve calls of the minute's budget
+// free, and an answer may use them at once, without the spreading.
+func TestGroupLowLeavesReserve(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		o := newTestOutbox(t, Options{GlobalPerSecond: -1, GroupReserve: 5})
+		const group = -1001234
+		var chans []<-chan error
+		for i := range 40 {
+			chans = append(chans, o.Enqueue(r.job(group, Low, fmt.Sprint("edit", i))))
+		}
+		// Wait until the edits have used their share of the first minute.
+		for len(r.times(group)) < 15 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		time.Sleep(3 * time.Second) // the chat's own 3s window is clear again
+		began := time.Since(r.start)
+		var finals []<-chan error
+		for i := range 3 {
+			finals = append(finals, o.Enqueue(r.job(group, High, fmt.Sprint("final", i))))
+		}
+		waitAll(t, finals...)
+		var lows []time.Duration
+		for _, c := range r.snapshot() {
+			if strings.HasPrefix(c.label, "final") {
+				if c.at != began {
+					t.Errorf("%s at %v, want %v: the group's reserve was not kept", c.label, c.at, began)
+				}
+				continue
+			}
+			lows = append(lows, c.at)
+		}
+		if n := maxInWindow(lows, time.Minute); n > 15 {
+			t.Fatalf("%d edits within a minute, want at most 20-5", n)
+		}
+		o.Close()
+		waitAll(t, chans...)
+	})
+}
+
+// Answers, prompts and progress messages are not spread over the group's
+// minute: after a burst they go as soon as the windows allow.
+func TestGroupSpreadIsForLowOnly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		o := newTestOutbox(t, Options{GlobalPerSecond: -1})
+		const group = -1001234
+		var chans []<-chan error
+		for i := range 6 {
+			chans = append(chans, o.Enqueue(r.job(group, High, fmt.Sprint("final", i))))
+		}
+		waitAll(t, chans...)
+		if err := <-o.Enqueue(r.job(group, Normal, "progress")); err != nil {
+			t.Fatal(err)
+		}
+		ts := r.times(group)
+		// The chat's window (3 in 3s) is the only bound: 0,0,0,3,3,3,6.
+		if want := 6 * time.Second; ts[6] != want {
+			t.Fatalf("progress message at %v, want %v: %v", ts[6], want, ts)
+		}
+		if n := maxInWindow(ts, 3*time.Second); n > 3 {
+			t.Fatalf("%d calls within 3s: %v", n, ts)
 		}
 	})
 }

@@ -15,6 +15,7 @@ type Outbox struct {
 	opts           Options
 	globalInterval time.Duration // strict spacing between any two calls; 0 = off
 	groupInterval  time.Duration // steady spacing within a group's budget
+	chatPeriod     time.Duration // length of a chat's window; 0 = off
 
 	ctx    context.Context // cancelled by Close; parent of every call
 	cancel context.CancelFunc
@@ -74,8 +75,8 @@ type chatState struct {
 	id          int64
 	q           [numPriorities][]*job
 	running     bool
-	pausedUntil time.Time // 429 retry_after
-	pace        pacer
+	pausedUntil time.Time    // 429 retry_after
+	win         *window      // nil when chat pacing is off
 	group       *groupLimits // nil for private chats
 	heap        *chatHeap    // which heap holds the chat, if any
 	idx         int
@@ -83,8 +84,8 @@ type chatState struct {
 }
 
 type groupLimits struct {
-	pace pacer
-	win  *window
+	pace pacer   // spreads Low calls over the minute (every call is charged)
+	win  *window // the hard per-minute budget
 }
 
 func (c *chatState) head() *job {
@@ -127,6 +128,9 @@ func New(opts Options) *Outbox {
 	}
 	if n := o.opts.GroupPerMinute; n > 0 {
 		o.groupInterval = ceilDiv(time.Minute, n)
+	}
+	if o.opts.ChatInterval > 0 {
+		o.chatPeriod = o.opts.ChatInterval * time.Duration(o.opts.ChatBurst)
 	}
 	o.ready.less = func(a, b *chatState) bool {
 		ha, hb := a.head(), b.head()
@@ -272,6 +276,9 @@ func (o *Outbox) chatFor(id int64) *chatState {
 	c, ok := o.chats[id]
 	if !ok {
 		c = &chatState{id: id}
+		if o.chatPeriod > 0 {
+			c.win = newWindow(o.opts.ChatBurst)
+		}
 		if id < 0 && o.opts.GroupPerMinute > 0 {
 			c.group = &groupLimits{win: newWindow(o.opts.GroupPerMinute)}
 		}
@@ -292,9 +299,18 @@ func (o *Outbox) reschedule(c *chatState) {
 		return
 	}
 	t := later(h.notBefore, c.pausedUntil)
-	t = later(t, c.pace.next(o.opts.ChatInterval, o.opts.ChatBurst))
-	if g := c.group; g != nil {
+	low := h.Priority == Low
+	switch {
+	case c.win == nil:
+	case low:
+		t = later(t, c.win.nextLow(o.chatPeriod, o.opts.ChatReserve, false))
+	default:
+		t = later(t, c.win.next(o.chatPeriod))
+	}
+	if g := c.group; g != nil && low {
 		t = later(t, g.pace.next(o.groupInterval, o.opts.GroupBurst))
+		t = later(t, g.win.nextLow(time.Minute, o.opts.GroupReserve, true))
+	} else if g != nil {
 		t = later(t, g.win.next(time.Minute))
 	}
 	c.eligibleAt = t

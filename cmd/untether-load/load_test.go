@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strconv"
+	"testing"
+)
+
+// A small run through the whole command: the real bot against the limited
+// fake, a group and private chats, an approval pressed by the simulated
+// user, multi-part finals. The full load (minutes) is not part of go test.
+func TestLoadSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds of real pacing")
+	}
+	var out, errs bytes.Buffer
+	code := run(context.Background(), []string{"-chats", "3", "-groups", "1", "-turns", "1", "-turn-time", "1s",
+		"-answer-kb", "5", "-stagger", "50ms", "-think", "50ms", "-press-delay", "50ms", "-timeout", "60s"}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errs.String())
+	}
+	line := regexp.MustCompile(`(?m)^load: chats=(\d+) turns=(\d+) 429s=(\d+) finals_lost=(\d+) final_p50_ms=(\d+) ` +
+		`final_p99_ms=(\d+) approval_p99_ms=(\d+) edits_per_s=([\d.]+) cpu_s=([\d.]+) rss_mb=(\d+)$`)
+	m := line.FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no summary line in the required form:\n%s", out.String())
+	}
+	num := func(i int) int {
+		n, err := strconv.Atoi(m[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if num(1) != 3 || num(2) != 3 {
+		t.Errorf("chats=%s turns=%s, want 3 and 3", m[1], m[2])
+	}
+	if num(3) != 0 || num(4) != 0 {
+		t.Errorf("429s=%s finals_lost=%s, want 0 and 0:\n%s", m[3], m[4], out.String())
+	}
+	// Chat 1's first turn asks (approval-every 2): one prompt, pressed.
+	if !regexp.MustCompile(`approval prompt \(request → sent\)\s+1\s`).MatchString(out.String()) {
+		t.Errorf("the approval was not measured:\n%s", out.String())
+	}
+	if num(10) == 0 {
+		t.Errorf("rss_mb=0: getrusage not read")
+	}
+}
+
+// Idle mode: chats that used the bot leave no goroutine behind.
+func TestIdleSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("60 chats through the bot")
+	}
+	var out, errs bytes.Buffer
+	if code := run(context.Background(), []string{"-idle-chats", "60", "-idle-timeout", "100ms", "-timeout", "60s"}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errs.String())
+	}
+	m := regexp.MustCompile(`idle: chats=60 goroutines_base=(\d+) goroutines_idle=(\d+) goroutines_idle_non_http=(\d+) `).
+		FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no idle summary:\n%s", out.String())
+	}
+	base, _ := strconv.Atoi(m[1])
+	nonHTTP, _ := strconv.Atoi(m[3])
+	// Before any chat the same kinds of goroutines run; HTTP connections
+	// depend on how many calls overlapped, not on chats.
+	baseLine := regexp.MustCompile(`goroutines: \d+ before any chat \((\d+) of them HTTP connections\)`).FindStringSubmatch(out.String())
+	if baseLine == nil {
+		t.Fatalf("no goroutine line:\n%s", out.String())
+	}
+	baseHTTP, _ := strconv.Atoi(baseLine[1])
+	if nonHTTP > base-baseHTTP {
+		t.Errorf("%d goroutines besides HTTP connections with 60 idle chats, %d before any chat:\n%s", nonHTTP, base-baseHTTP, out.String())
+	}
+}

@@ -1,0 +1,127 @@
+// Command untether-load runs the real bot (telegram.New + Run) against the
+// fake Bot API with Telegram-like flood limits enforced, many chats at once,
+// each driven by a scripted Claude, and prints latency, throughput and
+// resource figures. See docs/performance.md.
+//
+//	go run ./cmd/untether-load                  # 50 chats, 3 turns each (~1.5 min)
+//	go run ./cmd/untether-load -idle-chats 1000 # memory with 1,000 idle chats
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	chats         int
+	groups        int
+	turns         int
+	eventsPerSec  float64
+	turnTime      time.Duration
+	answerKB      int
+	approvalEvery int
+	pressDelay    time.Duration
+	think         time.Duration
+	stagger       time.Duration
+	lostAfter     time.Duration
+	limits        bool
+	global        int
+	rtt           time.Duration
+	idleChats     int
+	idleTimeout   time.Duration
+	memProfile    string
+	timeout       time.Duration
+	seed          uint64
+	verbose       bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("untether-load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&c.chats, "chats", 50, "concurrent chats")
+	fs.IntVar(&c.groups, "groups", 10, "how many of the chats are groups (the rest are private)")
+	fs.IntVar(&c.turns, "turns", 3, "turns (user messages) per chat")
+	fs.Float64Var(&c.eventsPerSec, "events", 20, "Claude events per second per chat (tool calls and results)")
+	fs.DurationVar(&c.turnTime, "turn-time", 20*time.Second, "how long Claude works on a turn, on average (±50%)")
+	fs.IntVar(&c.answerKB, "answer-kb", 6, "final answer size in KB of Markdown (±30% by chat)")
+	fs.IntVar(&c.approvalEvery, "approval-every", 2, "one turn in N asks for an approval (0: none)")
+	fs.DurationVar(&c.pressDelay, "press-delay", 600*time.Millisecond, "how long the user takes to tap Approve (±50%)")
+	fs.DurationVar(&c.think, "think", 1500*time.Millisecond, "pause between a final and the next message (±50%)")
+	fs.DurationVar(&c.stagger, "stagger", 2*time.Second, "chats start within this spread")
+	fs.DurationVar(&c.lostAfter, "lost-after", 60*time.Second, "a final not complete this long after the turn's work counts as lost")
+	fs.BoolVar(&c.limits, "limits", true, "enforce Telegram-like limits in the fake and pace the outbox")
+	fs.DurationVar(&c.rtt, "rtt", 0, "simulated round trip to the Bot API (e.g. 100ms; long polls excepted)")
+	fs.IntVar(&c.global, "global", 0, "override the outbox's global calls per second (0: the bot's default)")
+	fs.IntVar(&c.idleChats, "idle-chats", 0, "memory mode: this many chats use the bot once, then idle")
+	fs.DurationVar(&c.idleTimeout, "idle-timeout", time.Second, "idle mode: the bot's idle_timeout (closes each chat's Claude session)")
+	fs.StringVar(&c.memProfile, "memprofile", "", "idle mode: write a heap profile of the idle bot to this file")
+	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "give up after this long")
+	fs.Uint64Var(&c.seed, "seed", 1, "random seed (stagger, think and press delays, answer sizes)")
+	fs.BoolVar(&c.verbose, "v", false, "log the bot at info level")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	switch {
+	case c.chats < 1 || c.groups < 0 || c.groups > c.chats || c.turns < 1:
+		return c, errors.New("need -chats >= 1, 0 <= -groups <= -chats, -turns >= 1")
+	case c.eventsPerSec <= 0 || c.turnTime < 0 || c.answerKB < 0 || c.idleChats < 0:
+		return c, errors.New("-events must be > 0; -turn-time, -answer-kb, -idle-chats >= 0")
+	}
+	return c, nil
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "untether-load:", err)
+		return 2
+	}
+	level := slog.LevelWarn
+	if cfg.verbose {
+		level = slog.LevelInfo
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout)
+	defer cancel()
+
+	if cfg.idleChats > 0 {
+		rep, err := runIdle(ctx, cfg, log)
+		if rep != nil {
+			rep.print(stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "untether-load:", err)
+			return 1
+		}
+		return 0
+	}
+	rep, err := runLoad(ctx, cfg, log)
+	if rep != nil {
+		rep.table(stdout)
+		fmt.Fprintln(stdout, rep.line())
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "untether-load:", err)
+		return 1
+	}
+	return 0
+}

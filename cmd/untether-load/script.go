@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/untether/untether/runner"
+	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/telegram"
+	"github.com/untether/untether/toolkinds"
+)
+
+// engine hands every chat a scripted Claude (runnertest) in place of a CLI
+// process, so the load measures the bot, not Claude.
+type engine struct {
+	script func(chat int) runnertest.Script
+	chatOf func(sessionKey string) (int, bool)
+
+	mu     sync.Mutex
+	starts int
+}
+
+func (e *engine) Interactive() bool { return true }
+
+func (e *engine) Start(ctx context.Context, spec telegram.Spec) (telegram.Conn, error) {
+	chat, ok := e.chatOf(spec.SessionKey)
+	if !ok {
+		return nil, fmt.Errorf("load engine: unknown session key %q", spec.SessionKey)
+	}
+	e.mu.Lock()
+	e.starts++
+	n := e.starts
+	e.mu.Unlock()
+	id := spec.Resume
+	if id == "" {
+		id = fmt.Sprintf("load-session-%d-%d", chat, n)
+	}
+	return runnertest.New(id, e.script(chat)), nil
+}
+
+func (e *engine) started() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.starts
+}
+
+// turnID names one turn of one chat in prompts, answers and records.
+type turnID struct{ chat, turn int }
+
+func (id turnID) String() string { return "c" + strconv.Itoa(id.chat) + "-t" + strconv.Itoa(id.turn) }
+
+// promptText is what the simulated user writes; the script reads the turn
+// back from it.
+func promptText(id turnID) string {
+	return "load " + id.String() + ": refactor the decoder and run the tests"
+}
+
+func parsePrompt(p string) (turnID, bool) {
+	var id turnID
+	i := strings.Index(p, "load c")
+	if i < 0 {
+		return id, false
+	}
+	_, err := fmt.Sscanf(p[i:], "load c%d-t%d", &id.chat, &id.turn)
+	return id, err == nil
+}
+
+// turnScript is one scripted turn: a stream of tool calls at the configured
+// rate for turnTime, an approval request part-way through on some turns,
+// then a long Markdown answer.
+func (d *driver) turnScript(chat int) runnertest.Script {
+	return func(t *runnertest.Turn) {
+		id, ok := parsePrompt(t.Prompt)
+		if !ok || id.chat != chat {
+			t.Fail("load: unexpected prompt " + t.Prompt)
+			return
+		}
+		t.Start("load-model")
+		gap := time.Duration(float64(time.Second) / d.cfg.eventsPerSec)
+		// Turns vary ±50% around turnTime, so chats drift apart as people's do.
+		r := rand.New(rand.NewPCG(d.cfg.seed, uint64(id.chat)<<16|uint64(id.turn)))
+		work := time.Duration((0.5 + r.Float64()) * float64(d.cfg.turnTime))
+		end := time.Now().Add(work)
+		askAt := time.Time{}
+		if d.asks(id) {
+			askAt = time.Now().Add(work / 3)
+		}
+		for n := 0; time.Now().Before(end); n++ {
+			tu := fmt.Sprintf("%s-tool%d", id, n)
+			t.Emit(runner.ActionStarted{ToolUseID: tu, Tool: "Bash", Kind: toolkinds.Command,
+				Title: fmt.Sprintf("go test ./internal/pkg%02d/... -run Test%d", n%40, n)})
+			if !sleepOrInterrupt(t, gap) {
+				t.Aborted()
+				return
+			}
+			t.Emit(runner.ActionCompleted{ToolUseID: tu, OK: n%11 != 7, Detail: fmt.Sprintf("ok  pkg%02d  0.%03ds", n%40, n%1000)})
+			if n%8 == 0 {
+				t.Emit(runner.Text{Text: fmt.Sprintf("Step %d looks fine; moving on to the next package.", n)})
+			}
+			if !askAt.IsZero() && !time.Now().Before(askAt) {
+				askAt = time.Time{}
+				d.rec.asked(id)
+				dec := t.Ask(runner.ApprovalRequest{RequestID: "req-" + id.String(), ToolName: "Bash",
+					Input:     json.RawMessage(`{"command":"rm -rf ./build && make release","description":"clean rebuild"}`),
+					ToolUseID: tu + "-ask"})
+				if dec.Interrupted || dec.Closed {
+					t.Aborted()
+					return
+				}
+			}
+			if !sleepOrInterrupt(t, gap) {
+				t.Aborted()
+				return
+			}
+		}
+		answer := d.answer(id)
+		d.rec.result(id)
+		t.Complete(answer)
+	}
+}
+
+func sleepOrInterrupt(t *runnertest.Turn, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-t.Interrupted():
+		return false
+	}
+}
+
+// asks says whether a turn includes an approval request.
+func (d *driver) asks(id turnID) bool {
+	return d.cfg.approvalEvery > 0 && (id.chat+id.turn)%d.cfg.approvalEvery == 0
+}
+
+// answer builds a Markdown answer of about answerKB (±30% by chat, so some
+// finals split into more parts than others). Every section heading and the
+// end marker name the turn, so the observer can tell that no part was lost.
+func (d *driver) answer(id turnID) string {
+	r := rand.New(rand.NewPCG(uint64(id.chat), uint64(id.turn)))
+	target := int(float64(d.cfg.answerKB*1024) * (0.7 + 0.6*r.Float64()))
+	var sections []string
+	for size := 0; size < target || len(sections) == 0; {
+		i := len(sections)
+		s := fmt.Sprintf("The **decoder** in `runner/decode%d.go` assumed complete lines; the fix buffers partial "+
+			"lines and checks that `a < b && c > d` holds before flushing. *Why:* the CLI writes long JSON lines in "+
+			"several chunks when the pipe is full, which is exactly what happens under load.\n\n"+
+			"1. Buffer the partial line\n2. Decode once complete:\n   - keep **order**\n   - report `skipped` bytes\n3. Test it\n\n"+
+			"```go\nfunc flush%d(buf []byte) ([]byte, error) {\n\tif i := bytes.IndexByte(buf, '\\n'); i >= 0 {\n"+
+			"\t\treturn buf[i+1:], decode(buf[:i])\n\t}\n\treturn buf, nil\n}\n```\n\n"+
+			"> Run `go test ./runner/...` before you commit.\n\n", i, i)
+		sections = append(sections, s)
+		size += len(s) + 40
+	}
+	var b strings.Builder
+	for i, s := range sections {
+		fmt.Fprintf(&b, "## Section %d/%d of %s\n\n%s", i+1, len(sections), id, s)
+	}
+	fmt.Fprintf(&b, "End of answer %s.", id)
+	return b.String()
+}
