@@ -51,9 +51,9 @@ func describe(tool string, in map[string]any, workDir string) (Kind, string) {
 		}
 		return Command, tool
 	case "Edit", "Write", "MultiEdit", "NotebookEdit":
-		return FileChange, relPath(first(in, "file_path", "notebook_path", "path"), workDir)
+		return FileChange, RelPath(first(in, "file_path", "notebook_path", "path"), workDir)
 	case "Read":
-		if p := relPath(first(in, "file_path", "path"), workDir); p != "" {
+		if p := RelPath(first(in, "file_path", "path"), workDir); p != "" {
 			return Tool, "read " + p
 		}
 		return Tool, "read"
@@ -121,7 +121,9 @@ func questionTitle(in map[string]any) string {
 	return "question"
 }
 
-func relPath(p, workDir string) string {
+// RelPath shows p relative to workDir when it lies inside it; other paths
+// (and relative ones) are returned as they are.
+func RelPath(p, workDir string) string {
 	if p == "" || workDir == "" || !filepath.IsAbs(p) {
 		return p
 	}

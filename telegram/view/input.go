@@ -3,8 +3,6 @@ package view
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
-	"strings"
 )
 
 // field is one top-level key of a tool input, in the order Claude sent it:
@@ -107,16 +105,4 @@ func display(raw json.RawMessage) string {
 		return buf.String()
 	}
 	return string(raw)
-}
-
-// relPath shows p relative to workDir when it lies inside it.
-func relPath(p, workDir string) string {
-	if p == "" || workDir == "" || !filepath.IsAbs(p) {
-		return p
-	}
-	rel, err := filepath.Rel(workDir, p)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return p
-	}
-	return rel
 }

@@ -30,7 +30,7 @@ func describeTool(tool string, in fields, description, workDir string) toolView 
 	filePath := in.first("file_path", "notebook_path", "path")
 	file := "a file"
 	if strings.TrimSpace(filePath) != "" {
-		file = "<code>" + escHead(relPath(filePath, workDir), maxPathUnits) + "</code>"
+		file = "<code>" + escHead(toolkinds.RelPath(filePath, workDir), maxPathUnits) + "</code>"
 	}
 	switch tool {
 	case "Bash":

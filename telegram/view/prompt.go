@@ -8,6 +8,7 @@ import (
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/telegram/render"
+	"github.com/untether/untether/toolkinds"
 )
 
 // Budgets of the fixed pieces of a tool prompt, in escaped UTF-16 units.
@@ -85,7 +86,7 @@ func blockedPath(blocked, shown, workDir string) string {
 	if shown != "" && filepath.Clean(blocked) == filepath.Clean(shown) {
 		return ""
 	}
-	return relPath(blocked, workDir)
+	return toolkinds.RelPath(blocked, workDir)
 }
 
 // deadlineLine says how long the user has, rounded up to whole minutes
@@ -114,7 +115,7 @@ func planParts(p *approvals.Prompt, workDir string, now time.Time) []string {
 	}
 	tail := []string{"<i>Approve to let Claude start. Pause &amp; Outline asks it to write the steps out here first.</i>"}
 	if p.PlanFile != "" {
-		tail = append([]string{"📄 Plan file: <code>" + escHead(relPath(p.PlanFile, workDir), maxPathUnits) + "</code>"}, tail...)
+		tail = append([]string{"📄 Plan file: <code>" + escHead(toolkinds.RelPath(p.PlanFile, workDir), maxPathUnits) + "</code>"}, tail...)
 	}
 	if d := deadlineLine(p.Deadline, now); d != "" {
 		tail = append(tail, d)
