@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -25,6 +26,28 @@ func (b *Bot) getMe(ctx context.Context) (botIdentity, error) {
 		return botIdentity{}, fmt.Errorf("telegram getMe (is the bot token valid? is api_url right?): %s", b.redact(err.Error()))
 	}
 	return botIdentity{ID: u.ID, Username: u.Username}, nil
+}
+
+// dropWebhook removes a webhook left set for this bot (by another
+// deployment, or an earlier experiment): while one is set, Telegram refuses
+// getUpdates with 409 and the bot would never see a message.
+func (b *Bot) dropWebhook(ctx context.Context) error {
+	info, err := b.client.GetWebhookInfo(ctx)
+	if err != nil {
+		return fmt.Errorf("telegram getWebhookInfo: %s", b.redact(err.Error()))
+	}
+	if info.URL == "" {
+		return nil
+	}
+	host := info.URL
+	if u, err := url.Parse(info.URL); err == nil {
+		host = u.Host
+	}
+	b.log.Warn("a webhook is set for this bot; removing it so long polling works (pending updates are kept)", "webhook_host", host)
+	if _, err := b.client.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{DropPendingUpdates: false}); err != nil {
+		return fmt.Errorf("telegram deleteWebhook: %s", b.redact(err.Error()))
+	}
+	return nil
 }
 
 func (b *Bot) setCommands(ctx context.Context) error {

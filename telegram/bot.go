@@ -208,6 +208,9 @@ func (b *Bot) Run(ctx context.Context) error {
 		return err
 	}
 	b.me = me
+	if err := b.dropWebhook(ctx); err != nil {
+		return err
+	}
 	b.log.Info("telegram bot ready", "username", me.Username)
 	if err := b.setCommands(ctx); err != nil {
 		b.log.Warn("could not register commands", "err", b.redact(err.Error()))

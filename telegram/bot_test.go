@@ -303,3 +303,17 @@ func TestSecretsNeverReachChats(t *testing.T) {
 		t.Errorf("expected the redaction marker: %q", m.Text)
 	}
 }
+
+func TestLeftoverWebhookIsRemoved(t *testing.T) {
+	h := newHarnessPre(t, echoScript, func(tg *tgtest.Server) { tg.SetWebhook("https://old.example.invalid/hook") })
+	h.say("still there?")
+	h.awaitText(h.dm.ID, "Answer: still there?")
+	if url := h.tg.Webhook(); url != "" {
+		t.Errorf("webhook still set: %q", url)
+	}
+	for _, c := range h.tg.CallsTo("deleteWebhook") {
+		if c.Bool("drop_pending_updates") {
+			t.Error("removing the webhook must keep pending updates")
+		}
+	}
+}

@@ -82,7 +82,16 @@ type harnessOpt func(*telegram.Config)
 
 func newHarness(t *testing.T, script runnertest.Script, opts ...harnessOpt) *harness {
 	t.Helper()
+	return newHarnessPre(t, script, nil, opts...)
+}
+
+// newHarnessPre prepares the fake Telegram with pre before the bot starts.
+func newHarnessPre(t *testing.T, script runnertest.Script, pre func(*tgtest.Server), opts ...harnessOpt) *harness {
+	t.Helper()
 	tg := tgtest.New(t)
+	if pre != nil {
+		pre(tg)
+	}
 	h := &harness{t: t, tg: tg, eng: &fakeEngine{script: script},
 		user: tgtest.User{ID: 4242, FirstName: "Ada", Username: "ada"}}
 	h.dm = tgtest.PrivateChat(h.user)

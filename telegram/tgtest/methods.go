@@ -15,16 +15,34 @@ func (s *Server) getMe(Call) (any, *apiError) {
 	}{User: s.bot, CanJoinGroups: true}, nil
 }
 
-// deleteWebhook succeeds (there is never a webhook); drop_pending_updates empties the queue as Telegram does.
+// deleteWebhook removes the webhook set by SetWebhook; drop_pending_updates empties the queue as Telegram does.
 func (s *Server) deleteWebhook(c Call) (any, *apiError) {
 	if c.Bool("drop_pending_updates") {
 		s.updates.pending = nil
 	}
+	s.webhook = ""
 	return true, nil
 }
 
 func (s *Server) getWebhookInfo(Call) (any, *apiError) {
-	return map[string]any{"url": "", "has_custom_certificate": false, "pending_update_count": len(s.updates.pending)}, nil
+	return map[string]any{"url": s.webhook, "has_custom_certificate": false, "pending_update_count": len(s.updates.pending)}, nil
+}
+
+// SetWebhook simulates a webhook left set for the bot (by another
+// deployment, say): like Telegram, getUpdates then fails with 409 until
+// deleteWebhook is called.
+func (s *Server) SetWebhook(url string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.webhook = url
+	s.notifyLocked()
+}
+
+// Webhook returns the webhook URL currently set ("" when none).
+func (s *Server) Webhook() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.webhook
 }
 
 // BotCommand is one entry of the bot's command menu.

@@ -35,6 +35,7 @@ type Server struct {
 	chats   map[int64]*chatState
 	cbs     callbacks
 	cmds    map[string][]BotCommand
+	webhook string // set by SetWebhook; getUpdates refuses to work while set
 }
 
 // Option configures a Server.

@@ -218,6 +218,11 @@ func (s *Server) serveGetUpdates(w http.ResponseWriter, r *http.Request, call Ca
 		s.mu.Lock()
 		return
 	}
+	if s.webhook != "" {
+		s.respondLocked(w, call, nil, &apiError{code: http.StatusConflict,
+			description: "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first"})
+		return
+	}
 	p, perr := readPollParams(call)
 	if perr != nil {
 		s.respondLocked(w, call, nil, perr)
