@@ -255,13 +255,7 @@ func (b *Broker) SetPrompt(sessionKey, requestID string, ref PromptRef) bool {
 func (b *Broker) Pending(sessionKey string) []Request {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var ps []*pending
-	for k, p := range b.pending {
-		if k.session == sessionKey {
-			ps = append(ps, p)
-		}
-	}
-	sortBySeq(ps)
+	ps := b.sessionPendingLocked(sessionKey)
 	out := make([]Request, len(ps))
 	for i, p := range ps {
 		out[i] = p.req
@@ -269,11 +263,8 @@ func (b *Broker) Pending(sessionKey string) []Request {
 	return out
 }
 
-// CancelSession denies every pending request of the session (interrupt
-// false, the message gives reason) and reports each through OnResolved. It
-// returns how many there were and the joined write errors.
-func (b *Broker) CancelSession(ctx context.Context, sessionKey, reason string) (int, error) {
-	b.mu.Lock()
+// sessionPendingLocked returns the session's pending requests, oldest first.
+func (b *Broker) sessionPendingLocked(sessionKey string) []*pending {
 	var ps []*pending
 	for k, p := range b.pending {
 		if k.session == sessionKey {
@@ -281,6 +272,15 @@ func (b *Broker) CancelSession(ctx context.Context, sessionKey, reason string) (
 		}
 	}
 	sortBySeq(ps)
+	return ps
+}
+
+// CancelSession denies every pending request of the session (interrupt
+// false, the message gives reason) and reports each through OnResolved. It
+// returns how many there were and the joined write errors.
+func (b *Broker) CancelSession(ctx context.Context, sessionKey, reason string) (int, error) {
+	b.mu.Lock()
+	ps := b.sessionPendingLocked(sessionKey)
 	refs := make([]PromptRef, len(ps))
 	for i, p := range ps {
 		b.resolveLocked(p)

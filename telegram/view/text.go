@@ -81,16 +81,21 @@ func escUnits(r rune) int {
 	return runeUnits(r)
 }
 
+// escTotal is the UTF-16 length of s once escaped.
+func escTotal(s string) int {
+	total := 0
+	for _, r := range s {
+		total += escUnits(r)
+	}
+	return total
+}
+
 // escHead escapes the longest prefix of clean(s) whose escaped form fits
 // budget UTF-16 units, "…" included when something was cut. Budgets count
 // the escaped text because that is what occupies the message.
 func escHead(s string, budget int) string {
 	s = clean(s)
-	total := 0
-	for _, r := range s {
-		total += escUnits(r)
-	}
-	if total <= budget {
+	if escTotal(s) <= budget {
 		return render.Escape(s)
 	}
 	room := budget - units(ellipsis)
@@ -114,11 +119,7 @@ func escHead(s string, budget int) string {
 // is whole.
 func escTail(s string, budget int) string {
 	s = clean(s)
-	total := 0
-	for _, r := range s {
-		total += escUnits(r)
-	}
-	if total <= budget {
+	if escTotal(s) <= budget {
 		return render.Escape(s)
 	}
 	room := budget - units(ellipsis+"\n")
