@@ -29,6 +29,10 @@ func FuzzMarkdownSplit(f *testing.F) {
 		// A second, small limit makes short inputs exercise the cutting too.
 		limit := MinLimit + int(small%300)
 		checkHTMLParts(t, html, Split(html, limit), limit)
+		checkPartsWithin(t, html, SplitWithin(html, Message), Message)
+		// Bounds that bind in turn: visible text, source, entity count.
+		tight := Limits{Visible: limit, Source: 2 * limit, Entities: 1 + limit/20}
+		checkPartsWithin(t, html, SplitWithin(html, tight), tight)
 		plain := Plain(md)
 		checkPlainParts(t, plain, SplitPlain(plain, MaxMessage), MaxMessage)
 		checkPlainParts(t, plain, SplitPlain(plain, limit), limit)

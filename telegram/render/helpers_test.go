@@ -21,6 +21,13 @@ func squeeze(s string) string {
 // checkHTMLParts asserts the Split contract for parts cut from whole.
 func checkHTMLParts(t testing.TB, whole string, parts []string, limit int) {
 	t.Helper()
+	checkPartsWithin(t, whole, parts, Limits{Visible: limit, Source: limit})
+}
+
+// checkPartsWithin asserts the SplitWithin contract for parts cut from whole.
+func checkPartsWithin(t testing.TB, whole string, parts []string, l Limits) {
+	t.Helper()
+	l = l.norm()
 	if err := Validate(whole); err != nil {
 		t.Fatalf("unsplit html invalid: %v\n%s", err, whole)
 	}
@@ -29,10 +36,19 @@ func checkHTMLParts(t testing.TB, whole string, parts []string, limit int) {
 		if err := Validate(p); err != nil {
 			t.Fatalf("part %d invalid: %v\n%s", i, err, p)
 		}
-		if n := utf16Len(p); n > limit {
-			t.Fatalf("part %d has %d UTF-16 units > %d", i, n, limit)
+		if n := utf16Len(p); n > l.Source {
+			t.Fatalf("part %d has %d UTF-16 units of HTML > %d", i, n, l.Source)
 		}
 		vis := VisibleText(p)
+		if n := utf16Len(vis); n > l.Visible {
+			t.Fatalf("part %d has %d visible UTF-16 units > %d", i, n, l.Visible)
+		}
+		if n := strings.Count(p, "<") - strings.Count(p, "</"); l.Entities > 0 && n > l.Entities {
+			t.Fatalf("part %d opens %d tags > %d", i, n, l.Entities)
+		}
+		if !Fits(p, l) {
+			t.Fatalf("part %d: Fits says no", i)
+		}
 		if strings.TrimSpace(vis) == "" {
 			t.Fatalf("part %d has no visible text: %q", i, p)
 		}

@@ -20,14 +20,76 @@ const MinLimit = 16
 // be reopened within a quarter of the limit are dropped, keeping their text.
 // Parts without visible text are omitted, so empty html gives no parts.
 func Split(html string, limit int) []string {
-	return split(html, limit, false)
+	return split(html, Limits{Visible: limit, Source: limit}, false)
+}
+
+// Limits bound one part of Telegram HTML. Zero fields mean no bound (but
+// Source is always bounded: zero means Visible).
+type Limits struct {
+	// Visible is Telegram's own count: UTF-16 units of the text once tags
+	// are removed and entities decoded (4096 for a message).
+	Visible int
+	// Source bounds the HTML as sent, markup included. Telegram refuses a
+	// message whose entities take too much room (ENTITIES_TOO_LONG, about
+	// 9,500 characters of markup by the Bot API maintainer's estimate), so
+	// markup-heavy text needs this even when its visible text fits.
+	Source int
+	// Entities bounds the number of tags opened in a part (reopened ones
+	// included); Telegram honours about 100 entities per message.
+	Entities int
+}
+
+// Message is the loosest measure a text message is sent with: Telegram's
+// visible length, with markup and entity count kept well under the limits
+// that are not published (see Limits).
+var Message = Limits{Visible: MaxMessage, Source: 7000, Entities: 100}
+
+// SplitWithin is Split with separate bounds on visible text, HTML source
+// and entity count: parts are cut where the first of them is reached, so
+// text with little markup fills a message to Telegram's real limit.
+func SplitWithin(html string, l Limits) []string {
+	return split(html, l, false)
+}
+
+// Fits reports whether html is within l as one part.
+func Fits(html string, l Limits) bool {
+	l = l.norm()
+	if utf16Len(html) > l.Source {
+		return false
+	}
+	if utf16Len(VisibleText(html)) > l.Visible {
+		return false
+	}
+	if l.Entities > 0 {
+		n := 0
+		for _, t := range scanTags(html, l.Source) {
+			if !t.closing && !t.drop {
+				n++
+			}
+		}
+		return n <= l.Entities
+	}
+	return true
+}
+
+func (l Limits) norm() Limits {
+	if l.Source <= 0 {
+		l.Source = l.Visible
+	}
+	if l.Visible <= 0 || l.Visible > l.Source {
+		// Visible text never exceeds its source: the source bound covers it.
+		l.Visible = l.Source
+	}
+	l.Source = max(l.Source, MinLimit)
+	l.Visible = max(l.Visible, MinLimit)
+	return l
 }
 
 // SplitPlain cuts plain text (no markup) into parts of at most limit UTF-16
 // code units, preferring paragraph, line and word boundaries, never cutting a
 // rune or surrogate pair.
 func SplitPlain(text string, limit int) []string {
-	return split(text, limit, true)
+	return split(text, Limits{Visible: limit, Source: limit}, true)
 }
 
 type tokKind uint8
@@ -57,13 +119,15 @@ type elem struct {
 type cut struct {
 	ok         bool
 	end, next  int
-	used       int
+	used, vis  int
 	skipNewlns bool
 }
 
 type splitter struct {
 	s     string
-	limit int
+	limit int // HTML source units
+	vlim  int // visible units
+	ents  int // entities per part; 0: no bound
 	plain bool
 	tags  []tagInfo
 	ti    int    // index of the first tag at or after the current part start
@@ -73,11 +137,11 @@ type splitter struct {
 	scan  []int
 }
 
-func split(s string, limit int, plain bool) []string {
-	limit = max(limit, MinLimit)
-	sp := &splitter{s: s, limit: limit, plain: plain}
+func split(s string, l Limits, plain bool) []string {
+	l = l.norm()
+	sp := &splitter{s: s, limit: l.Source, vlim: l.Visible, ents: l.Entities, plain: plain}
 	if !plain {
-		sp.tags = scanTags(s, limit)
+		sp.tags = scanTags(s, l.Source)
 	}
 	p := 0
 	for p < len(s) {
@@ -97,8 +161,9 @@ func split(s string, limit int, plain bool) []string {
 	return sp.parts
 }
 
-// token reads the token at q. ti is the index of the next tag.
-func (sp *splitter) token(q, ti int) (k tokKind, end, units, nextTi int) {
+// token reads the token at q. ti is the index of the next tag. units counts
+// HTML source, vis what Telegram shows.
+func (sp *splitter) token(q, ti int) (k tokKind, end, units, vis, nextTi int) {
 	s := sp.s
 	c := s[q]
 	if !sp.plain {
@@ -106,27 +171,27 @@ func (sp *splitter) token(q, ti int) (k tokKind, end, units, nextTi int) {
 			t := &sp.tags[ti]
 			switch {
 			case t.drop:
-				return tokDropped, t.end, 0, ti + 1
+				return tokDropped, t.end, 0, 0, ti + 1
 			case t.closing:
-				return tokClose, t.end, utf16Len(s[q:t.end]), ti + 1
+				return tokClose, t.end, utf16Len(s[q:t.end]), 0, ti + 1
 			default:
-				return tokOpen, t.end, utf16Len(s[q:t.end]), ti + 1
+				return tokOpen, t.end, utf16Len(s[q:t.end]), 0, ti + 1
 			}
 		}
 		if c == '&' {
 			if e := entityEnd(s, q); e > 0 {
-				return tokEntity, e, e - q, ti
+				return tokEntity, e, e - q, utf16Len(VisibleText(s[q:e])), ti
 			}
 		}
 	}
 	if c < utf8.RuneSelf {
-		return tokText, q + 1, 1, ti
+		return tokText, q + 1, 1, 1, ti
 	}
 	r, size := utf8.DecodeRuneInString(s[q:])
 	if r >= 0x10000 {
-		return tokText, q + size, 2, ti
+		return tokText, q + size, 2, 2, ti
 	}
-	return tokText, q + size, 1, ti
+	return tokText, q + size, 1, 1, ti
 }
 
 // findCut scans forward from p as far as the limit allows and picks the best
@@ -140,15 +205,15 @@ func (sp *splitter) findCut(p int) cut {
 		closeU += e.closeUnits
 		sp.scan = append(sp.scan, e.closeUnits)
 	}
-	half := prefix + (limit-prefix)/2
-	used := prefix
+	half, vhalf := prefix+(limit-prefix)/2, sp.vlim/2
+	used, vis, ents := prefix, 0, len(sp.stack)
 	var para, line, space, anyc, loose cut
-	nlRun, nlUsed := -1, 0
+	nlRun, nlUsed, nlVis := -1, 0, 0
 	prevOpen := false
 	var g graphemes
 	q, ti := p, sp.ti
 	for q < len(s) {
-		k, e, u, nti := sp.token(q, ti)
+		k, e, u, v, nti := sp.token(q, ti)
 		fits := used+closeU <= limit
 		var r rune = -1
 		if k == tokText {
@@ -159,7 +224,7 @@ func (sp *splitter) findCut(p int) cut {
 		}
 		inCluster := g.next(r)
 		if q > p && fits {
-			loose = cut{ok: true, end: q, next: q, used: used}
+			loose = cut{ok: true, end: q, next: q, used: used, vis: vis}
 			// Never strand an opening tag at the end of a part or start the
 			// next with a closing one (both make empty elements), and keep
 			// emoji sequences and combining marks with their base.
@@ -167,7 +232,7 @@ func (sp *splitter) findCut(p int) cut {
 				anyc = loose
 			}
 		}
-		if used+u > limit {
+		if used+u > limit || vis+v > sp.vlim || (k == tokOpen && sp.ents > 0 && ents >= sp.ents) {
 			break
 		}
 		switch k {
@@ -176,17 +241,17 @@ func (sp *splitter) findCut(p int) cut {
 			switch s[q] {
 			case '\n':
 				if nlRun < 0 {
-					nlRun, nlUsed = q, used
+					nlRun, nlUsed, nlVis = q, used, vis
 				} else if nlRun > p && nlUsed+closeU <= limit {
-					para = cut{ok: true, end: nlRun, next: q, used: nlUsed, skipNewlns: true}
+					para = cut{ok: true, end: nlRun, next: q, used: nlUsed, vis: nlVis, skipNewlns: true}
 				}
 				if good {
-					line = cut{ok: true, end: q, next: q, used: used, skipNewlns: true}
+					line = cut{ok: true, end: q, next: q, used: used, vis: vis, skipNewlns: true}
 				}
 			case ' ':
 				nlRun = -1
 				if good {
-					space = cut{ok: true, end: q, next: q + 1, used: used}
+					space = cut{ok: true, end: q, next: q + 1, used: used, vis: vis}
 				}
 			default:
 				nlRun = -1
@@ -195,6 +260,7 @@ func (sp *splitter) findCut(p int) cut {
 			nlRun = -1
 		case tokOpen:
 			nlRun = -1
+			ents++
 			cu := len(sp.tags[ti].name) + 3
 			sp.scan = append(sp.scan, cu)
 			closeU += cu
@@ -209,17 +275,19 @@ func (sp *splitter) findCut(p int) cut {
 			prevOpen = k == tokOpen
 		}
 		used += u
+		vis += v
 		q, ti = e, nti
 		if k == tokText && r < utf8.RuneSelf {
 			// Fast path: ordinary ASCII after ASCII costs one unit per
 			// byte, and every position in the run is a hard-cut candidate.
 			n := plainRun(s[q:])
-			if m := min(n, limit-used); m > 0 {
+			if m := min(n, limit-used, sp.vlim-vis); m > 0 {
 				if x := min(q+m-1, q+limit-used-closeU); x >= q && x > p {
-					anyc = cut{ok: true, end: x, next: x, used: used + x - q}
+					anyc = cut{ok: true, end: x, next: x, used: used + x - q, vis: vis + x - q}
 					loose = anyc
 				}
 				used += m
+				vis += m
 				q += m
 				nlRun = -1
 				g = graphemes{prev: rune(s[q-1])}
@@ -230,7 +298,7 @@ func (sp *splitter) findCut(p int) cut {
 		return cut{ok: true, end: len(s), next: len(s)}
 	}
 	for _, c := range [...]cut{para, line, space} {
-		if c.ok && c.used >= half {
+		if c.ok && (c.used >= half || c.vis >= vhalf) {
 			return c
 		}
 	}
@@ -241,7 +309,7 @@ func (sp *splitter) findCut(p int) cut {
 	}
 	// Unreachable when scanTags keeps the reopen overhead under limit/4:
 	// the first token always fits. Still, always make progress.
-	_, e, _, _ := sp.token(p, sp.ti)
+	_, e, _, _, _ := sp.token(p, sp.ti)
 	return cut{ok: true, end: e, next: e}
 }
 

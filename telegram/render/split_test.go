@@ -203,17 +203,19 @@ func TestSplitLargeInput(t *testing.T) {
 		strings.Repeat("a", 1<<20),
 		strings.Repeat("word ", 1<<18),
 		Markdown("```\n" + strings.Repeat("x := y < z\n", 1<<17) + "```"),
+		Markdown(strings.Repeat("**a** ", 1<<17)),
 	} {
-		parts := Split(in, MaxMessage)
-		total := 0
-		for _, p := range parts {
-			total += len(p)
-			if utf16Len(p) > MaxMessage {
-				t.Fatalf("part over limit")
+		for _, parts := range [][]string{Split(in, MaxMessage), SplitWithin(in, Message)} {
+			total := 0
+			for _, p := range parts {
+				total += len(p)
+				if utf16Len(p) > Message.Source {
+					t.Fatalf("part over limit")
+				}
 			}
-		}
-		if total < len(in)*9/10 {
-			t.Fatalf("parts hold %d bytes of %d", total, len(in))
+			if total < len(in)*9/10 {
+				t.Fatalf("parts hold %d bytes of %d", total, len(in))
+			}
 		}
 	}
 }
@@ -228,5 +230,81 @@ func TestSplitSkipsDroppedTagsInsideACut(t *testing.T) {
 	checkHTMLParts(t, in, parts, 100)
 	if len(parts) != 4 || !strings.HasPrefix(parts[1], "<b>") {
 		t.Fatalf("bold lost: %q", parts)
+	}
+}
+
+func TestSplitWithinFillsVisibleLength(t *testing.T) {
+	// Markup-heavy text: every word bold and an escaped ampersand, so the
+	// HTML is about three times the visible text.
+	in := Markdown(strings.Repeat("**word** & ", 1200))
+	vis := utf16Len(VisibleText(in))
+	l := Limits{Visible: 4096, Source: 20000}
+	parts := SplitWithin(in, l)
+	checkPartsWithin(t, in, parts, l)
+	// Bounded by visible text alone, the parts are as few as it allows.
+	if want := (vis + l.Visible - 1) / l.Visible; len(parts) != want {
+		t.Errorf("%d parts for %d visible units, want %d", len(parts), vis, want)
+	}
+	if strict := Split(in, 4096); len(strict) <= len(parts) {
+		t.Errorf("splitting by HTML length gave %d parts, by visible length %d: expected fewer", len(strict), len(parts))
+	}
+}
+
+func TestSplitWithinSourceBinds(t *testing.T) {
+	in := Markdown(strings.Repeat("[link](https://example.com/a/rather/long/path/to/somewhere) ", 300))
+	l := Limits{Visible: 4096, Source: 3000}
+	parts := SplitWithin(in, l)
+	checkPartsWithin(t, in, parts, l)
+	for i, p := range parts[:len(parts)-1] {
+		// Cut by source: each full part comes close to its bound.
+		if n := utf16Len(p); n < l.Source*3/4 {
+			t.Errorf("part %d has %d units of HTML, expected near %d", i, n, l.Source)
+		}
+	}
+}
+
+func TestSplitWithinEntityCount(t *testing.T) {
+	in := Markdown(strings.Repeat("*a* ", 450))
+	l := Limits{Visible: 4096, Source: 100000, Entities: 100}
+	parts := SplitWithin(in, l)
+	checkPartsWithin(t, in, parts, l)
+	if len(parts) != 5 {
+		t.Errorf("%d parts for 450 entities at 100 a part, want 5", len(parts))
+	}
+}
+
+func TestSplitWithinReopenedTagsCount(t *testing.T) {
+	// A code block cut in two is reopened in the second part: both its
+	// source and its entity count there are charged.
+	in := Markdown("```go\n" + strings.Repeat("x := 1 // &&&\n", 400) + "```")
+	l := Limits{Visible: 2000, Source: 4000, Entities: 2}
+	parts := SplitWithin(in, l)
+	checkPartsWithin(t, in, parts, l)
+	for i, p := range parts {
+		if !strings.HasPrefix(p, "<pre>") {
+			t.Errorf("part %d does not reopen the code block: %q", i, short(p))
+		}
+	}
+}
+
+func TestFits(t *testing.T) {
+	sixteen := strings.Repeat("a", MinLimit)
+	for _, c := range []struct {
+		html string
+		l    Limits
+		want bool
+	}{
+		{"<b>" + sixteen + "</b>", Limits{Visible: 16, Source: 23}, true},
+		{"<b>" + sixteen + "x</b>", Limits{Visible: 16, Source: 100}, false},
+		{"<b>" + sixteen + "</b>", Limits{Visible: 16, Source: 22}, false},
+		{strings.Repeat("&amp;", 16), Limits{Visible: 16, Source: 80}, true},
+		{strings.Repeat("&amp;", 17), Limits{Visible: 16, Source: 100}, false},
+		{"<b>a</b><i>b</i>", Limits{Visible: 10, Source: 100, Entities: 1}, false},
+		{"<b>a</b><i>b</i>", Limits{Visible: 10, Source: 100, Entities: 2}, true},
+		{"😀", Limits{Visible: 1, Source: 100}, true}, // raised to MinLimit
+	} {
+		if got := Fits(c.html, c.l); got != c.want {
+			t.Errorf("Fits(%q, %+v) = %v, want %v", c.html, c.l, got, c.want)
+		}
 	}
 }
