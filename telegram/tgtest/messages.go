@@ -1,6 +1,7 @@
 package tgtest
 
 import (
+	"cmp"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -12,6 +13,11 @@ import (
 
 // MaxTextLen is Telegram's limit on a message's visible text, in UTF-16 code units.
 const MaxTextLen = 4096
+
+// MaxEntities is how many formatting entities Telegram keeps in a message;
+// tags past it are accepted and ignored (measured by bot authors, e.g.
+// rubenlagus/TelegramBots#854; not in the Bot API documentation).
+const MaxEntities = 100
 
 // Message is the current state of a message the bot sent.
 type Message struct {
@@ -116,6 +122,14 @@ func (s *Server) parseText(c Call, tooLong string) (content, *apiError) {
 	}
 	ct.text = strings.TrimRightFunc(ct.text, unicode.IsSpace)
 	ct.entities = clampEntities(ct.entities, UTF16Len(ct.text))
+	if len(ct.entities) > MaxEntities {
+		// Telegram accepts the message but keeps only the first entities:
+		// the formatting of the rest is silently lost.
+		slices.SortStableFunc(ct.entities, func(a, b Entity) int {
+			return cmp.Or(cmp.Compare(a.Offset, b.Offset), cmp.Compare(b.Length, a.Length))
+		})
+		ct.entities = ct.entities[:MaxEntities]
+	}
 	if strings.TrimSpace(ct.text) == "" {
 		return ct, badRequest("message text is empty")
 	}

@@ -2,8 +2,11 @@ package tgtest
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 const notModified = "Bad Request: message is not modified: specified new message content and reply markup are " +
@@ -51,6 +54,24 @@ func TestLengthLimitCountsVisibleUTF16(t *testing.T) {
 	send(t, s, alice.ID, strings.Repeat("x", 4096)+"\n\n", nil) // trailing whitespace is trimmed first
 	if n := len(s.Messages(alice.ID)); n != 3 {
 		t.Fatalf("%d messages stored", n)
+	}
+}
+
+func TestEntitiesPastTheLimitAreIgnored(t *testing.T) {
+	s := New(t, WithChats(PrivateChat(alice)))
+	var b strings.Builder
+	for i := range MaxEntities + 10 {
+		fmt.Fprintf(&b, "<i>%d</i> ", i)
+	}
+	m := send(t, s, alice.ID, b.String(), map[string]any{"parse_mode": "HTML"})
+	got, _ := s.Message(alice.ID, m.MessageID)
+	if len(got.Entities) != MaxEntities {
+		t.Fatalf("%d entities kept, want %d", len(got.Entities), MaxEntities)
+	}
+	// The first ones are kept: the last kept one formats "99".
+	last := got.Entities[MaxEntities-1]
+	if u := utf16.Encode([]rune(got.Text)); string(utf16.Decode(u[last.Offset:last.Offset+last.Length])) != strconv.Itoa(MaxEntities-1) {
+		t.Fatalf("last kept entity %+v", last)
 	}
 }
 
