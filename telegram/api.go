@@ -88,6 +88,18 @@ func isParseError(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "can't parse entities")
 }
 
+// isTooLong reports Telegram refusing a text for its length: the visible
+// text (message is too long) or the room its entities take (ENTITIES_TOO_LONG,
+// a bound the Bot API does not publish).
+func isTooLong(err error) bool {
+	if err == nil {
+		return false
+	}
+	e := strings.ToLower(err.Error())
+	return strings.Contains(e, "message is too long") || strings.Contains(e, "entities_too_long") ||
+		strings.Contains(e, "entities too long")
+}
+
 func isNotFound(err error) bool {
 	return err != nil && (strings.Contains(err.Error(), "message to edit not found") ||
 		strings.Contains(err.Error(), "message to delete not found") ||

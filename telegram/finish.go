@@ -26,7 +26,7 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 	switch {
 	case tc.OK:
 		t.state = "done"
-		parts = view.FinalParts(tc.Result, footer, render.MaxMessage)
+		parts = view.FinalParts(tc.Result, footer, render.Message)
 	case tc.TerminalReason == "aborted_streaming" || tc.TerminalReason == "aborted_tools" || t.cancelled:
 		t.state = "cancelled"
 		parts = []string{"⏹ Cancelled. The session is still here: send your next message."}
@@ -53,7 +53,21 @@ func (t *turn) deliver(ctx context.Context, parts []string) {
 		if i == 0 {
 			replyTo = t.qp.MessageID
 		}
-		if _, err := b.send(ctx, a.place, replyTo, p, nil, outbox.High); err != nil && !errors.Is(err, outbox.ErrClosed) {
+		_, err := b.send(ctx, a.place, replyTo, p, nil, outbox.High)
+		if isTooLong(err) {
+			// Parts are cut by what Telegram is known to count; should it
+			// count markup after all, cut by HTML length, which it never
+			// refuses, rather than lose the part.
+			b.log.Warn("telegram refused an answer part as too long, sending it in smaller parts",
+				"chat_id", a.place.ChatID, "part", i, "err", err)
+			for _, q := range render.Split(p, render.MaxMessage) {
+				if _, err = b.send(ctx, a.place, replyTo, q, nil, outbox.High); err != nil {
+					break
+				}
+				replyTo = 0
+			}
+		}
+		if err != nil && !errors.Is(err, outbox.ErrClosed) {
 			b.log.Error("final answer not delivered", "chat_id", a.place.ChatID, "part", i, "err", err)
 		}
 	}

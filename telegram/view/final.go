@@ -65,15 +65,21 @@ func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
 const NoAnswer = "<i>(no text answer)</i>"
 
 // FinalParts renders the final answer (Claude's Markdown) into message
-// parts of at most limit UTF-16 units (limit <= 0 means MaxMessage), with
-// footer (already HTML, e.g. from FinalFooter; may be empty) appended to the
-// last part after a blank line, or sent as a part of its own when it does
-// not fit there. An empty answer gives NoAnswer plus the footer.
-func FinalParts(markdown, footer string, limit int) []string {
-	if limit <= 0 || limit > MaxMessage {
-		limit = MaxMessage
+// parts within l (the zero Limits means render.Message: Telegram's visible
+// length, markup kept well under its unpublished bounds), with footer
+// (already HTML, e.g. from FinalFooter; may be empty) appended to the last
+// part after a blank line, or sent as a part of its own when it does not fit
+// there. An empty answer gives NoAnswer plus the footer.
+//
+// Answers are cut by what Telegram counts rather than by HTML length: the
+// markup of a typical answer adds about a quarter, and counting it would
+// turn many two-message answers into three, each costing a third of the
+// chat's budget of 3 messages in 3 seconds.
+func FinalParts(markdown, footer string, l render.Limits) []string {
+	if l == (render.Limits{}) {
+		l = render.Message
 	}
-	parts := render.Parts(clean(markdown), limit)
+	parts := render.SplitWithin(render.Markdown(clean(markdown)), l)
 	if len(parts) == 0 {
 		parts = []string{NoAnswer}
 	}
@@ -81,11 +87,11 @@ func FinalParts(markdown, footer string, limit int) []string {
 		return parts
 	}
 	last := parts[len(parts)-1] + "\n\n" + footer
-	if units(last) <= limit {
+	if render.Fits(last, l) {
 		parts[len(parts)-1] = last
 		return parts
 	}
-	return append(parts, render.Split(footer, limit)...)
+	return append(parts, render.SplitWithin(footer, l)...)
 }
 
 // TurnError describes a turn that failed outside Claude's own answer.

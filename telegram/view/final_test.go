@@ -1,6 +1,7 @@
 package view
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -31,13 +32,13 @@ func TestFinalFooter(t *testing.T) {
 func TestFinalParts(t *testing.T) {
 	footer := FinalFooter(Footer{Cost: 0.01, Duration: time.Second, OK: true})
 
-	parts := FinalParts("**Done.** See `main.go`.", footer, 0)
+	parts := FinalParts("**Done.** See `main.go`.", footer, render.Limits{})
 	want := "<b>Done.</b> See <code>main.go</code>.\n\n" + footer
 	if len(parts) != 1 || parts[0] != want {
 		t.Errorf("short answer: %q, want %q", parts, want)
 	}
 
-	parts = FinalParts("  \n", footer, 0)
+	parts = FinalParts("  \n", footer, render.Limits{})
 	if len(parts) != 1 || parts[0] != NoAnswer+"\n\n"+footer {
 		t.Errorf("empty answer: %q", parts)
 	}
@@ -45,8 +46,8 @@ func TestFinalParts(t *testing.T) {
 	// An answer that fills its last part exactly leaves no room: the
 	// footer becomes its own part.
 	long := strings.Repeat("word ", 2000)
-	parts = FinalParts(long, footer, 0)
-	checkParts(t, "long answer", parts)
+	parts = FinalParts(long, footer, render.Limits{})
+	checkFinalParts(t, "long answer", parts)
 	if last := parts[len(parts)-1]; !strings.HasSuffix(last, footer) {
 		t.Errorf("footer missing from the last part")
 	}
@@ -54,22 +55,51 @@ func TestFinalParts(t *testing.T) {
 		t.Errorf("%d words survived, want 2000", strings.Count(got, "word"))
 	}
 	exact := strings.Repeat("x", MaxMessage-2) // too long to share a part with the footer
-	parts = FinalParts(exact, footer, 0)
+	parts = FinalParts(exact, footer, render.Limits{})
 	if len(parts) != 2 || parts[1] != footer {
 		t.Errorf("footer should be its own part: %d parts, last %q", len(parts), parts[len(parts)-1])
 	}
 
-	parts = FinalParts("a\n\nb", "", 100)
+	parts = FinalParts("a\n\nb", "", render.Limits{Visible: 100})
 	if len(parts) != 1 || parts[0] != "a\n\nb" {
 		t.Errorf("no footer: %q", parts)
 	}
-	parts = FinalParts(strings.Repeat("small <parts> & 😀\n\n", 50), footer, 300)
+	small := render.Limits{Visible: 300, Source: 500, Entities: 3}
+	parts = FinalParts(strings.Repeat("small <parts> & 😀 **b** `c`\n\n", 50), footer, small)
 	for _, p := range parts {
-		if utf16Units(p) > 300 {
-			t.Errorf("part of %d units with limit 300", utf16Units(p))
+		if n := utf16Units(render.VisibleText(p)); n > 300 {
+			t.Errorf("part of %d visible units with limit 300", n)
+		}
+		if n := utf16Units(p); n > 500 {
+			t.Errorf("part of %d units of HTML with limit 500", n)
 		}
 		if err := render.Validate(p); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestFinalPartsCountVisibleText: markup does not count towards Telegram's
+// 4096, so an answer with plenty of it still fills its messages.
+func TestFinalPartsCountVisibleText(t *testing.T) {
+	// Prose with some code and bold, like most answers: the HTML is about a
+	// quarter longer than the text.
+	var md strings.Builder
+	for i := 0; md.Len() < 7000; i++ {
+		fmt.Fprintf(&md, "Step %d: the function `parseConfig` in **config.go** reads the file & returns an error when a key is unknown.\n\n", i)
+	}
+	html := render.Markdown(md.String())
+	parts := FinalParts(md.String(), "", render.Limits{})
+	vis := utf16Units(render.VisibleText(html))
+	if want := (vis + MaxMessage - 1) / MaxMessage; len(parts) != want {
+		t.Errorf("%d parts for %d visible units (%d of HTML), want %d", len(parts), vis, utf16Units(html), want)
+	}
+	if strict := render.Split(html, MaxMessage); len(strict) <= len(parts) {
+		t.Errorf("by HTML length %d parts, by visible length %d: expected fewer", len(strict), len(parts))
+	}
+	for i, p := range parts {
+		if !render.Fits(p, render.Message) {
+			t.Errorf("part %d exceeds render.Message", i)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/telegram/render"
 )
 
 // FuzzPromptText feeds tool prompts (and plans) arbitrary tool names, inputs
@@ -69,7 +70,7 @@ func FuzzTexts(f *testing.F) {
 		p := Progress{State: s, Actions: acts, Verbose: true, Model: s, PermissionMode: s, LastText: s, Queued: 1, Steps: 2}
 		checkHTML(t, "progress", ProgressText(p))
 		checkHTML(t, "summary", ProgressSummary(p, false))
-		checkParts(t, "final", FinalParts(s, FinalFooter(Footer{}), 0))
+		checkFinalParts(t, "final", FinalParts(s, FinalFooter(Footer{}), render.Limits{}))
 		checkHTML(t, "error", ErrorText(TurnError{What: s, Detail: s, Hint: s, StderrTail: s}))
 		q := &approvals.QuestionView{Question: s, Header: s, Options: []approvals.OptionView{{Label: s, Description: s, Token: "t"}},
 			Answered: []approvals.Answer{{Question: s, Answer: s}}, OtherToken: "o", DenyToken: "d"}

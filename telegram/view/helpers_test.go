@@ -19,6 +19,23 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 // visible text, and at most MaxMessage UTF-16 units of source.
 func checkHTML(t testing.TB, what, html string) {
 	t.Helper()
+	checkHTMLWithin(t, what, html, render.Limits{Visible: MaxMessage, Source: MaxMessage})
+}
+
+// checkFinalParts checks parts of a final answer, which are bounded by
+// render.Message (visible length) rather than by their HTML length.
+func checkFinalParts(t testing.TB, what string, parts []string) {
+	t.Helper()
+	if len(parts) == 0 {
+		t.Errorf("%s: no parts", what)
+	}
+	for i, p := range parts {
+		checkHTMLWithin(t, what+" part "+strconv.Itoa(i+1), p, render.Message)
+	}
+}
+
+func checkHTMLWithin(t testing.TB, what, html string, l render.Limits) {
+	t.Helper()
 	if err := render.Validate(html); err != nil {
 		t.Errorf("%s: invalid HTML: %v\n%s", what, err, html)
 	}
@@ -31,8 +48,14 @@ func checkHTML(t testing.TB, what, html string) {
 			break
 		}
 	}
-	if n := utf16Units(html); n > MaxMessage {
-		t.Errorf("%s: %d UTF-16 units, limit %d", what, n, MaxMessage)
+	if n := utf16Units(html); n > l.Source {
+		t.Errorf("%s: %d UTF-16 units, limit %d", what, n, l.Source)
+	}
+	if n := utf16Units(render.VisibleText(html)); n > l.Visible {
+		t.Errorf("%s: %d visible UTF-16 units, limit %d", what, n, l.Visible)
+	}
+	if !render.Fits(html, l) {
+		t.Errorf("%s: render.Fits says it exceeds %+v", what, l)
 	}
 	if strings.TrimSpace(render.VisibleText(html)) == "" {
 		t.Errorf("%s: no visible text: %q", what, html)
