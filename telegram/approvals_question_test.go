@@ -183,7 +183,7 @@ func TestQuestionOtherInGroupNeedsAddressing(t *testing.T) {
 	}
 	h.tg.Await(wait, "the prompt to ask for a typed answer", func() bool {
 		m, _ := h.tg.Message(g.ID, prompt.ID)
-		return strings.Contains(m.Text, "Send your answer as a message")
+		return strings.Contains(m.Text, "Reply to this message with your answer")
 	})
 	// Group chatter that is not addressed to the bot is not taken.
 	h.tg.SendMessage(tgtest.User{ID: 31337, FirstName: "Mallory"}, g, "@"+h.tg.Bot().Username+" evil-name")

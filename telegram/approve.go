@@ -60,7 +60,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 	var parts []string
 	var kb view.Keyboard
 	if p.Kind == approvals.KindQuestion && p.Question != nil {
-		parts = []string{view.QuestionText(p.Question)}
+		parts = []string{view.QuestionTextIn(p.Question, isGroupID(a.place.ChatID))}
 		kb = view.QuestionKeyboard(p.Question, prefixApproval)
 	} else {
 		parts = view.PromptText(p, b.cfg.WorkDir, b.now())
@@ -177,7 +177,8 @@ func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models
 	key := promptKey{res.Request.SessionKey, res.Request.RequestID}
 	if !res.Final() {
 		if res.Question != nil {
-			text, kb := view.QuestionText(res.Question), view.QuestionKeyboard(res.Question, prefixApproval)
+			text := view.QuestionTextIn(res.Question, isGroupID(res.Request.ChatID))
+			kb := view.QuestionKeyboard(res.Question, prefixApproval)
 			if ref, ok := b.prompts.update(key, text, kb); ok {
 				_ = b.edit(ctx, ref.ChatID, ref.MessageID, text, kb, outbox.High, "", nil)
 			}

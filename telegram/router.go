@@ -68,6 +68,10 @@ func sessionKey(m *models.Message) (string, place) {
 
 func isGroup(c models.Chat) bool { return c.Type != models.ChatTypePrivate }
 
+// isGroupID tells groups from private chats where only the id is known:
+// the Bot API gives groups, supergroups and channels negative ids.
+func isGroupID(chatID int64) bool { return chatID < 0 }
+
 func (b *Bot) handleMessage(ctx context.Context, updateID int64, m *models.Message) {
 	key, pl := sessionKey(m)
 	if m.From == nil || m.From.IsBot {

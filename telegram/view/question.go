@@ -22,7 +22,11 @@ const (
 // QuestionText renders the question to answer now: header, "(2/3)" when
 // there are several, earlier answers, the question, the options with their
 // descriptions (✓ marks selected ones), and what to do next.
-func QuestionText(q *approvals.QuestionView) string {
+func QuestionText(q *approvals.QuestionView) string { return QuestionTextIn(q, false) }
+
+// QuestionTextIn is QuestionText for a group when group is set: there the
+// bot reads only messages addressed to it, so a typed answer must be a reply.
+func QuestionTextIn(q *approvals.QuestionView, group bool) string {
 	if q == nil {
 		return "❓ <i>(no question)</i>"
 	}
@@ -43,6 +47,8 @@ func QuestionText(q *approvals.QuestionView) string {
 
 	var instr string
 	switch {
+	case q.AwaitingText && group:
+		instr = "✏️ <b>Reply to this message with your answer.</b>"
 	case q.AwaitingText:
 		instr = "✏️ <b>Send your answer as a message.</b>"
 	case q.MultiSelect:

@@ -95,6 +95,12 @@ func TestQuestionMultiSelectGolden(t *testing.T) {
 	if !strings.Contains(text, "Send your answer as a message") {
 		t.Errorf("awaiting text does not ask for a message:\n%s", text)
 	}
+	// In a group the bot reads only what is addressed to it: ask for a reply.
+	group := QuestionTextIn(stableQuestion(res.Question), true)
+	checkHTML(t, "awaiting in a group", group)
+	if !strings.Contains(group, "Reply to this message") || strings.Contains(group, "as a message") {
+		t.Errorf("group awaiting text should ask for a reply:\n%s", group)
+	}
 	golden(t, "question_awaiting", formatView([]string{text}, QuestionKeyboard(stableQuestion(res.Question), "q:")))
 }
 
