@@ -225,7 +225,11 @@ func (d *doctor) checkToken(ctx context.Context) check {
 	}
 	switch {
 	case r.OK:
-		return pass(name, "valid: the bot is @%s (id %d)", r.Result.Username, r.Result.ID)
+		c := pass(name, "valid: the bot is @%s (id %d)", r.Result.Username, r.Result.ID)
+		if note := d.webhookNote(ctx, api, tok); note != "" {
+			c.more = append(c.more, note)
+		}
+		return c
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusNotFound:
 		return fail(name, fmt.Sprintf("Telegram rejected it (getMe: %d %s)", resp.StatusCode, r.Description), tokenFix)
 	default:
@@ -414,4 +418,38 @@ func (d *doctor) checkPermissionMode() check {
 		return pass(name, "not set: Claude Code's default (tools that need permission ask you in Telegram)")
 	}
 	return pass(name, "%s", c.PermissionMode)
+}
+
+// webhookNote says whether a webhook is set for the bot: long polling
+// cannot run beside one, so the bot removes it when it starts (another
+// program that set it stops receiving updates). Not a failure, but worth
+// knowing before that happens. Empty when none is set or it cannot be told.
+func (d *doctor) webhookNote(ctx context.Context, api, tok string) string {
+	ctx, cancel := context.WithTimeout(ctx, d.httpTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/bot"+tok+"/getWebhookInfo", nil)
+	if err != nil {
+		return ""
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var r struct {
+		OK     bool `json:"ok"`
+		Result struct {
+			URL     string `json:"url"`
+			Pending int    `json:"pending_update_count"`
+		} `json:"result"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&r) != nil || !r.OK || r.Result.URL == "" {
+		return ""
+	}
+	host := "another server"
+	if u, err := url.Parse(r.Result.URL); err == nil && u.Host != "" {
+		host = u.Host // the path may hold a secret
+	}
+	return fmt.Sprintf("note: a webhook is set (to %s, %d updates pending); untether removes it when it starts, "+
+		"since it uses long polling, and whatever set it stops receiving updates", host, r.Result.Pending)
 }

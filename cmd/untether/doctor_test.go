@@ -115,6 +115,9 @@ func TestDoctor(t *testing.T) {
 	}{
 		{name: "healthy", want: []string{"✓ bot token: valid: the bot is @tgtest_bot (id 7000000001)",
 			"version 9.9.9 (Claude Code)", "does not exist yet", "1 user may use the bot", "All 7 checks passed."}},
+		{name: "webhook set", breaks: func(t *testing.T, s *doctorSetup) {
+			s.tg.SetWebhook("https://hooks.example.com/secret-path-123")
+		}, want: []string{"note: a webhook is set (to hooks.example.com, 0 updates pending); untether removes it", "All 7 checks passed."}},
 		{name: "existing state file", breaks: func(t *testing.T, s *doctorSetup) {
 			st, err := prefs.Open(t.Context(), s.state, prefs.WithLogger(quietLog))
 			if err != nil {
@@ -198,6 +201,9 @@ func TestDoctor(t *testing.T) {
 			t.Logf("doctor output:\n%s", text)
 			if s.token != "" && strings.Contains(text, s.token) {
 				t.Errorf("the token is printed")
+			}
+			if strings.Contains(text, "secret-path") || (c.name != "webhook set" && strings.Contains(text, "webhook")) {
+				t.Errorf("a webhook's path is printed, or a webhook reported that is not set")
 			}
 			ok, blocks := doctorChecks(text)
 			if c.failed == "" {
