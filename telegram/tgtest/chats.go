@@ -70,6 +70,7 @@ type storedMsg struct {
 	kb       *keyboard
 	other    json.RawMessage // a non-inline reply_markup sent with the message
 	edits    int
+	media    *media // a user's photo or file; text is then its caption
 }
 
 // chatLocked registers c or refreshes what is known of it, and returns its state.
@@ -158,6 +159,10 @@ type wireMessage struct {
 	ReplyToMessage    *wireMessage    `json:"reply_to_message,omitempty"`
 	Text              string          `json:"text,omitempty"`
 	Entities          []Entity        `json:"entities,omitempty"`
+	Caption           string          `json:"caption,omitempty"`
+	CaptionEntities   []Entity        `json:"caption_entities,omitempty"`
+	Photo             []PhotoSize     `json:"photo,omitempty"`
+	Document          *Document       `json:"document,omitempty"`
 	ReplyMarkup       json.RawMessage `json:"reply_markup,omitempty"`
 	ForumTopicCreated *forumTopic     `json:"forum_topic_created,omitempty"`
 }
@@ -180,6 +185,10 @@ func (s *Server) wire(cs *chatState, m *storedMsg, withReply bool) *wireMessage 
 	}
 	if !m.editDate.IsZero() {
 		w.EditDate = m.editDate.Unix()
+	}
+	if md := m.media; md != nil {
+		w.Photo, w.Document = md.photo, md.document
+		w.Caption, w.CaptionEntities, w.Text, w.Entities = w.Text, w.Entities, "", nil
 	}
 	if !withReply {
 		return w

@@ -29,6 +29,7 @@ func init() {
 		{"answerCallbackQuery", (*Server).answerCallbackQuery},
 		{"sendChatAction", (*Server).sendChatAction},
 		{"getChat", (*Server).getChat},
+		{"getFile", (*Server).getFile},
 		{"getUpdates", nil}, // served by serveGetUpdates: it waits outside the lock
 	} {
 		methods[strings.ToLower(m.name)] = m
@@ -42,6 +43,10 @@ var (
 
 // ServeHTTP answers /bot<token>/<method> like the Bot API.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/file/bot"); ok {
+		s.serveFile(w, r, rest)
+		return
+	}
 	rest, isBot := strings.CutPrefix(r.URL.Path, "/bot")
 	token, name, hasMethod := strings.Cut(rest, "/")
 	if !isBot || !hasMethod {

@@ -36,6 +36,7 @@ type Server struct {
 	cbs     callbacks
 	cmds    map[string][]BotCommand
 	webhook string // set by SetWebhook; getUpdates refuses to work while set
+	files   map[string]*storedFile
 }
 
 // Option configures a Server.

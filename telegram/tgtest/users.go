@@ -13,6 +13,7 @@ type userMessage struct {
 	replyTo  int
 	entities []Entity
 	explicit bool // entities given, not detected
+	size     int  // reported file size (SendPhoto, SendDocument); 0: the data's
 }
 
 // InThread sends the message into a forum topic (message_thread_id).

@@ -1,0 +1,164 @@
+package tgtest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// MaxDownload is the largest file a bot may download through getFile (20 MB).
+const MaxDownload = 20 << 20
+
+// storedFile is a file a user sent, as getFile and the download URL serve it.
+type storedFile struct {
+	id, uniqueID, path string
+	data               []byte
+	size               int // as reported; may exceed len(data) (see FileSize)
+}
+
+// PhotoSize and Document are the Bot API objects of a sent photo or file.
+type PhotoSize struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Width        int    `json:"width"`
+	Height       int    `json:"height"`
+	FileSize     int    `json:"file_size,omitempty"`
+}
+
+type Document struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	FileName     string `json:"file_name,omitempty"`
+	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int    `json:"file_size,omitempty"`
+}
+
+// media is what a user message carries besides text.
+type media struct {
+	photo    []PhotoSize
+	document *Document
+	caption  bool // the message's text is a caption
+}
+
+// FileSize makes a sent file report size bytes (its content stays what was
+// given): lets tests send a file over MaxDownload without allocating one.
+func FileSize(size int) MessageOption { return func(m *userMessage) { m.size = size } }
+
+// SendPhoto has from send a photo (data, e.g. a PNG) with an optional caption.
+// Like Telegram, the message carries the photo in two sizes, a thumbnail
+// first; getFile serves data for the largest. It returns the message id.
+func (s *Server) SendPhoto(from User, chat Chat, data []byte, caption string, opts ...MessageOption) int {
+	s.tb.Helper()
+	return s.sendMedia(from, chat, caption, opts, func(um *userMessage) media {
+		thumb := s.addFileLocked(data[:min(len(data), 64)], 0, "thumbnails")
+		full := s.addFileLocked(data, um.size, "photos")
+		return media{caption: true, photo: []PhotoSize{
+			{FileID: thumb.id, FileUniqueID: thumb.uniqueID, Width: 90, Height: 60, FileSize: thumb.size},
+			{FileID: full.id, FileUniqueID: full.uniqueID, Width: 1280, Height: 853, FileSize: full.size},
+		}}
+	})
+}
+
+// SendDocument has from send a file named name with an optional caption.
+func (s *Server) SendDocument(from User, chat Chat, name, mime string, data []byte, caption string, opts ...MessageOption) int {
+	s.tb.Helper()
+	return s.sendMedia(from, chat, caption, opts, func(um *userMessage) media {
+		f := s.addFileLocked(data, um.size, "documents")
+		return media{caption: true, document: &Document{FileID: f.id, FileUniqueID: f.uniqueID, FileName: name,
+			MimeType: mime, FileSize: f.size}}
+	})
+}
+
+func (s *Server) sendMedia(from User, chat Chat, caption string, opts []MessageOption, build func(*userMessage) media) int {
+	s.tb.Helper()
+	um := userMessage{}
+	for _, o := range opts {
+		o(&um)
+	}
+	if !um.explicit {
+		um.entities = detectEntities(caption)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cs := s.chatLocked(chat)
+	if _, ok := cs.msgs[um.replyTo]; um.replyTo != 0 && !ok {
+		s.tb.Errorf("tgtest: message %d to reply to is not in chat %d", um.replyTo, chat.ID)
+		um.replyTo = 0
+	}
+	thread, isTopic := cs.place(um.threadID, um.replyTo)
+	cs.lastID++
+	md := build(&um)
+	m := &storedMsg{
+		id: cs.lastID, from: from, threadID: thread, isTopic: isTopic, replyTo: um.replyTo, date: s.now(),
+		source: caption, text: caption, entities: um.entities, media: &md,
+	}
+	cs.msgs[m.id] = m
+	s.addUpdateLocked("message", s.wire(cs, m, true))
+	s.notifyLocked()
+	return m.id
+}
+
+func (s *Server) addFileLocked(data []byte, size int, dir string) *storedFile {
+	if s.files == nil {
+		s.files = map[string]*storedFile{}
+	}
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	f := &storedFile{id: "AgAD" + hex.EncodeToString(b[:]), uniqueID: "AQAD" + hex.EncodeToString(b[:6]),
+		data: data, size: len(data)}
+	if size > 0 {
+		f.size = size
+	}
+	f.path = dir + "/file_" + strconv.Itoa(len(s.files)) + ".bin"
+	s.files[f.id] = f
+	return f
+}
+
+// getFile answers like Telegram: the file's path for the download URL, or
+// an error for an unknown id or a file over MaxDownload.
+func (s *Server) getFile(c Call) (any, *apiError) {
+	f, ok := s.files[strings.TrimSpace(c.Params["file_id"])]
+	switch {
+	case c.Params["file_id"] == "":
+		return nil, badRequest("file_id not specified")
+	case !ok:
+		return nil, badRequest("invalid file_id")
+	case f.size > MaxDownload:
+		return nil, badRequest("file is too big")
+	}
+	return map[string]any{"file_id": f.id, "file_unique_id": f.uniqueID, "file_size": f.size, "file_path": f.path}, nil
+}
+
+// serveFile answers GET /file/bot<token>/<file_path>.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request, rest string) {
+	token, path, _ := strings.Cut(rest, "/")
+	s.mu.Lock()
+	var f *storedFile
+	if token == s.token {
+		for _, x := range s.files {
+			if x.path == path {
+				f = x
+			}
+		}
+	}
+	s.calls = append(s.calls, Call{Method: "download", Time: s.now(), Status: statusOf(f),
+		Params: map[string]string{"file_path": path}})
+	s.mu.Unlock()
+	if f == nil || r.Method != http.MethodGet {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Length", fmt.Sprint(len(f.data)))
+	_, _ = w.Write(f.data)
+}
+
+func statusOf(f *storedFile) int {
+	if f == nil {
+		return http.StatusNotFound
+	}
+	return http.StatusOK
+}
