@@ -3,13 +3,16 @@ package prefs
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"testing"
 )
 
 func TestAcceptUpdateWritesAllThreeTogether(t *testing.T) {
 	s := openTest(t)
-	p := &Prompt{UpdateID: 900, ChatID: 4, MessageID: 12, UserID: 8, Text: "fix the bug"}
+	p := &Prompt{UpdateID: 900, ChatID: 4, MessageID: 12, UserID: 8, Text: "fix the bug",
+		Files: []File{{Kind: "photo", FileID: "AgAD1", Size: 1234, Width: 1280, Height: 853},
+			{Kind: "document", FileID: "BQAD2", Name: "app.log", MIME: "text/plain", Size: 14}}}
 	seq, fresh, err := s.AcceptUpdate(900, "4", p)
 	must(t, err)
 	if !fresh || seq == 0 {
@@ -22,7 +25,7 @@ func TestAcceptUpdateWritesAllThreeTogether(t *testing.T) {
 		must(t, err)
 		q, err := tx.PendingPrompts("4")
 		must(t, err)
-		if !handled || off != 901 || len(q) != 1 || q[0].Seq != seq || q[0].Prompt != *p {
+		if !handled || off != 901 || len(q) != 1 || q[0].Seq != seq || !reflect.DeepEqual(q[0].Prompt, *p) {
 			t.Errorf("after accept: handled %v offset %d queue %+v", handled, off, q)
 		}
 		return nil

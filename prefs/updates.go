@@ -20,6 +20,19 @@ type Prompt struct {
 	UserID    int64     `json:"user_id"`
 	Text      string    `json:"text"`
 	Date      time.Time `json:"date"`
+	Files     []File    `json:"files,omitempty"`
+}
+
+// File is a photo or document sent with a prompt, downloaded when the
+// prompt runs (Telegram keeps it downloadable for at least an hour).
+type File struct {
+	Kind   string `json:"kind"` // "photo" or "document"
+	FileID string `json:"file_id"`
+	Name   string `json:"name,omitempty"`
+	MIME   string `json:"mime,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+	Width  int    `json:"width,omitempty"`
+	Height int    `json:"height,omitempty"`
 }
 
 // QueuedPrompt is a stored Prompt with its session key and sequence number. Sequence numbers

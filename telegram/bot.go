@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -23,19 +25,22 @@ import (
 
 // Config is everything the bot needs, as plain values.
 type Config struct {
-	Token          string
-	APIURL         string
-	AllowedUsers   []int64
-	AllowAnyUser   bool
-	AllowedChats   []int64
-	PollTimeout    time.Duration
-	MaxBacklogAge  time.Duration
-	MinEdit        time.Duration // private chats
-	GroupEdit      time.Duration
-	MaxActions     int
-	IdleTimeout    time.Duration
-	MaxLive        int
-	WorkDir        string
+	Token         string
+	APIURL        string
+	AllowedUsers  []int64
+	AllowAnyUser  bool
+	AllowedChats  []int64
+	PollTimeout   time.Duration
+	MaxBacklogAge time.Duration
+	MinEdit       time.Duration // private chats
+	GroupEdit     time.Duration
+	MaxActions    int
+	IdleTimeout   time.Duration
+	MaxLive       int
+	WorkDir       string
+	// UploadDir holds photos and files users send, a folder per chat;
+	// default untether-uploads in the system's temporary folder.
+	UploadDir      string
 	Model          string // config default
 	PermissionMode string // config default
 	PlanMode       string // config default: off | on | auto
@@ -83,6 +88,9 @@ func (c *Config) defaults() {
 	if c.PlanMode == "" {
 		c.PlanMode = "off"
 	}
+	if c.UploadDir == "" {
+		c.UploadDir = filepath.Join(os.TempDir(), "untether-uploads")
+	}
 }
 
 // Bot is the running bot. Create it with New, then call Run.
@@ -92,6 +100,7 @@ type Bot struct {
 	engine Engine
 	store  *prefs.Store
 	client *tgbot.Bot
+	files  *http.Client // downloads of users' files
 	out    *outbox.Outbox
 	broker *approvals.Broker
 	pool   *pool
@@ -161,6 +170,7 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		return nil, fmt.Errorf("telegram client: %s", b.redact(err.Error()))
 	}
 	b.client = client
+	b.files = &http.Client{Transport: tr}
 	ob := cfg.Outbox
 	if ob.Logger == nil {
 		ob.Logger = log

@@ -246,8 +246,8 @@ func TestNonTextAndCommands(t *testing.T) {
 	h := newHarness(t, echoScript)
 	h.tg.AddUpdate(map[string]any{"message": map[string]any{"message_id": 5000, "date": time.Now().Unix(),
 		"chat": map[string]any{"id": h.dm.ID, "type": "private"}, "from": map[string]any{"id": h.user.ID, "first_name": "Ada"},
-		"photo": []any{map[string]any{"file_id": "x", "file_unique_id": "y", "width": 1, "height": 1}}}})
-	h.awaitText(h.dm.ID, "Text only")
+		"voice": map[string]any{"file_id": "x", "file_unique_id": "y", "duration": 3}}})
+	h.awaitText(h.dm.ID, "I can pass text, photos and files to Claude, but not voice messages.")
 	h.say("/status")
 	h.awaitText(h.dm.ID, "Model")
 	h.say("/help")

@@ -76,6 +76,8 @@ type harness struct {
 	user  tgtest.User
 	dm    tgtest.Chat
 	stop  func()
+	// uploads is where users' files are saved (Config.UploadDir).
+	uploads string
 }
 
 type harnessOpt func(*telegram.Config)
@@ -93,7 +95,7 @@ func newHarnessPre(t *testing.T, script runnertest.Script, pre func(*tgtest.Serv
 		pre(tg)
 	}
 	h := &harness{t: t, tg: tg, eng: &fakeEngine{script: script},
-		user: tgtest.User{ID: 4242, FirstName: "Ada", Username: "ada"}}
+		user: tgtest.User{ID: 4242, FirstName: "Ada", Username: "ada"}, uploads: filepath.Join(t.TempDir(), "uploads")}
 	h.dm = tgtest.PrivateChat(h.user)
 	store, err := prefs.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
@@ -114,6 +116,7 @@ func (h *harness) config(opts ...harnessOpt) telegram.Config {
 		GroupEdit:    100 * time.Millisecond,
 		ShutdownWait: 5 * time.Second,
 		WorkDir:      "/work",
+		UploadDir:    h.uploads,
 		// Tests are not about pacing: keep Telegram's limits out of the way.
 		Outbox: outbox.Options{ChatInterval: -1, GroupPerMinute: -1, GlobalPerSecond: -1, BackoffMin: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond},
 	}

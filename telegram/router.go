@@ -103,21 +103,31 @@ func (b *Bot) handleMessage(ctx context.Context, updateID int64, m *models.Messa
 		}
 		return
 	}
-	if text == "" {
-		b.accept(updateID, "", nil)
-		if m.Text == "" && hasContent(m) {
-			b.notify(pl, m.ID, "Text only for now: send your request as a text message.")
+	files, other := attachments(m)
+	if text == "" && len(files) == 0 {
+		if _, fresh := b.accept(updateID, "", nil); fresh && other != "" {
+			b.notify(pl, m.ID, "I can pass text, photos and files to Claude, but not "+other+".")
 		}
 		return
 	}
-	// An answer typed for AskUserQuestion's "Other" is not a new prompt.
-	if consumed, res, err := b.broker.TakeText(ctx, m.Chat.ID, m.From.ID, key, text); consumed {
-		b.accept(updateID, key, nil)
-		if err != nil {
-			log.Warn("typed answer could not reach claude", "err", err)
+	if f, big := tooBig(files); big {
+		if _, fresh := b.accept(updateID, "", nil); fresh {
+			b.notify(pl, m.ID, fmt.Sprintf("That file is %s, and Telegram lets bots download files of up to %d MB: "+
+				"send a smaller one, or put it in the working folder another way.", humanBytes(f.Size), maxDownload>>20))
 		}
-		b.afterPress(ctx, res, m.From)
 		return
+	}
+	// An answer typed for AskUserQuestion's "Other" is not a new prompt
+	// (a photo or file is one, even while a question waits for text).
+	if len(files) == 0 {
+		if consumed, res, err := b.broker.TakeText(ctx, m.Chat.ID, m.From.ID, key, text); consumed {
+			b.accept(updateID, key, nil)
+			if err != nil {
+				log.Warn("typed answer could not reach claude", "err", err)
+			}
+			b.afterPress(ctx, res, m.From)
+			return
+		}
 	}
 	if age := b.now().Sub(time.Unix(int64(m.Date), 0)); m.Date != 0 && age > b.cfg.MaxBacklogAge {
 		if _, fresh := b.accept(updateID, "", nil); !fresh {
@@ -127,7 +137,7 @@ func (b *Bot) handleMessage(ctx context.Context, updateID int64, m *models.Messa
 		return
 	}
 	p := &prefs.Prompt{UpdateID: updateID, ChatID: m.Chat.ID, ThreadID: pl.Thread, MessageID: m.ID,
-		UserID: m.From.ID, Text: text, Date: time.Unix(int64(m.Date), 0)}
+		UserID: m.From.ID, Text: text, Date: time.Unix(int64(m.Date), 0), Files: files}
 	seq, fresh := b.accept(updateID, key, p)
 	if !fresh {
 		return
@@ -135,24 +145,17 @@ func (b *Bot) handleMessage(ctx context.Context, updateID int64, m *models.Messa
 	b.actorFor(key, pl, group).enqueue(prefs.QueuedPrompt{Key: key, Seq: seq, Prompt: *p})
 }
 
-func hasContent(m *models.Message) bool {
-	return m.Photo != nil || m.Document != nil || m.Voice != nil || m.Video != nil || m.Sticker != nil ||
-		m.Audio != nil || m.Animation != nil || m.VideoNote != nil || m.Location != nil || m.Contact != nil
-}
-
 // parseText finds a command and strips the bot's mention. addressed says
 // whether a group message is meant for the bot: a command, a mention, or
 // a reply to one of its messages (so privacy mode can stay on).
 func (b *Bot) parseText(m *models.Message) (text, cmd, args string, addressed bool) {
-	text = strings.TrimSpace(m.Text)
-	if text == "" {
-		text = strings.TrimSpace(m.Caption)
-		if text != "" {
-			// A caption alone is not a request we can act on without the media.
-			return "", "", "", m.ReplyToMessage != nil && m.ReplyToMessage.From != nil && m.ReplyToMessage.From.ID == b.me.ID
-		}
+	raw, ents, caption := m.Text, m.Entities, false
+	if raw == "" && m.Caption != "" {
+		// A photo's or file's caption is its prompt; commands come as text only.
+		raw, ents, caption = m.Caption, m.CaptionEntities, true
 	}
-	if strings.HasPrefix(text, "/") {
+	text = strings.TrimSpace(raw)
+	if !caption && strings.HasPrefix(text, "/") {
 		word, rest, _ := strings.Cut(text, " ")
 		name, target, hasTarget := strings.Cut(word[1:], "@")
 		if hasTarget && !strings.EqualFold(target, b.me.Username) {
@@ -165,11 +168,11 @@ func (b *Bot) parseText(m *models.Message) (text, cmd, args string, addressed bo
 	}
 	if b.me.Username != "" {
 		mention := "@" + b.me.Username
-		for _, e := range m.Entities {
+		for _, e := range ents {
 			if e.Type != models.MessageEntityTypeMention {
 				continue
 			}
-			if s := utf16Slice(m.Text, e.Offset, e.Length); strings.EqualFold(s, mention) {
+			if s := utf16Slice(raw, e.Offset, e.Length); strings.EqualFold(s, mention) {
 				addressed = true
 			}
 		}

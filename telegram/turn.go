@@ -81,6 +81,16 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt) {
 		progress <- id
 	}()
 
+	if len(qp.Files) > 0 {
+		text, err := b.withFiles(ctx, qp)
+		if err != nil {
+			log.Warn("could not download a file the user sent", "err", err)
+			t.finishError(ctx, t.begin(progress), view.TurnError{What: "Could not download your file",
+				Detail: b.redact(err.Error()), Hint: "Send it again; Telegram keeps files downloadable for an hour or more."})
+			return
+		}
+		qp.Text, t.qp.Text = text, text
+	}
 	conn, err := a.ensureConn(ctx, t)
 	progress = t.begin(progress)
 	if err == nil {

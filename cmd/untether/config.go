@@ -90,7 +90,8 @@ type CooldownConfig struct {
 }
 
 type StateConfig struct {
-	Path string `toml:"path"`
+	Path    string `toml:"path"`
+	Uploads string `toml:"uploads"`
 }
 
 type LogConfig struct {
@@ -347,6 +348,11 @@ func (c *Config) resolvePaths() []error {
 		c.State.Path = filepath.Join(dir, "untether.db")
 	} else {
 		c.State.Path = abs("[state] path", c.State.Path)
+	}
+	if c.State.Uploads == "" {
+		c.State.Uploads = filepath.Join(filepath.Dir(c.State.Path), "uploads")
+	} else {
+		c.State.Uploads = abs("[state] uploads", c.State.Uploads)
 	}
 	return errs
 }

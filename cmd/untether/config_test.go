@@ -90,8 +90,9 @@ func TestDefaults(t *testing.T) {
 			PlanMode:    "off",
 		},
 		Cooldown: CooldownConfig{Base: 30 * time.Second, Max: 2 * time.Minute},
-		State:    StateConfig{Path: filepath.Join(filepath.Dir(path), "untether.db")},
-		Log:      LogConfig{Format: "text", Level: "info"},
+		State: StateConfig{Path: filepath.Join(filepath.Dir(path), "untether.db"),
+			Uploads: filepath.Join(filepath.Dir(path), "uploads")},
+		Log: LogConfig{Format: "text", Level: "info"},
 	}
 	if got, w := fmt.Sprintf("%#v", *cfg), fmt.Sprintf("%#v", want); got != w {
 		t.Errorf("defaults:\n got %s\nwant %s", got, w)
@@ -142,6 +143,7 @@ func TestValuesAreApplied(t *testing.T) {
 		{"min_edit_interval", cfg.Progress.MinEditInterval, 500 * time.Millisecond},
 		{"cooldown disabled", cfg.Cooldown.Base, time.Duration(0)},
 		{"state path relative to file", cfg.State.Path, filepath.Join(dir, "data", "x.db")},
+		{"uploads next to the state file", cfg.State.Uploads, filepath.Join(dir, "data", "uploads")},
 		{"permission_mode", cfg.Claude.PermissionMode, "acceptEdits"},
 		{"dangerously_skip_permissions", cfg.Claude.DangerouslySkipPermissions, true},
 	}

@@ -81,6 +81,7 @@ func botConfig(cfg *Config) telegram.Config {
 		IdleTimeout:    cfg.Claude.IdleTimeout,
 		MaxLive:        cfg.Claude.MaxLiveSessions,
 		WorkDir:        cfg.Claude.WorkingDir,
+		UploadDir:      cfg.State.Uploads,
 		Model:          cfg.Claude.Model,
 		PermissionMode: cfg.Claude.PermissionMode,
 		PlanMode:       cfg.Approvals.PlanMode,

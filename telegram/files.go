@@ -1,0 +1,211 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/untether/untether/prefs"
+)
+
+// maxDownload is the Bot API's limit on files a bot may download (20 MB).
+const maxDownload = 20 << 20
+
+// downloadTimeout bounds one file's download; 20 MB over a slow link.
+const downloadTimeout = 3 * time.Minute
+
+// attachments lists the photo (largest size) and document of m. kind names
+// content the bot cannot pass on (voice, video, stickers, ...), if any.
+func attachments(m *models.Message) (files []prefs.File, kind string) {
+	if n := len(m.Photo); n > 0 {
+		best := m.Photo[0]
+		for _, p := range m.Photo[1:] {
+			if p.Width*p.Height > best.Width*best.Height {
+				best = p
+			}
+		}
+		files = append(files, prefs.File{Kind: "photo", FileID: best.FileID, Size: int64(best.FileSize),
+			Width: best.Width, Height: best.Height, MIME: "image/jpeg"})
+	}
+	if d := m.Document; d != nil {
+		files = append(files, prefs.File{Kind: "document", FileID: d.FileID, Name: d.FileName, MIME: d.MimeType, Size: d.FileSize})
+	}
+	switch {
+	case m.Voice != nil:
+		kind = "voice messages"
+	case m.Audio != nil:
+		kind = "audio"
+	case m.Video != nil, m.VideoNote != nil, m.Animation != nil:
+		kind = "videos"
+	case m.Sticker != nil:
+		kind = "stickers"
+	case m.Location != nil, m.Venue != nil:
+		kind = "locations"
+	case m.Contact != nil:
+		kind = "contacts"
+	case m.Poll != nil:
+		kind = "polls"
+	}
+	return files, kind
+}
+
+// tooBig returns the first file over the download limit.
+func tooBig(files []prefs.File) (prefs.File, bool) {
+	for _, f := range files {
+		if f.Size > maxDownload {
+			return f, true
+		}
+	}
+	return prefs.File{}, false
+}
+
+// withFiles downloads the prompt's files into the session's upload folder
+// and returns the text for Claude: the user's words, then where the files
+// are (Claude reads them with its own tools; images included).
+func (b *Bot) withFiles(ctx context.Context, qp prefs.QueuedPrompt) (string, error) {
+	dir := filepath.Join(b.cfg.UploadDir, safeName(qp.Key))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("creating the upload folder: %w", err)
+	}
+	var lines []string
+	for i, f := range qp.Files {
+		path := filepath.Join(dir, fileName(qp.MessageID, i, f))
+		if err := b.download(ctx, f, path); err != nil {
+			return "", fmt.Errorf("%s: %w", describeFile(f), err)
+		}
+		lines = append(lines, "- "+path+" ("+describeFile(f)+")")
+	}
+	text := strings.TrimSpace(qp.Text)
+	if text == "" {
+		text = "(The user sent only this, without a message.)"
+	}
+	noun := "a file"
+	if len(lines) > 1 {
+		noun = strconv.Itoa(len(lines)) + " files"
+	}
+	return text + "\n\n[The user attached " + noun + " in Telegram; saved on this machine:\n" +
+		strings.Join(lines, "\n") + "]", nil
+}
+
+// download fetches one file through getFile and the Bot API's file URL,
+// writing it to path atomically. Errors never hold the URL (it holds the
+// token).
+func (b *Bot) download(ctx context.Context, f prefs.File, path string) error {
+	ctx, cancel := context.WithTimeout(ctx, downloadTimeout)
+	defer cancel()
+	tf, err := b.client.GetFile(ctx, &tgbot.GetFileParams{FileID: f.FileID})
+	if err != nil {
+		return b.wrap("getFile", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.client.FileDownloadLink(tf), nil)
+	if err != nil {
+		return errors.New("bad download URL")
+	}
+	resp, err := b.files.Do(req)
+	if err != nil {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err
+		}
+		return fmt.Errorf("download: %s", b.redact(err.Error()))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("download: HTTP %d", resp.StatusCode)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".part-*")
+	if err != nil {
+		return fmt.Errorf("saving: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
+	n, err := io.Copy(tmp, io.LimitReader(resp.Body, maxDownload+1))
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("download: %s", b.redact(err.Error()))
+	case n > maxDownload:
+		return fmt.Errorf("larger than %d MB", maxDownload>>20)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("saving: %w", err)
+	}
+	return nil
+}
+
+// fileName is "<message id>-<name>": unique per message, recognisable, and
+// safe (no path, no control or shell-hostile characters).
+func fileName(msgID, i int, f prefs.File) string {
+	name := safeName(filepath.Base(strings.ReplaceAll(f.Name, "\\", "/")))
+	if name == "" || name == "." || name == "_" {
+		name = "file"
+		if f.Kind == "photo" {
+			name = "photo.jpg"
+		}
+	}
+	prefix := strconv.Itoa(msgID)
+	if i > 0 {
+		prefix += "-" + strconv.Itoa(i)
+	}
+	return prefix + "-" + name
+}
+
+func safeName(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+		if b.Len() >= 100 {
+			break
+		}
+	}
+	return strings.TrimLeft(b.String(), ".")
+}
+
+func describeFile(f prefs.File) string {
+	var parts []string
+	switch {
+	case f.Kind == "photo":
+		parts = append(parts, "photo")
+		if f.Width > 0 {
+			parts = append(parts, fmt.Sprintf("%d×%d", f.Width, f.Height))
+		}
+	case f.Name != "":
+		parts = append(parts, f.Name)
+	default:
+		parts = append(parts, "file")
+	}
+	if f.MIME != "" && f.Kind != "photo" {
+		parts = append(parts, f.MIME)
+	}
+	if f.Size > 0 {
+		parts = append(parts, humanBytes(f.Size))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n < 1024:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return fmt.Sprintf("%.0f KB", float64(n)/1024)
+	default:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	}
+}

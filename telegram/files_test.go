@@ -1,0 +1,118 @@
+package telegram_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/telegram/tgtest"
+)
+
+// promptScript answers every prompt and hands it to the test.
+func promptScript(prompts chan<- string) runnertest.Script {
+	return func(t *runnertest.Turn) {
+		prompts <- t.Prompt
+		t.Start("fake-model")
+		t.Complete("Seen.")
+	}
+}
+
+var savedPath = regexp.MustCompile(`(?m)^- (/\S+) \(`)
+
+// savedFiles returns the paths the prompt says the files were saved at.
+func savedFiles(t *testing.T, prompt string) []string {
+	t.Helper()
+	var out []string
+	for _, m := range savedPath.FindAllStringSubmatch(prompt, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func TestPhotoReachesClaudeAsAFile(t *testing.T) {
+	prompts := make(chan string, 4)
+	h := newHarness(t, promptScript(prompts))
+	png := bytes.Repeat([]byte("\x89PNG-pixels"), 500)
+	h.tg.SendPhoto(h.user, h.dm, png, "Why does the build fail?")
+	prompt := <-prompts
+	if !strings.HasPrefix(prompt, "Why does the build fail?\n\n[The user attached a file in Telegram") {
+		t.Errorf("prompt = %q", prompt)
+	}
+	paths := savedFiles(t, prompt)
+	if len(paths) != 1 || !strings.HasPrefix(paths[0], h.uploads+string(filepath.Separator)) ||
+		!strings.HasSuffix(paths[0], "-photo.jpg") {
+		t.Fatalf("saved at %v (uploads %s)", paths, h.uploads)
+	}
+	if !strings.Contains(prompt, "(photo, 1280×853, 5 KB)") {
+		t.Errorf("prompt does not describe the photo: %q", prompt)
+	}
+	got, err := os.ReadFile(paths[0])
+	if err != nil || !bytes.Equal(got, png) {
+		t.Fatalf("saved file: %d bytes, %v; want the largest size's %d bytes", len(got), err, len(png))
+	}
+	h.awaitText(h.dm.ID, "Seen.")
+}
+
+func TestDocumentWithoutCaption(t *testing.T) {
+	prompts := make(chan string, 4)
+	h := newHarness(t, promptScript(prompts))
+	h.tg.SendDocument(h.user, h.dm, "../../etc/pass wd;rm.log", "text/plain", []byte("panic: boom\n"), "")
+	prompt := <-prompts
+	if !strings.HasPrefix(prompt, "(The user sent only this, without a message.)") {
+		t.Errorf("prompt = %q", prompt)
+	}
+	paths := savedFiles(t, prompt)
+	if len(paths) != 1 || filepath.Dir(paths[0]) != filepath.Join(h.uploads, "4242") {
+		t.Fatalf("saved at %v: a file name must not choose the folder", paths)
+	}
+	if base := filepath.Base(paths[0]); !regexp.MustCompile(`^\d+-pass_wd_rm\.log$`).MatchString(base) {
+		t.Errorf("file name %q is not sanitised", base)
+	}
+	if got, _ := os.ReadFile(paths[0]); string(got) != "panic: boom\n" {
+		t.Errorf("saved %q", got)
+	}
+}
+
+func TestFileInGroupNeedsAddressing(t *testing.T) {
+	prompts := make(chan string, 4)
+	h := newHarness(t, promptScript(prompts))
+	g := tgtest.Supergroup(-100777, "team")
+	h.tg.AddChat(g)
+	h.tg.SendDocument(h.user, g, "notes.txt", "text/plain", []byte("not for the bot"), "lunch menu")
+	h.tg.SendDocument(h.user, g, "trace.txt", "text/plain", []byte("stack"), "@"+h.tg.Bot().Username+" explain this")
+	prompt := <-prompts
+	if !strings.HasPrefix(prompt, "explain this\n\n") || !strings.Contains(prompt, "trace.txt") {
+		t.Errorf("prompt = %q", prompt)
+	}
+	h.awaitText(g.ID, "Seen.")
+	if n := len(h.eng.starts()); n != 1 {
+		t.Errorf("%d sessions started; the unaddressed file must be ignored", n)
+	}
+}
+
+func TestFileTooBigIsRefused(t *testing.T) {
+	h := newHarness(t, echoScript)
+	h.tg.SendDocument(h.user, h.dm, "disk.img", "application/octet-stream", []byte("x"), "look", tgtest.FileSize(tgtest.MaxDownload+1))
+	h.awaitText(h.dm.ID, "That file is 20.0 MB, and Telegram lets bots download files of up to 20 MB")
+	if n := len(h.eng.starts()); n != 0 {
+		t.Errorf("claude started %d times for a file it cannot get", n)
+	}
+}
+
+func TestFileDownloadFailureIsReported(t *testing.T) {
+	h := newHarness(t, echoScript)
+	h.tg.FailWhen(func(c tgtest.Call) bool { return c.Method == "getFile" },
+		tgtest.Failure{Code: 400, Description: "Bad Request: wrong file_id or the file is temporarily unavailable"})
+	h.tg.SendPhoto(h.user, h.dm, []byte("img"), "what is this?")
+	m := h.awaitText(h.dm.ID, "Could not download your file")
+	if !strings.Contains(m.Text, "temporarily unavailable") || strings.Contains(m.Text, h.tg.Token()) {
+		t.Errorf("error message %q", m.Text)
+	}
+	if n := len(h.eng.starts()); n != 0 {
+		t.Errorf("claude started %d times without the file", n)
+	}
+}
