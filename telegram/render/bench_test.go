@@ -37,6 +37,19 @@ func BenchmarkMarkdownSplit(b *testing.B) {
 	}
 }
 
+// BenchmarkMarkdownSplitWithin is the path of final answers: parts bounded
+// by visible length, markup and entity count (Message).
+func BenchmarkMarkdownSplitWithin(b *testing.B) {
+	md := claudeAnswer()
+	b.SetBytes(int64(len(md)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if parts := SplitWithin(Markdown(md), Message); len(parts) < 3 {
+			b.Fatalf("only %d parts", len(parts))
+		}
+	}
+}
+
 func TestClaudeAnswerSplits(t *testing.T) {
 	html := Markdown(claudeAnswer())
 	checkHTMLParts(t, html, Split(html, MaxMessage), MaxMessage)
