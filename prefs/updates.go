@@ -21,6 +21,9 @@ type Prompt struct {
 	Text      string    `json:"text"`
 	Date      time.Time `json:"date"`
 	Files     []File    `json:"files,omitempty"`
+	// Album is Telegram's media_group_id: the items of an album arrive as
+	// separate messages and are run as one prompt.
+	Album string `json:"album,omitempty"`
 }
 
 // File is a photo or document sent with a prompt, downloaded when the

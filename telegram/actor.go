@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -62,7 +63,8 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	}
 	a.queue = append(a.queue, qp)
 	ahead := len(a.queue) - 1
-	busy := a.turn != nil
+	// The later items of an album join the first: one notice is enough.
+	busy := a.turn != nil && !(qp.Album != "" && ahead > 0 && a.queue[ahead-1].Album == qp.Album)
 	if busy {
 		ahead++
 		a.turn.setQueued(len(a.queue))
@@ -180,7 +182,11 @@ func (a *actor) loop() {
 		default:
 		}
 		if qp, ok := a.pop(); ok {
-			a.runTurn(ctx, qp)
+			var more []uint64
+			if qp.Album != "" {
+				qp, more = a.gatherAlbum(qp)
+			}
+			a.runTurn(ctx, qp, more...)
 			continue
 		}
 		if a.idle(ctx) {
@@ -297,4 +303,55 @@ func (a *actor) dropSession(ctx context.Context) {
 		a.b.log.Warn("could not clear session", "chat_id", a.place.ChatID, "err", err)
 	}
 	a.b.broker.Forget(a.key)
+}
+
+// albumMax bounds the wait for an album's items, however they trickle in.
+const albumMax = 10 * time.Second
+
+// gatherAlbum waits until no item of first's album has arrived for
+// AlbumWait, then takes every queued item of it out of the queue and merges
+// them into first: their files in order, their captions joined. It returns
+// the sequence numbers of the merged prompts, done when the turn begins.
+func (a *actor) gatherAlbum(first prefs.QueuedPrompt) (prefs.QueuedPrompt, []uint64) {
+	deadline := time.Now().Add(albumMax)
+	quiet := time.NewTimer(a.b.cfg.AlbumWait)
+	defer quiet.Stop()
+wait:
+	for time.Now().Before(deadline) {
+		select {
+		case <-a.wake: // something arrived: wait a full quiet period again
+			quiet.Reset(a.b.cfg.AlbumWait)
+		case <-quiet.C:
+			break wait
+		case <-a.quit:
+			break wait
+		}
+	}
+	signal(a.wake) // a wake consumed here may have been for other work
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var seqs []uint64
+	texts := []string{first.Text}
+	rest := a.queue[:0]
+	for _, qp := range a.queue {
+		if qp.Album != first.Album {
+			rest = append(rest, qp)
+			continue
+		}
+		first.Files = append(first.Files, qp.Files...)
+		texts = append(texts, qp.Text)
+		seqs = append(seqs, qp.Seq)
+	}
+	a.queue = rest
+	if a.turn != nil {
+		a.turn.setQueued(len(a.queue))
+	}
+	var kept []string
+	for _, t := range texts {
+		if t = strings.TrimSpace(t); t != "" {
+			kept = append(kept, t)
+		}
+	}
+	first.Text = strings.Join(kept, "\n\n")
+	return first, seqs
 }

@@ -40,7 +40,11 @@ type Config struct {
 	WorkDir       string
 	// UploadDir holds photos and files users send, a folder per chat;
 	// default untether-uploads in the system's temporary folder.
-	UploadDir      string
+	UploadDir string
+	// AlbumWait is how long the items of an album (photos or files sent
+	// together) are waited for after the last one arrived, to run them as
+	// one prompt; default 1s.
+	AlbumWait      time.Duration
 	Model          string // config default
 	PermissionMode string // config default
 	PlanMode       string // config default: off | on | auto
@@ -88,6 +92,9 @@ func (c *Config) defaults() {
 	if c.PlanMode == "" {
 		c.PlanMode = "off"
 	}
+	if c.AlbumWait <= 0 {
+		c.AlbumWait = time.Second
+	}
 	if c.UploadDir == "" {
 		c.UploadDir = filepath.Join(os.TempDir(), "untether-uploads")
 	}
@@ -113,6 +120,7 @@ type Bot struct {
 	buttons  *buttons
 	prompts  promptBook
 	refused  sync.Map // user id → time of the last refusal sent
+	albums   sync.Map // media_group_id → time an item addressed to the bot arrived
 	baseCtx  context.Context
 	stopping chan struct{}
 

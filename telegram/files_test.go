@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram/tgtest"
@@ -77,11 +79,17 @@ func TestDocumentWithoutCaption(t *testing.T) {
 	}
 }
 
-func TestFileInGroupNeedsAddressing(t *testing.T) {
+// inGroup starts a bot whose Claude hands over its prompts, and a group.
+func inGroup(t *testing.T) (*harness, tgtest.Chat, chan string) {
 	prompts := make(chan string, 4)
 	h := newHarness(t, promptScript(prompts))
 	g := tgtest.Supergroup(-100777, "team")
 	h.tg.AddChat(g)
+	return h, g, prompts
+}
+
+func TestFileInGroupNeedsAddressing(t *testing.T) {
+	h, g, prompts := inGroup(t)
 	h.tg.SendDocument(h.user, g, "notes.txt", "text/plain", []byte("not for the bot"), "lunch menu")
 	h.tg.SendDocument(h.user, g, "trace.txt", "text/plain", []byte("stack"), "@"+h.tg.Bot().Username+" explain this")
 	prompt := <-prompts
@@ -114,5 +122,58 @@ func TestFileDownloadFailureIsReported(t *testing.T) {
 	}
 	if n := len(h.eng.starts()); n != 0 {
 		t.Errorf("claude started %d times without the file", n)
+	}
+}
+
+func TestAlbumRunsAsOnePrompt(t *testing.T) {
+	prompts := make(chan string, 4)
+	h := newHarness(t, promptScript(prompts))
+	h.tg.SendPhoto(h.user, h.dm, []byte("first"), "Compare these screens.", tgtest.InAlbum("alb1"))
+	h.tg.SendPhoto(h.user, h.dm, []byte("second"), "", tgtest.InAlbum("alb1"))
+	h.tg.SendDocument(h.user, h.dm, "third.png", "image/png", []byte("third"), "", tgtest.InAlbum("alb1"))
+	prompt := <-prompts
+	if !strings.HasPrefix(prompt, "Compare these screens.\n\n[The user attached 3 files") {
+		t.Errorf("prompt = %q", prompt)
+	}
+	paths := savedFiles(t, prompt)
+	if len(paths) != 3 {
+		t.Fatalf("saved %v, want the 3 items of the album", paths)
+	}
+	for i, want := range []string{"first", "second", "third"} {
+		if got, _ := os.ReadFile(paths[i]); string(got) != want {
+			t.Errorf("file %d holds %q, want %q", i, got, want)
+		}
+	}
+	h.awaitText(h.dm.ID, "Seen.")
+	select {
+	case p := <-prompts:
+		t.Errorf("a second prompt ran: %q", p)
+	case <-time.After(300 * time.Millisecond):
+	}
+	// Every item's stored prompt is done: a restart would not run them again.
+	if q, err := h.store.PendingPrompts(strconv.FormatInt(h.dm.ID, 10)); err != nil || len(q) != 0 {
+		t.Errorf("pending after the album ran: %+v, %v", q, err)
+	}
+	// A photo outside the album is a prompt of its own.
+	h.tg.SendPhoto(h.user, h.dm, []byte("alone"), "And this one?")
+	if p := <-prompts; !strings.HasPrefix(p, "And this one?") || len(savedFiles(t, p)) != 1 {
+		t.Errorf("next prompt = %q", p)
+	}
+}
+
+func TestAlbumInGroupFollowsItsCaption(t *testing.T) {
+	h, g, prompts := inGroup(t)
+	h.tg.SendPhoto(h.user, g, []byte("a"), "@"+h.tg.Bot().Username+" what changed?", tgtest.InAlbum("g1"))
+	h.tg.SendPhoto(h.user, g, []byte("b"), "", tgtest.InAlbum("g1"))
+	h.tg.SendPhoto(h.user, g, []byte("not for the bot"), "", tgtest.InAlbum("g2"))
+	prompt := <-prompts
+	if !strings.HasPrefix(prompt, "what changed?\n\n[The user attached 2 files") || len(savedFiles(t, prompt)) != 2 {
+		t.Errorf("prompt = %q", prompt)
+	}
+	h.awaitText(g.ID, "Seen.")
+	select {
+	case p := <-prompts:
+		t.Errorf("an album not addressed to the bot ran: %q", p)
+	case <-time.After(300 * time.Millisecond):
 	}
 }

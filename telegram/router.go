@@ -93,6 +93,10 @@ func (b *Bot) handleMessage(ctx context.Context, updateID int64, m *models.Messa
 		return
 	}
 	text, cmd, args, addressed := b.parseText(m)
+	if group && m.MediaGroupID != "" {
+		// In a group an album is addressed by its captioned item alone.
+		addressed = b.albumAddressed(m.MediaGroupID, addressed)
+	}
 	if group && !addressed {
 		b.accept(updateID, "", nil)
 		return
@@ -138,6 +142,9 @@ func (b *Bot) handleMessage(ctx context.Context, updateID int64, m *models.Messa
 	}
 	p := &prefs.Prompt{UpdateID: updateID, ChatID: m.Chat.ID, ThreadID: pl.Thread, MessageID: m.ID,
 		UserID: m.From.ID, Text: text, Date: time.Unix(int64(m.Date), 0), Files: files}
+	if len(files) > 0 {
+		p.Album = m.MediaGroupID
+	}
 	seq, fresh := b.accept(updateID, key, p)
 	if !fresh {
 		return
@@ -237,4 +244,22 @@ func humanDuration(d time.Duration) string {
 	default:
 		return fmt.Sprintf("%d h", int(d.Hours()))
 	}
+}
+
+// albumAddressed remembers the albums whose items were addressed to the
+// bot, for a minute, and tells whether an item of album is.
+func (b *Bot) albumAddressed(album string, addressed bool) bool {
+	now := b.now()
+	if addressed {
+		b.albums.Store(album, now)
+		b.albums.Range(func(k, v any) bool { // forget old albums
+			if now.Sub(v.(time.Time)) > time.Minute {
+				b.albums.Delete(k)
+			}
+			return true
+		})
+		return true
+	}
+	v, ok := b.albums.Load(album)
+	return ok && now.Sub(v.(time.Time)) <= time.Minute
 }

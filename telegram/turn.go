@@ -26,6 +26,7 @@ const progressWait = 5 * time.Second
 type turn struct {
 	a       *actor
 	qp      prefs.QueuedPrompt
+	merged  []uint64 // prompts folded into qp (an album)
 	started time.Time
 	cancelT string // callback token of the cancel button
 
@@ -52,9 +53,11 @@ func (t *turn) setQueued(n int) {
 	t.mu.Unlock()
 }
 
-func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt) {
+// merged are the sequence numbers of prompts folded into qp (an album's
+// other items): done together with qp.
+func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...uint64) {
 	b := a.b
-	t := &turn{a: a, qp: qp, started: b.now(), state: "starting", index: map[string]int{}}
+	t := &turn{a: a, qp: qp, merged: merged, started: b.now(), state: "starting", index: map[string]int{}}
 	t.cancelT = b.buttons.addCancel(a.key, a.place.ChatID)
 	a.mu.Lock()
 	a.turn = t
@@ -432,7 +435,12 @@ func (t *turn) begin(progress chan int) chan int {
 				return err
 			}
 		}
-		return tx.DonePrompt(a.key, t.qp.Seq)
+		for _, seq := range append([]uint64{t.qp.Seq}, t.merged...) {
+			if err := tx.DonePrompt(a.key, seq); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		b.log.Warn("could not record the start of a turn", "chat_id", a.place.ChatID, "err", err)

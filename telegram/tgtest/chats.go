@@ -163,6 +163,7 @@ type wireMessage struct {
 	CaptionEntities   []Entity        `json:"caption_entities,omitempty"`
 	Photo             []PhotoSize     `json:"photo,omitempty"`
 	Document          *Document       `json:"document,omitempty"`
+	MediaGroupID      string          `json:"media_group_id,omitempty"`
 	ReplyMarkup       json.RawMessage `json:"reply_markup,omitempty"`
 	ForumTopicCreated *forumTopic     `json:"forum_topic_created,omitempty"`
 }
@@ -187,7 +188,7 @@ func (s *Server) wire(cs *chatState, m *storedMsg, withReply bool) *wireMessage 
 		w.EditDate = m.editDate.Unix()
 	}
 	if md := m.media; md != nil {
-		w.Photo, w.Document = md.photo, md.document
+		w.Photo, w.Document, w.MediaGroupID = md.photo, md.document, md.album
 		w.Caption, w.CaptionEntities, w.Text, w.Entities = w.Text, w.Entities, "", nil
 	}
 	if !withReply {

@@ -40,12 +40,17 @@ type Document struct {
 type media struct {
 	photo    []PhotoSize
 	document *Document
-	caption  bool // the message's text is a caption
+	caption  bool   // the message's text is a caption
+	album    string // media_group_id
 }
 
 // FileSize makes a sent file report size bytes (its content stays what was
 // given): lets tests send a file over MaxDownload without allocating one.
 func FileSize(size int) MessageOption { return func(m *userMessage) { m.size = size } }
+
+// InAlbum marks a photo or file as part of an album (media_group_id):
+// Telegram delivers an album as one message per item, the caption on one.
+func InAlbum(id string) MessageOption { return func(m *userMessage) { m.album = id } }
 
 // SendPhoto has from send a photo (data, e.g. a PNG) with an optional caption.
 // Like Telegram, the message carries the photo in two sizes, a thumbnail
@@ -91,6 +96,7 @@ func (s *Server) sendMedia(from User, chat Chat, caption string, opts []MessageO
 	thread, isTopic := cs.place(um.threadID, um.replyTo)
 	cs.lastID++
 	md := build(&um)
+	md.album = um.album
 	m := &storedMsg{
 		id: cs.lastID, from: from, threadID: thread, isTopic: isTopic, replyTo: um.replyTo, date: s.now(),
 		source: caption, text: caption, entities: um.entities, media: &md,

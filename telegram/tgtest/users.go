@@ -12,8 +12,9 @@ type userMessage struct {
 	threadID int
 	replyTo  int
 	entities []Entity
-	explicit bool // entities given, not detected
-	size     int  // reported file size (SendPhoto, SendDocument); 0: the data's
+	explicit bool   // entities given, not detected
+	size     int    // reported file size (SendPhoto, SendDocument); 0: the data's
+	album    string // media_group_id (SendPhoto, SendDocument)
 }
 
 // InThread sends the message into a forum topic (message_thread_id).
