@@ -41,6 +41,9 @@ type Config struct {
 	// UploadDir holds photos and files users send, a folder per chat;
 	// default untether-uploads in the system's temporary folder.
 	UploadDir string
+	// UploadKeep is how long saved files are kept (by modification time);
+	// older ones are removed at start and every hour. 0 keeps them.
+	UploadKeep time.Duration
 	// AlbumWait is how long the items of an album (photos or files sent
 	// together) are waited for after the last one arrived, to run them as
 	// one prompt; default 1s.
@@ -235,6 +238,10 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	if err := b.recover(ctx); err != nil {
 		return err
+	}
+	if b.cfg.UploadKeep > 0 {
+		b.wg.Add(1)
+		go b.sweepUploads(ctx)
 	}
 	pollErr := b.poll(ctx)
 	b.shutdown()

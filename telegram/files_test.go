@@ -2,6 +2,8 @@ package telegram_test
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
@@ -175,5 +178,56 @@ func TestAlbumInGroupFollowsItsCaption(t *testing.T) {
 	case p := <-prompts:
 		t.Errorf("an album not addressed to the bot ran: %q", p)
 	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+func TestOldUploadsAreRemoved(t *testing.T) {
+	h := newHarness(t, echoScript)
+	h.say("hello")
+	h.awaitText(h.dm.ID, "Answer: hello") // running, so it stops cleanly
+	h.stop()
+	old := time.Now().Add(-2 * time.Hour)
+	write := func(rel string, mtime time.Time) string {
+		p := filepath.Join(h.uploads, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(rel), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	stale := write("4242/1-photo.jpg", old)
+	fresh := write("4242/2-photo.jpg", time.Now())
+	gone := write("-100777/3-trace.txt", old)
+	// A link to a file elsewhere is neither followed nor removed.
+	outside := filepath.Join(t.TempDir(), "precious.txt")
+	if err := os.WriteFile(outside, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(h.uploads, "4242", "link")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chtimes(outside, old, old)
+
+	h.start(func(c *telegram.Config) { c.UploadKeep = time.Hour })
+	h.tg.Await(wait, "old uploads removed", func() bool {
+		_, err := os.Stat(stale)
+		return errors.Is(err, fs.ErrNotExist)
+	})
+	if _, err := os.Stat(gone); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("old file in another chat's folder kept: %v", err)
+	}
+	if _, err := os.Stat(filepath.Dir(gone)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("emptied chat folder kept: %v", err)
+	}
+	for _, p := range []string{fresh, outside, link} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s removed: %v", p, err)
+		}
 	}
 }

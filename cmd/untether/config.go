@@ -90,8 +90,9 @@ type CooldownConfig struct {
 }
 
 type StateConfig struct {
-	Path    string `toml:"path"`
-	Uploads string `toml:"uploads"`
+	Path        string        `toml:"path"`
+	Uploads     string        `toml:"uploads"`
+	UploadsKeep time.Duration `toml:"uploads_keep"`
 }
 
 type LogConfig struct {
@@ -125,6 +126,7 @@ func defaultConfig() Config {
 			PlanMode:    PlanModeOff,
 		},
 		Cooldown: CooldownConfig{Base: 30 * time.Second, Max: 120 * time.Second},
+		State:    StateConfig{UploadsKeep: 7 * 24 * time.Hour},
 		Log:      LogConfig{Format: "text", Level: "info"},
 	}
 }
@@ -464,6 +466,7 @@ func (c *Config) validate() []error {
 	}
 	oneOf("claude", "mode", cl.Mode, ModeInteractive, ModeOneshot)
 	atLeast("claude", "idle_timeout", cl.IdleTimeout, 0)
+	atLeast("state", "uploads_keep", c.State.UploadsKeep, 0)
 	if cl.MaxLiveSessions < 1 {
 		bad("claude", "max_live_sessions", "%d is below the minimum 1", cl.MaxLiveSessions)
 	}

@@ -91,7 +91,7 @@ func TestDefaults(t *testing.T) {
 		},
 		Cooldown: CooldownConfig{Base: 30 * time.Second, Max: 2 * time.Minute},
 		State: StateConfig{Path: filepath.Join(filepath.Dir(path), "untether.db"),
-			Uploads: filepath.Join(filepath.Dir(path), "uploads")},
+			Uploads: filepath.Join(filepath.Dir(path), "uploads"), UploadsKeep: 7 * 24 * time.Hour},
 		Log: LogConfig{Format: "text", Level: "info"},
 	}
 	if got, w := fmt.Sprintf("%#v", *cfg), fmt.Sprintf("%#v", want); got != w {

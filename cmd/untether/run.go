@@ -82,6 +82,7 @@ func botConfig(cfg *Config) telegram.Config {
 		MaxLive:        cfg.Claude.MaxLiveSessions,
 		WorkDir:        cfg.Claude.WorkingDir,
 		UploadDir:      cfg.State.Uploads,
+		UploadKeep:     cfg.State.UploadsKeep,
 		Model:          cfg.Claude.Model,
 		PermissionMode: cfg.Claude.PermissionMode,
 		PlanMode:       cfg.Approvals.PlanMode,
