@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// urlHasHTTPScheme reports whether s is an absolute http(s) URL with a host.
+func urlHasHTTPScheme(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// Flags the runner sets itself; passing them again through extra_args would
+// break the stream-json protocol or fight a dedicated key.
+var managedFlags = map[string]string{
+	"-p": "", "--print": "", "--verbose": "", "--input-format": "", "--output-format": "",
+	"--permission-prompt-tool": "", "-r": "", "--resume": "", "-c": "", "--continue": "", "--session-id": "",
+	"--model":                        "use [claude] model",
+	"--permission-mode":              "use [claude] permission_mode",
+	"--allowedTools":                 "use [claude] allowed_tools",
+	"--allowed-tools":                "use [claude] allowed_tools",
+	"--dangerously-skip-permissions": "use [claude] dangerously_skip_permissions",
+	"--include-partial-messages":     "use [claude] include_partial_messages",
+}
+
+var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
+
+// validate checks every value and returns one error per problem.
+func (c *Config) validate() []error {
+	var errs []error
+	bad := func(section, key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("[%s] %s: %s (in %s)", section, key, fmt.Sprintf(format, args...), c.Path))
+	}
+	oneOf := func(section, key, v string, valid ...string) {
+		if !slices.Contains(valid, v) {
+			bad(section, key, "%q is not one of %s", v, strings.Join(valid, ", "))
+		}
+	}
+	atLeast := func(section, key string, d, min time.Duration) {
+		if d < min {
+			bad(section, key, "%v is below the minimum %v", d, min)
+		}
+	}
+
+	t := &c.Telegram
+	switch tok := t.BotToken.Reveal(); {
+	case tok == "":
+		errs = append(errs, fmt.Errorf("[telegram] bot_token is not set (in %s): talk to @BotFather on Telegram, "+
+			"send /newbot, and put the token it gives you in [telegram] bot_token or in $%s", c.Path, envBotToken))
+	case strings.ContainsAny(tok, " \t\r\n/?#%"): // would break the Bot API URL
+		// Never echo the token: it goes into logs and chat messages.
+		bad("telegram", "bot_token", "contains spaces or URL characters; paste the token exactly as @BotFather sent it")
+	}
+	if !urlHasHTTPScheme(t.APIURL) {
+		bad("telegram", "api_url", "%q is not an http:// or https:// URL", t.APIURL)
+	}
+	if len(t.AllowedUserIDs) == 0 && !t.AllowAnyUser {
+		errs = append(errs, fmt.Errorf("[telegram] allowed_user_ids is empty (in %s): the bot answers nobody until you list "+
+			"your numeric Telegram user id (for example from @userinfobot), e.g. allowed_user_ids = [123456789]; "+
+			"allow_any_user = true lets anyone who finds the bot run Claude on this machine", c.Path))
+	}
+	for _, id := range t.AllowedUserIDs {
+		if id <= 0 {
+			bad("telegram", "allowed_user_ids", "%d is not a user id (user ids are positive; group chats go in allowed_chat_ids)", id)
+		}
+	}
+	for _, id := range t.AllowedChatIDs {
+		if id == 0 {
+			bad("telegram", "allowed_chat_ids", "0 is not a chat id")
+		}
+	}
+	atLeast("telegram", "max_backlog_age", t.MaxBacklogAge, time.Second)
+	atLeast("telegram", "poll_timeout", t.PollTimeout, time.Second)
+
+	cl := &c.Claude
+	if cl.Binary == "" {
+		bad("claude", "binary", "must not be empty")
+	}
+	if fi, err := os.Stat(cl.WorkingDir); err != nil {
+		bad("claude", "working_dir", "%v", err)
+	} else if !fi.IsDir() {
+		bad("claude", "working_dir", "%s is not a directory", cl.WorkingDir)
+	}
+	if cl.PermissionMode != "" {
+		oneOf("claude", "permission_mode", cl.PermissionMode, permissionModes...)
+	}
+	for _, tool := range cl.AllowedTools {
+		if strings.TrimSpace(tool) == "" {
+			bad("claude", "allowed_tools", "empty tool name")
+		}
+	}
+	for _, arg := range cl.ExtraArgs {
+		flag, _, _ := strings.Cut(arg, "=")
+		if why, ok := managedFlags[flag]; ok {
+			if why == "" {
+				why = "untether sets it itself"
+			}
+			bad("claude", "extra_args", "%q is not allowed: %s", arg, why)
+		}
+	}
+	oneOf("claude", "mode", cl.Mode, ModeInteractive, ModeOneshot)
+	atLeast("claude", "idle_timeout", cl.IdleTimeout, 0)
+	atLeast("state", "uploads_keep", c.State.UploadsKeep, 0)
+	if cl.MaxLiveSessions < 1 {
+		bad("claude", "max_live_sessions", "%d is below the minimum 1", cl.MaxLiveSessions)
+	}
+	for name := range cl.Env {
+		switch {
+		case name == "" || strings.ContainsAny(name, "=\x00"):
+			bad("claude", "env", "%q is not a valid environment variable name", name)
+		case name == "ANTHROPIC_API_KEY" && !cl.UseAPIBilling:
+			bad("claude", "env", "ANTHROPIC_API_KEY is removed from Claude's environment unless use_api_billing = true")
+		}
+	}
+
+	p := &c.Progress
+	atLeast("progress", "min_edit_interval", p.MinEditInterval, 100*time.Millisecond)
+	atLeast("progress", "group_edit_interval", p.GroupEditInterval, 100*time.Millisecond)
+	if p.MaxActions < 1 || p.MaxActions > 50 {
+		bad("progress", "max_actions", "%d is outside 1..50", p.MaxActions)
+	}
+
+	a := &c.Approvals
+	atLeast("approvals", "timeout", a.Timeout, time.Second)
+	for _, tool := range a.AutoApprove {
+		if strings.TrimSpace(tool) == "" {
+			bad("approvals", "auto_approve", "empty tool name")
+		}
+	}
+	oneOf("approvals", "plan_mode", a.PlanMode, PlanModeOff, PlanModeOn, PlanModeAuto)
+
+	atLeast("cooldown", "base", c.Cooldown.Base, 0)
+	if c.Cooldown.Base > 0 && c.Cooldown.Max < c.Cooldown.Base {
+		bad("cooldown", "max", "%v is below base (%v)", c.Cooldown.Max, c.Cooldown.Base)
+	}
+
+	if fi, err := os.Stat(c.State.Path); err == nil && fi.IsDir() {
+		bad("state", "path", "%s is a directory; name the database file", c.State.Path)
+	}
+	oneOf("log", "format", c.Log.Format, "text", "json")
+	oneOf("log", "level", c.Log.Level, "debug", "info", "warn", "error")
+	return errs
+}
