@@ -24,6 +24,9 @@ type QuestionView struct {
 	// session is taken as the answer (see TakeText).
 	AwaitingText bool
 	Answered     []Answer // earlier questions of this request
+	// Version grows with every state of the request's questions: of two
+	// views, the higher one is newer (presses are handled concurrently).
+	Version int
 }
 
 // OptionView is one option; Selected is the multi-select state.
@@ -56,6 +59,7 @@ type questionState struct {
 	answers  []string // one per answered question
 	selected []bool   // current question, multi-select
 	awaiting bool
+	version  int // of the last view
 
 	optTokens                      []string
 	doneToken, otherToken, denyTok string
@@ -104,7 +108,9 @@ func (b *Broker) mintQuestionLocked(p *pending) {
 
 func (q *questionState) view() *QuestionView {
 	item := q.current()
+	q.version++
 	v := &QuestionView{
+		Version:      q.version,
 		Index:        q.index,
 		Total:        len(q.items),
 		Question:     item.Question,

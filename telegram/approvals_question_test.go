@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/runnertest"
@@ -194,5 +195,41 @@ func TestQuestionOtherInGroupNeedsAddressing(t *testing.T) {
 	h.awaitText(g.ID, "tool allowed")
 	if got := answersIn(t, h.onlyAnswer(0).Decision); got["Release name?"] != "v3-final" {
 		t.Errorf("answers = %v", got)
+	}
+}
+
+// TestQuestionConcurrentTogglesEndConsistent: presses are handled in
+// parallel; whatever order their edits are queued in, the prompt must end up
+// showing every selected option. The race rarely shows here (edits go out
+// fast); TestPromptBookIgnoresOlderStates pins the ordering rule itself.
+func TestQuestionConcurrentTogglesEndConsistent(t *testing.T) {
+	opts := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"}
+	req := askReq(t, "qc", question{q: "Which ones?", header: "Pick", multi: true, options: opts})
+	h := newHarness(t, oneAsk(req))
+	h.say("pick")
+	prompt := h.awaitPrompt(h.dm.ID, "Done", "Which ones?")
+	var presses []string
+	for _, o := range opts {
+		presses = append(presses, h.press(h.user, h.dm, prompt, o)) // all in one getUpdates batch
+	}
+	for _, cq := range presses {
+		h.toast(cq)
+	}
+	selected := func() int {
+		m, _ := h.tg.Message(h.dm.ID, prompt.ID)
+		n := 0
+		for _, row := range m.Keyboard {
+			for _, b := range row {
+				if strings.HasPrefix(b.Text, "✓") {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	h.tg.Await(wait, "every option shown selected", func() bool { return selected() == len(opts) })
+	time.Sleep(200 * time.Millisecond) // a stale edit still queued would land by now
+	if n := selected(); n != len(opts) {
+		t.Errorf("prompt shows %d of %d selected options after the edits settled", n, len(opts))
 	}
 }

@@ -95,13 +95,9 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 	// The user sees the buttons as soon as Telegram has the message, which
 	// can be before send returns: a press, a timeout or a cancel may have
 	// come first and left its result in the book.
-	e := b.prompts.shown(key, ref, resolvedOriginal(p, parts, b.cfg.WorkDir))
-	switch {
-	case e.outcome != nil:
-		b.finishPrompt(ctx, ref, e.text, *e.outcome)
+	if b.prompts.shown(key, ref, resolvedOriginal(p, parts, b.cfg.WorkDir)) {
+		b.forgetPrompt(ref)
 		return
-	case e.update:
-		_ = b.edit(ctx, ref.ChatID, ref.MessageID, e.text, e.kb, outbox.High, "", nil)
 	}
 	b.broker.SetPrompt(a.key, p.Request.RequestID, ref)
 }
@@ -178,10 +174,7 @@ func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models
 	if !res.Final() {
 		if res.Question != nil {
 			text := view.QuestionTextIn(res.Question, isGroupID(res.Request.ChatID))
-			kb := view.QuestionKeyboard(res.Question, prefixApproval)
-			if ref, ok := b.prompts.update(key, text, kb); ok {
-				_ = b.edit(ctx, ref.ChatID, ref.MessageID, text, kb, outbox.High, "", nil)
-			}
+			b.prompts.update(key, res.Question.Version, text, view.QuestionKeyboard(res.Question, prefixApproval))
 		}
 		return
 	}
@@ -192,15 +185,22 @@ func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models
 // resolvePrompt shows the outcome on the prompt, or leaves it in the book
 // for showPrompt when the prompt is still being sent.
 func (b *Bot) resolvePrompt(ctx context.Context, key promptKey, o view.Outcome) {
-	if ref, text, ok := b.prompts.resolve(key, o); ok {
-		b.finishPrompt(ctx, ref, text, o)
+	if ref, ok := b.prompts.resolve(key, o); ok {
+		b.forgetPrompt(ref)
 	}
 }
 
-func (b *Bot) finishPrompt(ctx context.Context, ref approvals.PromptRef, original string, o view.Outcome) {
-	if err := b.edit(ctx, ref.ChatID, ref.MessageID, view.OutcomeText(original, o), nil, outbox.High, "", nil); err != nil {
-		b.log.Warn("could not edit prompt", "chat_id", ref.ChatID, "err", err)
-	}
+// editPrompt queues an edit of a prompt message (see promptBook).
+func (b *Bot) editPrompt(ref approvals.PromptRef, text string, kb view.Keyboard) {
+	_ = b.edit(context.Background(), ref.ChatID, ref.MessageID, text, kb, outbox.High, promptEditKey(ref), func(err error) {
+		if err != nil && !errors.Is(err, outbox.ErrClosed) {
+			b.log.Warn("could not edit prompt", "chat_id", ref.ChatID, "err", err)
+		}
+	})
+}
+
+// forgetPrompt drops the record of a resolved prompt's message.
+func (b *Bot) forgetPrompt(ref approvals.PromptRef) {
 	if err := b.store.RemoveLive(ref.ChatID, ref.MessageID); err != nil {
 		b.log.Warn("could not forget prompt message", "chat_id", ref.ChatID, "err", err)
 	}
@@ -260,95 +260,4 @@ func randomToken() string {
 	var buf [12]byte
 	_, _ = rand.Read(buf[:])
 	return base64.RawURLEncoding.EncodeToString(buf[:])
-}
-
-// promptBook tracks the message of every pending request's prompt, by
-// session key and request id. A request can be resolved (a quick press, a
-// timeout, a cancel) or move on (a question) before its message is sent;
-// the book keeps that until the sender records the message, so every prompt
-// ends up showing its latest state whatever the order.
-type promptBook struct {
-	mu sync.Mutex
-	m  map[promptKey]*promptEntry
-}
-
-type promptKey struct{ session, request string }
-
-type promptEntry struct {
-	ref       approvals.PromptRef // zero until the message is sent
-	text      string              // the HTML it shows (for a plan, its last part)
-	kb        view.Keyboard       // with update: the keyboard to show
-	update    bool                // a newer state waits for the message
-	outcome   *view.Outcome       // resolved before the message was sent
-	abandoned bool                // the message could not be sent
-}
-
-func (pb *promptBook) entry(k promptKey) *promptEntry {
-	if pb.m == nil {
-		pb.m = map[promptKey]*promptEntry{}
-	}
-	e := pb.m[k]
-	if e == nil {
-		e = &promptEntry{}
-		pb.m[k] = e
-	}
-	return e
-}
-
-// shown records the sent message. The returned entry says what happened
-// meanwhile: an outcome to show (the entry is gone then) or an update.
-func (pb *promptBook) shown(k promptKey, ref approvals.PromptRef, text string) promptEntry {
-	pb.mu.Lock()
-	defer pb.mu.Unlock()
-	e := pb.entry(k)
-	e.ref = ref
-	if !e.update {
-		e.text = text
-	}
-	out := *e
-	e.update, e.kb = false, nil
-	if e.outcome != nil {
-		delete(pb.m, k)
-	}
-	return out
-}
-
-// update records a newer text and keyboard; ok says the message exists and
-// the caller should edit it now.
-func (pb *promptBook) update(k promptKey, text string, kb view.Keyboard) (approvals.PromptRef, bool) {
-	pb.mu.Lock()
-	defer pb.mu.Unlock()
-	e := pb.entry(k)
-	e.text = text
-	if e.ref.MessageID == 0 {
-		e.update, e.kb = true, kb
-		return approvals.PromptRef{}, false
-	}
-	return e.ref, true
-}
-
-// resolve records the outcome; ok says the message exists and the caller
-// should edit it now (with the returned text as the original).
-func (pb *promptBook) resolve(k promptKey, o view.Outcome) (approvals.PromptRef, string, bool) {
-	pb.mu.Lock()
-	defer pb.mu.Unlock()
-	e := pb.entry(k)
-	if e.ref.MessageID == 0 && !e.abandoned {
-		e.outcome = &o
-		return approvals.PromptRef{}, "", false
-	}
-	delete(pb.m, k)
-	return e.ref, e.text, !e.abandoned
-}
-
-// abandon forgets a prompt whose message could not be sent.
-func (pb *promptBook) abandon(k promptKey) {
-	pb.mu.Lock()
-	defer pb.mu.Unlock()
-	e := pb.entry(k)
-	if e.outcome != nil {
-		delete(pb.m, k)
-		return
-	}
-	e.abandoned = true
 }

@@ -181,6 +181,7 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		return nil, fmt.Errorf("telegram client: %s", b.redact(err.Error()))
 	}
 	b.client = client
+	b.prompts.edit = b.editPrompt
 	b.files = &http.Client{Transport: tr}
 	ob := cfg.Outbox
 	if ob.Logger == nil {
