@@ -240,3 +240,22 @@ func TestCloseDuringUseIsClean(t *testing.T) {
 		t.Errorf("Offset after Close: %v", err)
 	}
 }
+
+func TestEditPrompt(t *testing.T) {
+	s := openTest(t)
+	seq, _, err := s.AcceptUpdate(50, "7", &Prompt{ChatID: 7, MessageID: 3, Text: "fix teh bug", Files: []File{{Kind: "photo", FileID: "A"}}})
+	must(t, err)
+	found, err := s.EditPrompt("7", seq, "fix the bug")
+	must(t, err)
+	q, _ := s.PendingPrompts("7")
+	if !found || len(q) != 1 || q[0].Text != "fix the bug" || len(q[0].Files) != 1 || q[0].MessageID != 3 {
+		t.Fatalf("after edit: found %v, queue %+v", found, q)
+	}
+	must(t, s.DonePrompt("7", seq))
+	if found, err := s.EditPrompt("7", seq, "late"); found || err != nil {
+		t.Errorf("edit of a prompt that ran: found %v, %v", found, err)
+	}
+	if found, err := s.EditPrompt("8", 1, "x"); found || err != nil {
+		t.Errorf("edit in an unknown queue: found %v, %v", found, err)
+	}
+}

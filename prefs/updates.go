@@ -203,6 +203,37 @@ func appendQueue(out []QueuedPrompt, all *bolt.Bucket, key string) ([]QueuedProm
 	return out, err
 }
 
+// EditPrompt replaces the text of a queued prompt (the user edited the
+// message before it ran). found is false when it is no longer queued.
+func (t *Tx) EditPrompt(key string, seq uint64, text string) (found bool, err error) {
+	if err := checkKey(key); err != nil {
+		return false, err
+	}
+	all, err := t.bucket(bucketPrompts)
+	if err != nil {
+		return false, err
+	}
+	q := all.Bucket([]byte(key))
+	if q == nil || q.Get(u64(seq)) == nil {
+		return false, nil
+	}
+	var p Prompt
+	if err := json.Unmarshal(q.Get(u64(seq)), &p); err != nil {
+		return false, fmt.Errorf("prompt %d of %q: %w", seq, key, err)
+	}
+	p.Text = text
+	return true, putJSON(q, u64(seq), p)
+}
+
+// EditPrompt is Tx.EditPrompt in its own transaction.
+func (s *Store) EditPrompt(key string, seq uint64, text string) (found bool, err error) {
+	err = s.Update(func(tx *Tx) error {
+		found, err = tx.EditPrompt(key, seq, text)
+		return err
+	})
+	return found, err
+}
+
 // DonePrompt removes a prompt from key's queue; removing one that is not there is not an error.
 func (t *Tx) DonePrompt(key string, seq uint64) error {
 	if err := checkKey(key); err != nil {

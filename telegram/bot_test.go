@@ -259,7 +259,7 @@ func TestNonTextAndCommands(t *testing.T) {
 	if len(cmds) < 5 {
 		t.Errorf("setMyCommands registered %d commands", len(cmds))
 	}
-	if got := h.tg.AllowedUpdates(); strings.Join(got, ",") != "message,callback_query" {
+	if got := h.tg.AllowedUpdates(); strings.Join(got, ",") != "message,edited_message,callback_query" {
 		t.Errorf("allowed_updates = %v", got)
 	}
 }

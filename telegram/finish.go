@@ -48,6 +48,7 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 // outbox retries until delivered or the bot stops).
 func (t *turn) deliver(ctx context.Context, parts []string) {
 	a, b := t.a, t.a.b
+	t.answered.Store(true)
 	for i, p := range parts {
 		replyTo := 0
 		if i == 0 {

@@ -16,7 +16,7 @@ import (
 
 // allowedUpdates is sent with every poll: Telegram remembers the last value,
 // so an older deployment's setting must not leak into ours.
-var allowedUpdates = []string{"message", "callback_query"}
+var allowedUpdates = []string{"message", "edited_message", "callback_query"}
 
 // poll runs getUpdates in a loop. go-telegram/bot's own poller confirms an
 // update as soon as it is queued and runs handlers in random order; ours

@@ -39,6 +39,8 @@ func (b *Bot) handleUpdate(ctx context.Context, u models.Update) {
 		b.accept(u.ID, "", nil)
 	case u.Message != nil:
 		b.handleMessage(ctx, u.ID, u.Message)
+	case u.EditedMessage != nil:
+		b.handleEdit(u.ID, u.EditedMessage)
 	default:
 		b.accept(u.ID, "", nil)
 	}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/untether/untether/prefs"
@@ -24,11 +25,14 @@ const progressWait = 5 * time.Second
 
 // turn is the state of one prompt being run; the actor goroutine owns it.
 type turn struct {
-	a       *actor
-	qp      prefs.QueuedPrompt
-	merged  []uint64 // prompts folded into qp (an album)
-	started time.Time
-	cancelT string // callback token of the cancel button
+	a      *actor
+	qp     prefs.QueuedPrompt
+	merged []uint64 // prompts folded into qp (an album)
+	// answered is set once the final answer (or error) is being sent: from
+	// then on the turn counts as run, though it is still closing.
+	answered atomic.Bool
+	started  time.Time
+	cancelT  string // callback token of the cancel button
 
 	mu     sync.Mutex // guards queued: enqueue runs on the router
 	queued int

@@ -58,6 +58,25 @@ func (s *Server) SendMessage(from User, chat Chat, text string, opts ...MessageO
 	return m.id
 }
 
+// EditMessage has from edit their message msgID in chat to text (a caption
+// for a photo or file) and queues the "edited_message" update, as Telegram
+// does. It reports whether the message exists and is from.
+func (s *Server) EditMessage(from User, chat Chat, msgID int, text string) bool {
+	s.tb.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cs := s.chatLocked(chat)
+	m, ok := cs.msgs[msgID]
+	if !ok || m.fromBot || m.from.ID != from.ID {
+		return false
+	}
+	m.source, m.text, m.entities = text, text, detectEntities(text)
+	m.editDate = s.now()
+	s.addUpdateLocked("edited_message", s.wire(cs, m, true))
+	s.notifyLocked()
+	return true
+}
+
 // detectEntities finds bot_command and mention entities the way Telegram clients see them: a command is '/'
 // plus up to 64 word characters with an optional @username, a mention '@' plus 5–32 word characters, both at
 // the start of the text or after a character that is not a word character.

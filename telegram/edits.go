@@ -1,0 +1,74 @@
+package telegram
+
+import (
+	"github.com/go-telegram/bot/models"
+)
+
+// handleEdit applies an edited message to its prompt while it waits in the
+// queue, and otherwise tells the user the edit changes nothing: a silent
+// edit would leave them believing Claude got the new text.
+func (b *Bot) handleEdit(updateID int64, m *models.Message) {
+	if _, fresh := b.accept(updateID, "", nil); !fresh {
+		return
+	}
+	if m.From == nil || m.From.IsBot || !b.userAllowed(m.From.ID) {
+		return
+	}
+	group := isGroup(m.Chat)
+	if group && len(b.allowedChats) > 0 && !b.allowedChats[m.Chat.ID] {
+		return
+	}
+	text, cmd, _, addressed := b.parseText(m)
+	if (group && !addressed) || cmd != "" || text == "" {
+		return // not a prompt: nothing was run from it
+	}
+	key, pl := sessionKey(m)
+	switch b.existingActor(key).edit(m.ID, text) {
+	case editApplied:
+		b.notify(pl, m.ID, "✏️ Updated before it ran: Claude gets the edited text.")
+	case editRunning:
+		b.notify(pl, m.ID, "This message is running already, so the edit does not reach Claude. /cancel stops it; then send the new text.")
+	default:
+		b.notify(pl, m.ID, "This message has run already; editing it does not run it again. Send the new text as a new message.")
+	}
+}
+
+type editResult int
+
+const (
+	editTooLate editResult = iota
+	editApplied
+	editRunning
+)
+
+// edit replaces the text of the queued prompt of message msgID, in memory
+// and in the store. A nil actor has nothing queued.
+func (a *actor) edit(msgID int, text string) editResult {
+	if a == nil {
+		return editTooLate
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if t := a.turn; t != nil && t.qp.MessageID == msgID {
+		if t.answered.Load() {
+			return editTooLate
+		}
+		return editRunning
+	}
+	for i := range a.queue {
+		qp := &a.queue[i]
+		if qp.MessageID != msgID {
+			continue
+		}
+		found, err := a.b.store.EditPrompt(a.key, qp.Seq, text)
+		if err != nil {
+			a.b.log.Warn("could not store an edited prompt", "chat_id", a.place.ChatID, "err", err)
+			return editTooLate
+		}
+		if found {
+			qp.Text = text
+			return editApplied
+		}
+	}
+	return editTooLate
+}
