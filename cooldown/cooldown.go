@@ -27,6 +27,7 @@ type Tracker struct {
 
 	mu     sync.Mutex
 	states map[string]state
+	save   func(key string, count int, until time.Time)
 }
 
 type state struct {
@@ -60,7 +61,33 @@ func (t *Tracker) Pause(key string) time.Duration {
 	w := t.window(s.count)
 	s.until = t.now().Add(w)
 	t.states[key] = s
+	t.saveLocked(key, s)
 	return w
+}
+
+// Persist makes every change call save (count 0 means the key was reset),
+// so the state can outlive the process; see Restore. save runs under the
+// tracker's lock, so calls for one key arrive in order.
+func (t *Tracker) Persist(save func(key string, count int, until time.Time)) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.save = save
+}
+
+// Restore puts back a state saved earlier (count <= 0 is ignored).
+func (t *Tracker) Restore(key string, count int, until time.Time) {
+	if count <= 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.states[key] = state{count: count, until: until}
+}
+
+func (t *Tracker) saveLocked(key string, s state) {
+	if t.save != nil {
+		t.save(key, s.count, s.until)
+	}
 }
 
 // window is min(base × count, max), computed without overflowing for huge counts.
@@ -96,7 +123,11 @@ func (t *Tracker) Check(key string) (active bool, remaining time.Duration, count
 func (t *Tracker) Reset(key string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if _, ok := t.states[key]; !ok {
+		return
+	}
 	delete(t.states, key)
+	t.saveLocked(key, state{})
 }
 
 // Forget drops key entirely (the session is gone). It has the same effect

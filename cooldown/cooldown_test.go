@@ -168,3 +168,52 @@ func TestConcurrentPauses(t *testing.T) {
 		t.Fatalf("after %d concurrent pauses: count %d, left %v", n, count, left)
 	}
 }
+
+func TestPersistAndRestore(t *testing.T) {
+	c := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	type saved struct {
+		count int
+		until time.Time
+	}
+	store := map[string]saved{}
+	var calls int
+	tr := New(30*time.Second, 120*time.Second, c.now)
+	tr.Persist(func(key string, count int, until time.Time) {
+		calls++
+		if count == 0 {
+			delete(store, key)
+			return
+		}
+		store[key] = saved{count, until}
+	})
+	tr.Pause("a")
+	tr.Pause("a")
+	tr.Pause("b")
+	if got := store["a"]; got.count != 2 || !got.until.Equal(c.now().Add(60*time.Second)) {
+		t.Fatalf("saved a = %+v", got)
+	}
+	tr.Reset("b")
+	tr.Reset("never-paused") // nothing to save
+	if _, ok := store["b"]; ok || calls != 4 {
+		t.Fatalf("after resets: store %+v, %d saves", store, calls)
+	}
+
+	// A new process restores what was saved: same window, same count.
+	c.advance(20 * time.Second)
+	next := New(30*time.Second, 120*time.Second, c.now)
+	for k, s := range store {
+		next.Restore(k, s.count, s.until)
+	}
+	next.Restore("zero", 0, c.now().Add(time.Hour)) // ignored
+	active, left, count := next.Check("a")
+	if !active || left != 40*time.Second || count != 2 {
+		t.Errorf("restored a: active %v left %v count %d", active, left, count)
+	}
+	if active, _, count := next.Check("zero"); active || count != 0 {
+		t.Error("a zero count was restored")
+	}
+	// The count keeps growing from where it was.
+	if w := next.Pause("a"); w != 90*time.Second {
+		t.Errorf("third pause after restore opens %v, want 90s", w)
+	}
+}

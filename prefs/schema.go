@@ -11,7 +11,7 @@ import (
 
 // schemaVersion is the layout this code reads and writes. Bump it together with a new entry
 // in migrations.
-const schemaVersion uint64 = 1
+const schemaVersion uint64 = 2
 
 // Bucket names. Per-chat data is keyed by the session key the bot forms ("chatid" or
 // "chatid:threadid").
@@ -23,8 +23,9 @@ var (
 	bucketState    = []byte("state")    // "offset" → int64 BE
 	bucketHandled  = []byte("handled")  // update id → insertion seq (both uint64 BE)
 	bucketHandSeq  = []byte("handled_order")
-	bucketPrompts  = []byte("prompts") // session key → bucket of seq → JSON Prompt; seq is global
-	bucketLive     = []byte("live")    // chat id ‖ message id → JSON LiveMessage
+	bucketPrompts  = []byte("prompts")  // session key → bucket of seq → JSON Prompt; seq is global
+	bucketLive     = []byte("live")     // chat id ‖ message id → JSON LiveMessage
+	bucketCooldown = []byte("cooldown") // session key → JSON Cooldown (since version 2)
 
 	keyVersion = []byte("schema_version")
 	keyOffset  = []byte("offset")
@@ -39,6 +40,12 @@ var migrations = []func(tx *bolt.Tx) error{
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
 				return fmt.Errorf("create bucket %s: %w", name, err)
 			}
+		}
+		return nil
+	},
+	1: func(tx *bolt.Tx) error {
+		if _, err := tx.CreateBucketIfNotExists(bucketCooldown); err != nil {
+			return fmt.Errorf("create bucket %s: %w", bucketCooldown, err)
 		}
 		return nil
 	},

@@ -47,6 +47,17 @@ func (d *decisions) get() []runnertest.Decision {
 	return append([]runnertest.Decision(nil), d.list...)
 }
 
+// planPrompts counts the plan prompts shown in the private chat.
+func planPrompts(h *harness) int {
+	n := 0
+	for _, m := range h.tg.Messages(h.dm.ID) {
+		if strings.Contains(m.Text, "Claude's plan") {
+			n++
+		}
+	}
+	return n
+}
+
 func planClock(c *tgtest.ManualClock) harnessOpt {
 	return func(cfg *telegram.Config) {
 		cfg.Now = c.Now
@@ -141,13 +152,7 @@ func TestPlanOutlineCooldownApprove(t *testing.T) {
 		t.Errorf("the approved plan was not allowed: %+v", d[3])
 	}
 	// Only two prompts were shown; the other two were answered by the rules.
-	n := 0
-	for _, m := range h.tg.Messages(h.dm.ID) {
-		if strings.Contains(m.Text, "Claude's plan") {
-			n++
-		}
-	}
-	if n != 2 {
+	if n := planPrompts(h); n != 2 {
 		t.Errorf("%d plan prompts shown, want 2", n)
 	}
 }
@@ -340,4 +345,33 @@ func TestPlanLongIsSplit(t *testing.T) {
 	h.toast(h.press(h.user, h.dm, last, "Approve"))
 	h.awaitResolved(h.dm.ID, last.ID, "Approved by @ada")
 	h.awaitText(h.dm.ID, "tool allowed")
+}
+
+// TestPlanCooldownSurvivesBotRestart: the cooldown is stored, so a bot
+// restart does not give a model that keeps coming back a fresh start.
+func TestPlanCooldownSurvivesBotRestart(t *testing.T) {
+	clock := tgtest.NewManualClock(time.Now())
+	var got decisions
+	h := newHarness(t, func(tr *runnertest.Turn) {
+		tr.Emit(runner.SessionStarted{SessionID: "s", Model: "m", PermissionMode: "plan"})
+		got.add(tr.Ask(exitPlan(t, fmt.Sprintf("x%d", len(got.get())), shortPlan)))
+		tr.Complete("turn over")
+	}, planClock(clock))
+	h.say("plan it")
+	first := h.awaitPrompt(h.dm.ID, "Pause & Outline", "Claude's plan")
+	h.toast(h.press(h.user, h.dm, first, "Pause & Outline"))
+	h.awaitText(h.dm.ID, "turn over")
+	h.stop()
+
+	clock.Advance(10 * time.Second) // inside the 30 s window
+	h.start(planClock(clock))
+	h.say("plan it again")
+	h.awaitText(h.dm.ID, "plan cooldown")
+	d := got.get()
+	if len(d) != 2 || d[1].Allow || !strings.Contains(d[1].Message, "Plan approval is paused") {
+		t.Fatalf("decisions = %+v, want the second plan denied by the cooldown", d)
+	}
+	if n := planPrompts(h); n != 1 {
+		t.Errorf("%d plan prompts shown, want 1 (the restart must not reopen the question)", n)
+	}
 }

@@ -192,7 +192,7 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		AllowList:       cfg.AllowList,
 		SkipPermissions: cfg.SkipPerms,
 		Timeout:         cfg.ApprovalWait,
-		Cooldown:        cooldown.New(cfg.CooldownBase, cfg.CooldownMax, b.now),
+		Cooldown:        b.storedCooldown(),
 		IsAllowed:       b.userAllowed,
 		OnResolved:      b.onResolved,
 		Logger:          log,
@@ -278,4 +278,24 @@ func (b *Bot) shutdown() {
 		b.log.Warn("outbox not fully drained at shutdown", "err", err)
 	}
 	b.out.Close()
+}
+
+// storedCooldown is the plan cooldown, as saved before a restart and kept
+// saved from now on: a model that keeps coming back too soon must not get
+// a fresh start because the bot restarted.
+func (b *Bot) storedCooldown() *cooldown.Tracker {
+	cool := cooldown.New(b.cfg.CooldownBase, b.cfg.CooldownMax, b.now)
+	saved, err := b.store.Cooldowns()
+	if err != nil {
+		b.log.Warn("could not read the saved plan cooldowns", "err", err)
+	}
+	for key, c := range saved {
+		cool.Restore(key, c.Count, c.Until)
+	}
+	cool.Persist(func(key string, count int, until time.Time) {
+		if err := b.store.SetCooldown(key, prefs.Cooldown{Count: count, Until: until}); err != nil {
+			b.log.Warn("could not save the plan cooldown", "session_key", key, "err", err)
+		}
+	})
+	return cool
 }
