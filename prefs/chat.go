@@ -34,10 +34,13 @@ type Prefs struct {
 	PlanMode PlanMode `json:"plan_mode,omitempty"`
 	Model    string   `json:"model,omitempty"`
 	Verbose  *bool    `json:"verbose,omitempty"` // a pointer because false is a real choice
+	WorkDir  string   `json:"work_dir,omitempty"`
 }
 
 // IsZero reports whether nothing is set.
-func (p Prefs) IsZero() bool { return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil }
+func (p Prefs) IsZero() bool {
+	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == ""
+}
 
 // SessionRecord is what is remembered about a session key's Claude session.
 type SessionRecord struct {
@@ -241,6 +244,11 @@ func (s *Store) SetPlanMode(key string, m PlanMode) error {
 // SetModel sets key's model; "" clears it.
 func (s *Store) SetModel(key, model string) error {
 	return s.UpdatePrefs(key, func(p *Prefs) { p.Model = model })
+}
+
+// SetWorkDir sets key's working directory ("" returns to the config's).
+func (s *Store) SetWorkDir(key, dir string) error {
+	return s.UpdatePrefs(key, func(p *Prefs) { p.WorkDir = dir })
 }
 
 // SetVerbose sets key's verbose flag.

@@ -117,6 +117,23 @@ func (a *actor) requestReset() (dropped int) {
 	return dropped
 }
 
+// working reports a turn that has not answered yet, or queued prompts. A
+// turn that answered is only closing: the user sees it as over.
+func (a *actor) working() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.queue) > 0 || (a.turn != nil && !a.turn.answered.Load())
+}
+
+// requestNewSession closes the process and forgets the session before the
+// next turn, without touching a turn that is closing or the queue.
+func (a *actor) requestNewSession() {
+	a.mu.Lock()
+	a.startLocked()
+	a.mu.Unlock()
+	signal(a.reset)
+}
+
 func (a *actor) stop() {
 	a.mu.Lock()
 	if !a.stopped {

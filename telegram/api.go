@@ -58,6 +58,7 @@ func (b *Bot) setCommands(ctx context.Context) error {
 		{Command: "planmode", Description: "on | off | auto | show | clear"},
 		{Command: "model", Description: "<name> | show | clear"},
 		{Command: "verbose", Description: "on | off: more detail in progress"},
+		{Command: "cwd", Description: "<dir> | show | clear: this chat's project directory"},
 		{Command: "help", Description: "how to use this bot"},
 		{Command: "start", Description: "hello"},
 	}

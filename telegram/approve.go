@@ -59,11 +59,12 @@ func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest
 func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Prompt) {
 	var parts []string
 	var kb view.Keyboard
+	workDir := b.settings(a.key).WorkDir // paths are shown relative to it
 	if p.Kind == approvals.KindQuestion && p.Question != nil {
 		parts = []string{view.QuestionTextIn(p.Question, isGroupID(a.place.ChatID))}
 		kb = view.QuestionKeyboard(p.Question, prefixApproval)
 	} else {
-		parts = view.PromptText(p, b.cfg.WorkDir, b.now())
+		parts = view.PromptText(p, workDir, b.now())
 		kb = view.PromptKeyboard(p, prefixApproval)
 	}
 	replyTo := t.progressID
@@ -95,7 +96,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 	// The user sees the buttons as soon as Telegram has the message, which
 	// can be before send returns: a press, a timeout or a cancel may have
 	// come first and left its result in the book.
-	if b.prompts.shown(key, ref, resolvedOriginal(p, parts, b.cfg.WorkDir)) {
+	if b.prompts.shown(key, ref, resolvedOriginal(p, parts, workDir)) {
 		b.forgetPrompt(ref)
 		return
 	}

@@ -38,6 +38,9 @@ type Config struct {
 	IdleTimeout   time.Duration
 	MaxLive       int
 	WorkDir       string
+	// ProjectRoots bound /cwd: a chat may work in one of these directories
+	// or below; none means WorkDir only.
+	ProjectRoots []string
 	// UploadDir holds photos and files users send, a folder per chat;
 	// default untether-uploads in the system's temporary folder.
 	UploadDir string

@@ -20,6 +20,7 @@ type chatSettings struct {
 	VerboseSource        string
 	PermissionMode       string // the mode a new process starts in
 	PermissionSource     string
+	WorkDir, WorkSource  string
 }
 
 const (
@@ -29,7 +30,7 @@ const (
 
 func (b *Bot) settings(key string) chatSettings {
 	s := chatSettings{Model: b.cfg.Model, ModelSource: fromConfig, PlanMode: b.cfg.PlanMode, PlanSource: fromConfig,
-		VerboseSource: fromConfig}
+		VerboseSource: fromConfig, WorkDir: b.cfg.WorkDir, WorkSource: fromConfig}
 	p, err := b.store.GetPrefs(key)
 	if err != nil {
 		b.log.Warn("could not read chat settings", "session_key", key, "err", err)
@@ -42,6 +43,9 @@ func (b *Bot) settings(key string) chatSettings {
 	}
 	if p.Verbose != nil {
 		s.Verbose, s.VerboseSource = *p.Verbose, fromChat
+	}
+	if p.WorkDir != "" {
+		s.WorkDir, s.WorkSource = p.WorkDir, fromChat
 	}
 	s.PermissionMode, s.PermissionSource = startMode(s.PlanMode, b.cfg.PermissionMode), s.PlanSource
 	return s
@@ -88,6 +92,8 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 		reply(b.modelCommand(key, args))
 	case "verbose":
 		reply(b.verboseCommand(key, strings.ToLower(args)))
+	case "cwd", "cd":
+		reply(b.cwdCommand(key, args))
 	default:
 		reply(fmt.Sprintf("Unknown command /%s. %s", render.Escape(cmd), "Send /help for the list."))
 	}
@@ -96,7 +102,7 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 func (b *Bot) statusText(key string) string {
 	st := b.settings(key)
 	s := view.Status{Model: st.Model, ModelSource: st.ModelSource, PlanMode: st.PlanMode, PlanModeSource: st.PlanSource,
-		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: b.cfg.WorkDir}
+		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource}
 	if rec, ok, err := b.store.GetSession(key); err == nil && ok {
 		s.SessionID = rec.SessionID
 	}

@@ -28,6 +28,7 @@ type Spec struct {
 	Resume         string // Claude session id to resume, or ""
 	Model          string
 	PermissionMode string
+	WorkDir        string // the chat's directory, or "" for the configured one
 }
 
 // Engine starts Claude sessions.
@@ -56,6 +57,9 @@ func (e *RunnerEngine) Start(ctx context.Context, spec Spec) (Conn, error) {
 	}
 	if spec.PermissionMode != "" {
 		opts.PermissionMode = spec.PermissionMode
+	}
+	if spec.WorkDir != "" {
+		opts.WorkDir = spec.WorkDir
 	}
 	if opts.Mode == runner.OneShot {
 		return newOneShotConn(ctx, opts), nil

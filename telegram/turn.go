@@ -151,7 +151,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 		return nil, err
 	}
 	st := b.settings(a.key)
-	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode}
+	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir}
 	if rec, ok, err := b.store.GetSession(a.key); err != nil {
 		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
 	} else if ok {

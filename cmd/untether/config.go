@@ -58,6 +58,7 @@ type TelegramConfig struct {
 type ClaudeConfig struct {
 	Binary                     string            `toml:"binary"`
 	WorkingDir                 string            `toml:"working_dir"`
+	ProjectRoots               []string          `toml:"project_roots"`
 	Model                      string            `toml:"model"`
 	PermissionMode             string            `toml:"permission_mode"`
 	AllowedTools               []string          `toml:"allowed_tools"`
@@ -344,6 +345,9 @@ func (c *Config) resolvePaths() []error {
 		c.Claude.WorkingDir = wd
 	} else {
 		c.Claude.WorkingDir = abs("[claude] working_dir", c.Claude.WorkingDir)
+	}
+	for i, r := range c.Claude.ProjectRoots {
+		c.Claude.ProjectRoots[i] = abs("[claude] project_roots", r)
 	}
 	if c.State.Path == "" {
 		c.State.Path = filepath.Join(dir, "untether.db")

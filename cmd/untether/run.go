@@ -81,6 +81,7 @@ func botConfig(cfg *Config) telegram.Config {
 		IdleTimeout:    cfg.Claude.IdleTimeout,
 		MaxLive:        cfg.Claude.MaxLiveSessions,
 		WorkDir:        cfg.Claude.WorkingDir,
+		ProjectRoots:   cfg.Claude.ProjectRoots,
 		UploadDir:      cfg.State.Uploads,
 		UploadKeep:     cfg.State.UploadsKeep,
 		Model:          cfg.Claude.Model,

@@ -21,6 +21,7 @@ type Status struct {
 	Live           bool // a Claude process is running for the session
 	Running        bool // a turn is in progress
 	WorkDir        string
+	WorkDirSource  string
 }
 
 const maxStatusValueUnits = 300
@@ -55,7 +56,11 @@ func StatusText(s Status) string {
 		lines = append(lines, "Cost this session: "+formatCost(s.CostUSD))
 	}
 	if d := oneLine(s.WorkDir); d != "" {
-		lines = append(lines, "Directory: <code>"+escHead(d, maxStatusValueUnits)+"</code>")
+		line := "Directory: <code>" + escHead(d, maxStatusValueUnits) + "</code>"
+		if src := oneLine(s.WorkDirSource); src != "" {
+			line += " <i>(" + escHead(src, 100) + ")</i>"
+		}
+		lines = append(lines, line)
 	}
 	return fit(strings.Join(lines, "\n"))
 }
@@ -97,6 +102,7 @@ func HelpText(inGroup bool, botUsername string) string {
 		{"/planmode on|off|auto|show|clear", "plan before acting: on asks you to approve the plan, auto approves it, clear uses the config"},
 		{"/model &lt;name&gt;|show|clear", "choose the Claude model for this chat"},
 		{"/verbose on|off", "more detail in progress messages"},
+		{"/cwd &lt;dir&gt;|show|clear", "the project directory of this chat (a fresh session starts there)"},
 	} {
 		b.WriteString(c[0] + " — " + c[1] + "\n")
 	}
