@@ -52,6 +52,49 @@ type SessionRecord struct {
 	// DroppedID is the last id given up on after repeated failed resumes, kept for diagnostics.
 	DroppedID string    `json:"dropped_id,omitempty"`
 	DroppedAt time.Time `json:"dropped_at,omitzero"`
+	// Title (the prompt that started it), Started and WorkDir describe the
+	// current session for /sessions.
+	Title   string    `json:"title,omitempty"`
+	Started time.Time `json:"started,omitzero"`
+	WorkDir string    `json:"work_dir,omitempty"`
+	// History holds earlier sessions, newest first, at most MaxHistory.
+	History []PastSession `json:"history,omitempty"`
+}
+
+// PastSession is an earlier Claude session of a chat, which /sessions can
+// bring back.
+type PastSession struct {
+	ID      string    `json:"id"`
+	Title   string    `json:"title,omitempty"`
+	WorkDir string    `json:"work_dir,omitempty"`
+	Started time.Time `json:"started,omitzero"`
+	Ended   time.Time `json:"ended,omitzero"`
+}
+
+// MaxHistory bounds the sessions kept per chat besides the current one.
+const MaxHistory = 10
+
+// archive moves the current session into the history (newest first).
+func (rec *SessionRecord) archive(now time.Time) {
+	if rec.SessionID == "" {
+		return
+	}
+	past := PastSession{ID: rec.SessionID, Title: rec.Title, WorkDir: rec.WorkDir, Started: rec.Started, Ended: now}
+	rec.History = append([]PastSession{past}, rec.withoutID(rec.SessionID)...)
+	if len(rec.History) > MaxHistory {
+		rec.History = rec.History[:MaxHistory]
+	}
+	rec.SessionID, rec.Title, rec.WorkDir, rec.Started, rec.ResumeFailures = "", "", "", time.Time{}, 0
+}
+
+func (rec *SessionRecord) withoutID(id string) []PastSession {
+	out := make([]PastSession, 0, len(rec.History))
+	for _, p := range rec.History {
+		if p.ID != id {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Prefs returns key's preferences; all unset if none were stored.
@@ -108,6 +151,13 @@ func (t *Tx) Session(key string) (rec SessionRecord, ok bool, err error) {
 // SetSession records id as key's current Claude session. A different id than before starts
 // with a clean failure count.
 func (t *Tx) SetSession(key, id string) error {
+	return t.StartSession(key, id, "", "")
+}
+
+// StartSession records id as key's current session, with what /sessions
+// shows of it. A session it replaces goes into the history, and id leaves
+// the history if it was there (it is current again).
+func (t *Tx) StartSession(key, id, title, workDir string) error {
 	if id == "" {
 		return fmt.Errorf("empty session id for %q (use ClearSession)", key)
 	}
@@ -115,24 +165,52 @@ func (t *Tx) SetSession(key, id string) error {
 	if err != nil {
 		return err
 	}
+	now := t.s.opts.now()
 	if rec.SessionID != id {
-		rec.ResumeFailures = 0
+		rec.archive(now)
+		rec.History = rec.withoutID(id)
+		rec.SessionID, rec.Started, rec.Title, rec.WorkDir = id, now, title, workDir
+	} else {
+		if rec.Title == "" {
+			rec.Title = title
+		}
+		if rec.WorkDir == "" {
+			rec.WorkDir = workDir
+		}
 	}
-	rec.SessionID = id
+	rec.Updated = now
+	return t.putSession(key, rec)
+}
+
+// ClearSession forgets key's current session without keeping it in the
+// history (a session that cannot be resumed); the history stays.
+func (t *Tx) ClearSession(key string) error {
+	rec, _, err := t.Session(key)
+	if err != nil {
+		return err
+	}
+	rec.SessionID, rec.Title, rec.WorkDir, rec.Started, rec.ResumeFailures = "", "", "", time.Time{}, 0
+	if len(rec.History) == 0 {
+		b, err := t.bucket(bucketSessions)
+		if err != nil {
+			return err
+		}
+		return b.Delete([]byte(key)) // nothing left worth keeping
+	}
 	rec.Updated = t.s.opts.now()
 	return t.putSession(key, rec)
 }
 
-// ClearSession forgets key's session record (not its preferences or cost).
-func (t *Tx) ClearSession(key string) error {
-	if err := checkKey(key); err != nil {
-		return err
-	}
-	b, err := t.bucket(bucketSessions)
+// ArchiveSession ends key's current session (/new): it goes into the
+// history, from where /sessions can bring it back.
+func (t *Tx) ArchiveSession(key string) error {
+	rec, _, err := t.Session(key)
 	if err != nil {
 		return err
 	}
-	return b.Delete([]byte(key))
+	rec.archive(t.s.opts.now())
+	rec.Updated = t.s.opts.now()
+	return t.putSession(key, rec)
 }
 
 // MarkResumeFailed records that resuming id failed. retry reports whether id is still stored
@@ -272,9 +350,19 @@ func (s *Store) SetSession(key, id string) error {
 	return s.Update(func(tx *Tx) error { return tx.SetSession(key, id) })
 }
 
-// ClearSession forgets key's session record.
+// ClearSession forgets key's current session; see Tx.ClearSession.
 func (s *Store) ClearSession(key string) error {
 	return s.Update(func(tx *Tx) error { return tx.ClearSession(key) })
+}
+
+// StartSession records key's current session; see Tx.StartSession.
+func (s *Store) StartSession(key, id, title, workDir string) error {
+	return s.Update(func(tx *Tx) error { return tx.StartSession(key, id, title, workDir) })
+}
+
+// ArchiveSession moves key's current session into its history.
+func (s *Store) ArchiveSession(key string) error {
+	return s.Update(func(tx *Tx) error { return tx.ArchiveSession(key) })
 }
 
 // MarkResumeFailed records a failed resume of id; see Tx.MarkResumeFailed.

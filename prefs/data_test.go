@@ -114,8 +114,52 @@ func TestSessionRecordAndResumeFailures(t *testing.T) {
 		t.Error("empty session id accepted")
 	}
 	must(t, s.ClearSession(key))
-	if rec, ok, _ := s.GetSession(key); ok || rec != (SessionRecord{}) {
+	// The current id is forgotten, not archived; sess-b, replaced by
+	// sess-c, stays in the history.
+	if rec, ok, _ := s.GetSession(key); ok || rec.SessionID != "" || len(rec.History) != 1 || rec.History[0].ID != "sess-b" {
 		t.Errorf("after ClearSession: %+v ok=%v", rec, ok)
+	}
+	// A key with nothing to keep leaves no record.
+	must(t, s.SetSession("solo", "x"))
+	must(t, s.ClearSession("solo"))
+	if rec, ok, _ := s.GetSession("solo"); ok || rec.SessionID != "" || len(rec.History) != 0 || !rec.Updated.IsZero() {
+		t.Errorf("solo after ClearSession: %+v", rec)
+	}
+}
+
+func TestSessionHistory(t *testing.T) {
+	s := openTest(t)
+	key := "-100:5"
+	must(t, s.StartSession(key, "s1", "fix the login bug", "/code/api"))
+	must(t, s.StartSession(key, "s1", "later prompt", "/elsewhere")) // same session: kept as it was
+	must(t, s.StartSession(key, "s2", "write docs", "/code/web"))
+	rec, ok, err := s.GetSession(key)
+	must(t, err)
+	if !ok || rec.SessionID != "s2" || rec.Title != "write docs" || rec.WorkDir != "/code/web" || rec.Started.IsZero() {
+		t.Fatalf("current = %+v", rec)
+	}
+	if len(rec.History) != 1 || rec.History[0].ID != "s1" || rec.History[0].Title != "fix the login bug" ||
+		rec.History[0].WorkDir != "/code/api" || rec.History[0].Ended.IsZero() {
+		t.Fatalf("history = %+v", rec.History)
+	}
+	// /new archives; bringing s1 back makes it current and takes it out of
+	// the history, where s2 now is.
+	must(t, s.ArchiveSession(key))
+	if rec, ok, _ := s.GetSession(key); ok || len(rec.History) != 2 || rec.History[0].ID != "s2" {
+		t.Fatalf("after archive: %+v", rec)
+	}
+	must(t, s.StartSession(key, "s1", "fix the login bug", "/code/api"))
+	rec, _, _ = s.GetSession(key)
+	if rec.SessionID != "s1" || len(rec.History) != 1 || rec.History[0].ID != "s2" {
+		t.Fatalf("after bringing s1 back: %+v", rec)
+	}
+	// The history is bounded, newest first.
+	for i := range MaxHistory + 5 {
+		must(t, s.StartSession(key, fmt.Sprintf("n%d", i), "", ""))
+	}
+	rec, _, _ = s.GetSession(key)
+	if len(rec.History) != MaxHistory || rec.History[0].ID != fmt.Sprintf("n%d", MaxHistory+3) {
+		t.Errorf("bounded history: %d entries, newest %q", len(rec.History), rec.History[0].ID)
 	}
 }
 

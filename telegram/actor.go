@@ -313,10 +313,11 @@ func (a *actor) forgetConn() {
 	a.b.pool.release(a)
 }
 
-// dropSession is /new: close the process and forget the session id.
+// dropSession is /new: close the process and end the session, which
+// /sessions can bring back.
 func (a *actor) dropSession(ctx context.Context) {
 	a.closeConn(ctx, "new session")
-	if err := a.b.store.ClearSession(a.key); err != nil {
+	if err := a.b.store.ArchiveSession(a.key); err != nil {
 		a.b.log.Warn("could not clear session", "chat_id", a.place.ChatID, "err", err)
 	}
 	a.b.broker.Forget(a.key)

@@ -59,6 +59,7 @@ func (b *Bot) setCommands(ctx context.Context) error {
 		{Command: "model", Description: "<name> | show | clear"},
 		{Command: "verbose", Description: "on | off: more detail in progress"},
 		{Command: "cwd", Description: "<dir> | show | clear: this chat's project directory"},
+		{Command: "sessions", Description: "earlier sessions of this chat, to continue one"},
 		{Command: "help", Description: "how to use this bot"},
 		{Command: "start", Description: "hello"},
 	}

@@ -163,6 +163,8 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 				b.answerCallback(ctx, cq.ID, "This turn is already over")
 			}
 		}
+	case strings.HasPrefix(cq.Data, prefixSession):
+		b.pressSession(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSession))
 	default:
 		b.answerCallback(ctx, cq.ID, "This button has expired")
 	}

@@ -125,8 +125,9 @@ type Bot struct {
 	me       botIdentity
 	buttons  *buttons
 	prompts  promptBook
-	refused  sync.Map // user id → time of the last refusal sent
-	albums   sync.Map // media_group_id → time an item addressed to the bot arrived
+	sessions sessionChoices // buttons of /sessions lists
+	refused  sync.Map       // user id → time of the last refusal sent
+	albums   sync.Map       // media_group_id → time an item addressed to the bot arrived
 	baseCtx  context.Context
 	stopping chan struct{}
 

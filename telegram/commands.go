@@ -94,6 +94,8 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 		reply(b.verboseCommand(key, strings.ToLower(args)))
 	case "cwd", "cd":
 		reply(b.cwdCommand(key, args))
+	case "sessions", "resume":
+		b.sessionsCommand(ctx, key, pl, m.ID)
 	default:
 		reply(fmt.Sprintf("Unknown command /%s. %s", render.Escape(cmd), "Send /help for the list."))
 	}

@@ -50,7 +50,7 @@ func (b *Bot) cwdCommand(key, arg string) string {
 	}
 	if a != nil {
 		a.requestNewSession()
-	} else if err := b.store.ClearSession(key); err != nil {
+	} else if err := b.store.ArchiveSession(key); err != nil {
 		b.log.Warn("could not clear session", "session_key", key, "err", err)
 	}
 	return show(b.settings(key)) + " Your next message starts a fresh Claude session there (a session belongs to its directory)."

@@ -348,7 +348,7 @@ func (t *turn) storeSession(id string) {
 	if err == nil && ok && rec.SessionID == id {
 		return
 	}
-	if err := b.store.SetSession(a.key, id); err != nil {
+	if err := b.store.StartSession(a.key, id, t.qp.Text, b.settings(a.key).WorkDir); err != nil {
 		b.log.Warn("could not store session id", "chat_id", a.place.ChatID, "session_id", id, "err", err)
 	}
 }

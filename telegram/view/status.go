@@ -103,6 +103,7 @@ func HelpText(inGroup bool, botUsername string) string {
 		{"/model &lt;name&gt;|show|clear", "choose the Claude model for this chat"},
 		{"/verbose on|off", "more detail in progress messages"},
 		{"/cwd &lt;dir&gt;|show|clear", "the project directory of this chat (a fresh session starts there)"},
+		{"/sessions", "earlier sessions of this chat: tap one to continue it"},
 	} {
 		b.WriteString(c[0] + " — " + c[1] + "\n")
 	}

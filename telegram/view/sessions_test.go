@@ -1,0 +1,44 @@
+package view
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSessionsText(t *testing.T) {
+	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	cur := &SessionItem{Title: "fix the <login> bug\nplease", WorkDir: "/code/api", When: now.Add(-2 * time.Hour)}
+	earlier := []SessionItem{
+		{Title: "write the docs for the whole project, every page of it", WorkDir: "/code/web", When: now.Add(-72 * time.Hour), Data: "s:1"},
+		{Title: "", When: now.Add(-30 * time.Second), Data: "s:2"},
+	}
+	text := SessionsText(cur, earlier, now)
+	checkHTML(t, "sessions", text)
+	for _, want := range []string{
+		"Current: <b>fix the &lt;login&gt; bug please</b> · <code>/code/api</code> · started 2 h ago",
+		"1. <b>write the docs for the whole project, every page of it</b> · <code>/code/web</code> · ended 3 days ago",
+		"2. <b>(untitled)</b> · ended just now",
+		"Tap one to continue it",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("sessions text lacks %q:\n%s", want, text)
+		}
+	}
+	kb := SessionsKeyboard(earlier)
+	checkKeyboard(t, "sessions", kb)
+	if len(kb) != 2 || kb[0][0].Text != "↩ 1. write the docs for the whole pr…" || kb[1][0].Data != "s:2" {
+		t.Errorf("keyboard = %+v", kb)
+	}
+
+	none := SessionsText(nil, nil, now)
+	checkHTML(t, "no sessions", none)
+	if !strings.Contains(none, "none (your next message starts one)") || !strings.Contains(none, "No earlier sessions") {
+		t.Errorf("empty list:\n%s", none)
+	}
+	sw := SessionSwitched(earlier[0], "@ada")
+	checkHTML(t, "switched", sw)
+	if !strings.Contains(sw, "Switched to <b>write the docs") || !strings.Contains(sw, "by @ada") {
+		t.Errorf("switched = %q", sw)
+	}
+}
