@@ -335,6 +335,15 @@ func (d *doctor) checkWorkDir() check {
 		return fail(name, fmt.Sprintf("%s is not writable: %v", dir, err),
 			"let the user running untether write there (chown/chmod) or choose another working_dir: Claude edits files in it")
 	}
+	for _, r := range d.cfg.Claude.ProjectRoots {
+		if info, err := os.Stat(r); err != nil || !info.IsDir() {
+			return fail(name, fmt.Sprintf("[claude] project_roots: %s is not a directory", r),
+				"create it or remove it from project_roots: /cwd can only choose directories inside existing roots")
+		}
+	}
+	if n := len(d.cfg.Claude.ProjectRoots); n > 0 {
+		return pass(name, "%s exists and is writable; /cwd may choose inside %s", dir, count(n, "project root"))
+	}
 	return pass(name, "%s exists and is writable", dir)
 }
 

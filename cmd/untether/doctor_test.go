@@ -18,17 +18,18 @@ import (
 
 // doctorSetup is a healthy setup; each case breaks one thing.
 type doctorSetup struct {
-	tg     *tgtest.Server
-	dir    string
-	token  string
-	apiURL string
-	users  string // the TOML list
-	binary string
-	work   string
-	mode   string // permission_mode; "" leaves the key out
-	state  string
-	extra  string // more [telegram] keys
-	raw    string // when set, the whole file instead
+	tg          *tgtest.Server
+	dir         string
+	token       string
+	apiURL      string
+	users       string // the TOML list
+	binary      string
+	work        string
+	mode        string // permission_mode; "" leaves the key out
+	state       string
+	extra       string // more [telegram] keys
+	claudeExtra string // more [claude] keys
+	raw         string // when set, the whole file instead
 }
 
 func newDoctorSetup(t *testing.T) *doctorSetup {
@@ -62,8 +63,8 @@ func (s *doctorSetup) write(t *testing.T) string {
 			mode = fmt.Sprintf("permission_mode = %q\n", s.mode)
 		}
 		text = fmt.Sprintf("[telegram]\nbot_token = %q\napi_url = %q\nallowed_user_ids = %s\n%s\n"+
-			"[claude]\nbinary = %q\nworking_dir = %q\n%s\n[state]\npath = %q\n",
-			s.token, s.apiURL, s.users, s.extra, s.binary, s.work, mode, s.state)
+			"[claude]\nbinary = %q\nworking_dir = %q\n%s%s\n[state]\npath = %q\n",
+			s.token, s.apiURL, s.users, s.extra, s.binary, s.work, mode, s.claudeExtra, s.state)
 	}
 	path := filepath.Join(s.dir, "untether.toml")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
@@ -162,6 +163,12 @@ func TestDoctor(t *testing.T) {
 			failed: "working dir", want: []string{"gone does not exist", "mkdir -p"}},
 		{name: "working dir is a file", breaks: func(t *testing.T, s *doctorSetup) { s.work = s.binary },
 			failed: "working dir", want: []string{"is not a directory"}},
+		{name: "project root missing", breaks: func(t *testing.T, s *doctorSetup) {
+			s.claudeExtra = fmt.Sprintf("project_roots = [%q]\n", filepath.Join(s.dir, "nowhere"))
+		}, failed: "working dir", want: []string{"project_roots: ", "nowhere is not a directory", "remove it from project_roots"}},
+		{name: "project roots", breaks: func(t *testing.T, s *doctorSetup) {
+			s.claudeExtra = fmt.Sprintf("project_roots = [%q, %q]\n", s.dir, s.work)
+		}, want: []string{"/cwd may choose inside 2 project roots", "All 7 checks passed."}},
 		{name: "state file locked by a running bot", breaks: func(t *testing.T, s *doctorSetup) {
 			st, err := prefs.Open(t.Context(), s.state, prefs.WithLogger(quietLog))
 			if err != nil {
