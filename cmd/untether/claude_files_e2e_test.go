@@ -5,6 +5,8 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -70,5 +72,35 @@ func TestContractBotPhotoReachesTheModel(t *testing.T) {
 		if tr.IsError {
 			t.Errorf("Read failed: %s", tr.Content)
 		}
+	}
+}
+
+// TestContractBotCwdMovesClaude: after /cwd the real CLI runs in the chosen
+// directory: it says so to the model, and a relative Bash command runs there.
+func TestContractBotCwdMovesClaude(t *testing.T) {
+	e, api := realClaude(t,
+		claudetest.Answer(claudetest.ToolUse("Bash", map[string]any{"command": "touch made-here", "description": "Create a file"})),
+		claudetest.Say("Done."),
+	)
+	sub := filepath.Join(e.dir, "work", "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.start(t)
+	e.tg.SendMessage(e.user, e.chat, "/cwd sub")
+	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
+		return strings.Contains(m.Text, "Working directory: "+sub)
+	})
+	e.tg.SendMessage(e.user, e.chat, "Make the file.")
+	prompt := e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
+		return strings.Contains(m.Text, "touch made-here") && hasButton(m, "Approve")
+	})
+	e.tg.PressButton(e.user, e.chat, prompt.ID, buttonData(t, prompt, "Approve"))
+	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "Done.") })
+	if _, err := os.Stat(filepath.Join(sub, "made-here")); err != nil {
+		t.Errorf("the command did not run in the chat's directory: %v", err)
+	}
+	if !strings.Contains(api.Requests()[0].AllText(), "Primary working directory: "+sub) {
+		t.Errorf("the CLI did not tell the model it works in %s", sub)
 	}
 }
