@@ -44,6 +44,9 @@ type Config struct {
 	// UploadDir holds photos and files users send, a folder per chat;
 	// default untether-uploads in the system's temporary folder.
 	UploadDir string
+	// DailyBudget stops new turns once the cost of today's turns (the
+	// bot's local day, all chats) reached it, in USD; 0 means no limit.
+	DailyBudget float64
 	// UploadKeep is how long saved files are kept (by modification time);
 	// older ones are removed at start and every hour. 0 keeps them.
 	UploadKeep time.Duration

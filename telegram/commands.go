@@ -111,6 +111,10 @@ func (b *Bot) statusText(key string) string {
 	if cost, err := b.store.Cost(key); err == nil {
 		s.CostUSD = cost
 	}
+	if b.cfg.DailyBudget > 0 {
+		s.DailyBudget = b.cfg.DailyBudget
+		s.SpentToday, _ = b.store.Spend(b.now())
+	}
 	if a := b.existingActor(key); a != nil {
 		as := a.status()
 		s.Queued, s.Running, s.Live = as.Queued, as.Running, as.Live

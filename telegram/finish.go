@@ -18,6 +18,9 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 		if _, err := b.store.AddCost(a.key, tc.CostUSD); err != nil {
 			b.log.Warn("could not add cost", "chat_id", a.place.ChatID, "err", err)
 		}
+		if _, err := b.store.AddSpend(b.now(), tc.CostUSD); err != nil {
+			b.log.Warn("could not add to today's spend", "chat_id", a.place.ChatID, "err", err)
+		}
 	}
 	footer := view.FinalFooter(view.Footer{Cost: tc.CostUSD, Duration: tc.Duration, Turns: tc.NumTurns,
 		InTokens:  tc.Usage.InputTokens + tc.Usage.CacheReadInputTokens + tc.Usage.CacheCreationInputTokens,

@@ -88,6 +88,11 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		progress <- id
 	}()
 
+	if e, over := b.overBudget(); over {
+		log.Info("daily budget reached: turn refused")
+		t.finishError(ctx, t.begin(progress), e)
+		return
+	}
 	if len(qp.Files) > 0 {
 		text, err := b.withFiles(ctx, qp)
 		if err != nil {

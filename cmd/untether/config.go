@@ -68,6 +68,7 @@ type ClaudeConfig struct {
 	Mode                       string            `toml:"mode"`
 	IdleTimeout                time.Duration     `toml:"idle_timeout"`
 	MaxLiveSessions            int               `toml:"max_live_sessions"`
+	DailyBudgetUSD             float64           `toml:"daily_budget_usd"`
 	IncludePartialMessages     bool              `toml:"include_partial_messages"`
 	Env                        map[string]string `toml:"env"`
 }

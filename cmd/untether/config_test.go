@@ -192,6 +192,7 @@ func TestValidationErrors(t *testing.T) {
 		{"mode", map[string]string{"claude.mode": `"batch"`}, `[claude] mode: "batch" is not one of interactive, oneshot`},
 		{"idle negative", map[string]string{"claude.idle_timeout": `"-1s"`}, "[claude] idle_timeout: -1s is below"},
 		{"max_live_sessions", map[string]string{"claude.max_live_sessions": "0"}, "[claude] max_live_sessions: 0 is below the minimum 1"},
+		{"daily_budget_usd", map[string]string{"claude.daily_budget_usd": "-5.0"}, "[claude] daily_budget_usd: -5 is not an amount of dollars"},
 		{"env api key", map[string]string{"claude.env": `{ ANTHROPIC_API_KEY = "k" }`}, "[claude] env: ANTHROPIC_API_KEY"},
 		{"env bad name", map[string]string{"claude.env": `{ "A=B" = "k" }`}, `[claude] env: "A=B"`},
 		{"edit interval", map[string]string{"progress.min_edit_interval": `"0s"`}, "[progress] min_edit_interval:"},

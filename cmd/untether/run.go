@@ -80,6 +80,7 @@ func botConfig(cfg *Config) telegram.Config {
 		MaxActions:     cfg.Progress.MaxActions,
 		IdleTimeout:    cfg.Claude.IdleTimeout,
 		MaxLive:        cfg.Claude.MaxLiveSessions,
+		DailyBudget:    cfg.Claude.DailyBudgetUSD,
 		WorkDir:        cfg.Claude.WorkingDir,
 		ProjectRoots:   cfg.Claude.ProjectRoots,
 		UploadDir:      cfg.State.Uploads,

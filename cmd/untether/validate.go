@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"slices"
@@ -108,6 +109,9 @@ func (c *Config) validate() []error {
 	atLeast("state", "uploads_keep", c.State.UploadsKeep, 0)
 	if cl.MaxLiveSessions < 1 {
 		bad("claude", "max_live_sessions", "%d is below the minimum 1", cl.MaxLiveSessions)
+	}
+	if b := cl.DailyBudgetUSD; b < 0 || math.IsNaN(b) || math.IsInf(b, 0) {
+		bad("claude", "daily_budget_usd", "%v is not an amount of dollars (0 means no limit)", b)
 	}
 	for name := range cl.Env {
 		switch {

@@ -22,6 +22,8 @@ type Status struct {
 	Running        bool // a turn is in progress
 	WorkDir        string
 	WorkDirSource  string
+	SpentToday     float64 // all chats, with DailyBudget > 0
+	DailyBudget    float64
 }
 
 const maxStatusValueUnits = 300
@@ -54,6 +56,9 @@ func StatusText(s Status) string {
 	)
 	if s.CostUSD > 0 {
 		lines = append(lines, "Cost this session: "+formatCost(s.CostUSD))
+	}
+	if s.DailyBudget > 0 {
+		lines = append(lines, "Spent today (all chats): "+formatCost(s.SpentToday)+" of "+formatCost(s.DailyBudget))
 	}
 	if d := oneLine(s.WorkDir); d != "" {
 		line := "Directory: <code>" + escHead(d, maxStatusValueUnits) + "</code>"
