@@ -108,27 +108,17 @@ func (b *Bot) download(ctx context.Context, f prefs.File, path string) error {
 	if err != nil {
 		return b.wrap("getFile", err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.client.FileDownloadLink(tf), nil)
+	body, err := b.openFile(ctx, tf)
 	if err != nil {
-		return errors.New("bad download URL")
+		return err
 	}
-	resp, err := b.files.Do(req)
-	if err != nil {
-		if ue, ok := errors.AsType[*url.Error](err); ok {
-			err = ue.Err
-		}
-		return fmt.Errorf("download: %s", b.redact(err.Error()))
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("download: HTTP %d", resp.StatusCode)
-	}
+	defer body.Close()
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".part-*")
 	if err != nil {
 		return fmt.Errorf("saving: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	n, err := io.Copy(tmp, io.LimitReader(resp.Body, maxDownload+1))
+	n, err := io.Copy(tmp, io.LimitReader(body, maxDownload+1))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -142,6 +132,35 @@ func (b *Bot) download(ctx context.Context, f prefs.File, path string) error {
 		return fmt.Errorf("saving: %w", err)
 	}
 	return nil
+}
+
+// openFile opens a file getFile described. A self-hosted Bot API server in
+// --local mode answers with an absolute path on its own disk, which no
+// download URL serves; the bot, on the same machine, reads it there.
+func (b *Bot) openFile(ctx context.Context, tf *models.File) (io.ReadCloser, error) {
+	if filepath.IsAbs(tf.FilePath) {
+		f, err := os.Open(tf.FilePath)
+		if err != nil {
+			return nil, fmt.Errorf("the Bot API server's local file: %w", err)
+		}
+		return f, nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.client.FileDownloadLink(tf), nil)
+	if err != nil {
+		return nil, errors.New("bad download URL")
+	}
+	resp, err := b.files.Do(req)
+	if err != nil {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("download: %s", b.redact(err.Error()))
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("download: HTTP %d", resp.StatusCode)
+	}
+	return resp.Body, nil
 }
 
 // fileName is "<message id>-<name>": unique per message, recognisable, and

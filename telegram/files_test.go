@@ -231,3 +231,27 @@ func TestOldUploadsAreRemoved(t *testing.T) {
 		}
 	}
 }
+
+// TestFileFromALocalBotAPIServer: a self-hosted Bot API server in --local
+// mode gives an absolute path instead of a download URL.
+func TestFileFromALocalBotAPIServer(t *testing.T) {
+	prompts := make(chan string, 4)
+	serverDir := t.TempDir()
+	h := newHarnessPre(t, promptScript(prompts), func(s *tgtest.Server) { s.LocalMode(serverDir) })
+	h.tg.SendDocument(h.user, h.dm, "big.log", "text/plain", []byte("from the local server"), "read this")
+	paths := savedFiles(t, <-prompts)
+	if len(paths) != 1 {
+		t.Fatalf("saved %v", paths)
+	}
+	if got, _ := os.ReadFile(paths[0]); string(got) != "from the local server" {
+		t.Errorf("saved %q", got)
+	}
+	if !strings.HasPrefix(paths[0], h.uploads) {
+		t.Errorf("saved at %s, want a copy in the uploads folder", paths[0])
+	}
+	for _, c := range h.tg.Calls() {
+		if c.Method == "download" {
+			t.Errorf("downloaded %s over HTTP in local mode", c.Params["file_path"])
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -123,6 +125,15 @@ func (s *Server) addFileLocked(data []byte, size int, dir string) *storedFile {
 	return f
 }
 
+// LocalMode makes getFile behave like a self-hosted Bot API server started
+// with --local: files are written under dir and file_path is their absolute
+// path there (no download URL, no 20 MB limit).
+func (s *Server) LocalMode(dir string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.localDir = dir
+}
+
 // getFile answers like Telegram: the file's path for the download URL, or
 // an error for an unknown id or a file over MaxDownload.
 func (s *Server) getFile(c Call) (any, *apiError) {
@@ -132,6 +143,15 @@ func (s *Server) getFile(c Call) (any, *apiError) {
 		return nil, badRequest("file_id not specified")
 	case !ok:
 		return nil, badRequest("invalid file_id")
+	case s.localDir != "":
+		p := filepath.Join(s.localDir, filepath.FromSlash(f.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return nil, &apiError{code: 500, description: "Internal Server Error: " + err.Error()}
+		}
+		if err := os.WriteFile(p, f.data, 0o600); err != nil {
+			return nil, &apiError{code: 500, description: "Internal Server Error: " + err.Error()}
+		}
+		return map[string]any{"file_id": f.id, "file_unique_id": f.uniqueID, "file_size": f.size, "file_path": p}, nil
 	case f.size > MaxDownload:
 		return nil, badRequest("file is too big")
 	}

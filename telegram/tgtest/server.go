@@ -26,17 +26,18 @@ type Server struct {
 	done      chan struct{} // closed by Close: releases held getUpdates and hung calls
 	closeOnce sync.Once
 
-	mu      sync.Mutex
-	changed chan struct{} // closed and replaced on every state change; see WaitFor
-	calls   []Call
-	faults  faults
-	limiter *rateLimiter
-	updates updateQueue
-	chats   map[int64]*chatState
-	cbs     callbacks
-	cmds    map[string][]BotCommand
-	webhook string // set by SetWebhook; getUpdates refuses to work while set
-	files   map[string]*storedFile
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced on every state change; see WaitFor
+	calls    []Call
+	faults   faults
+	limiter  *rateLimiter
+	updates  updateQueue
+	chats    map[int64]*chatState
+	cbs      callbacks
+	cmds     map[string][]BotCommand
+	webhook  string // set by SetWebhook; getUpdates refuses to work while set
+	files    map[string]*storedFile
+	localDir string // LocalMode
 }
 
 // Option configures a Server.
