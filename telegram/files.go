@@ -139,6 +139,11 @@ func (b *Bot) download(ctx context.Context, f prefs.File, path string) error {
 // download URL serves; the bot, on the same machine, reads it there.
 func (b *Bot) openFile(ctx context.Context, tf *models.File) (io.ReadCloser, error) {
 	if filepath.IsAbs(tf.FilePath) {
+		if b.publicAPI() {
+			// Telegram's own servers never answer so: do not let anyone
+			// who could make it look so pick a file of this machine.
+			return nil, errors.New("getFile gave a local path, which only a self-hosted Bot API server may do")
+		}
 		f, err := os.Open(tf.FilePath)
 		if err != nil {
 			return nil, fmt.Errorf("the Bot API server's local file: %w", err)
@@ -161,6 +166,12 @@ func (b *Bot) openFile(ctx context.Context, tf *models.File) (io.ReadCloser, err
 		return nil, fmt.Errorf("download: HTTP %d", resp.StatusCode)
 	}
 	return resp.Body, nil
+}
+
+// publicAPI tells whether api_url is Telegram's public Bot API.
+func (b *Bot) publicAPI() bool {
+	u, err := url.Parse(b.cfg.APIURL)
+	return b.cfg.APIURL == "" || (err == nil && strings.EqualFold(u.Hostname(), "api.telegram.org"))
 }
 
 // fileName is "<message id>-<name>": unique per message, recognisable, and
