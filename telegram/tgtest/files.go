@@ -59,7 +59,7 @@ func InAlbum(id string) MessageOption { return func(m *userMessage) { m.album = 
 // first; getFile serves data for the largest. It returns the message id.
 func (s *Server) SendPhoto(from User, chat Chat, data []byte, caption string, opts ...MessageOption) int {
 	s.tb.Helper()
-	return s.sendMedia(from, chat, caption, opts, func(um *userMessage) media {
+	return s.userMessage(from, chat, caption, opts, func(um *userMessage) media {
 		thumb := s.addFileLocked(data[:min(len(data), 64)], 0, "thumbnails")
 		full := s.addFileLocked(data, um.size, "photos")
 		return media{caption: true, photo: []PhotoSize{
@@ -72,41 +72,11 @@ func (s *Server) SendPhoto(from User, chat Chat, data []byte, caption string, op
 // SendDocument has from send a file named name with an optional caption.
 func (s *Server) SendDocument(from User, chat Chat, name, mime string, data []byte, caption string, opts ...MessageOption) int {
 	s.tb.Helper()
-	return s.sendMedia(from, chat, caption, opts, func(um *userMessage) media {
+	return s.userMessage(from, chat, caption, opts, func(um *userMessage) media {
 		f := s.addFileLocked(data, um.size, "documents")
 		return media{caption: true, document: &Document{FileID: f.id, FileUniqueID: f.uniqueID, FileName: name,
 			MimeType: mime, FileSize: f.size}}
 	})
-}
-
-func (s *Server) sendMedia(from User, chat Chat, caption string, opts []MessageOption, build func(*userMessage) media) int {
-	s.tb.Helper()
-	um := userMessage{}
-	for _, o := range opts {
-		o(&um)
-	}
-	if !um.explicit {
-		um.entities = detectEntities(caption)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cs := s.chatLocked(chat)
-	if _, ok := cs.msgs[um.replyTo]; um.replyTo != 0 && !ok {
-		s.tb.Errorf("tgtest: message %d to reply to is not in chat %d", um.replyTo, chat.ID)
-		um.replyTo = 0
-	}
-	thread, isTopic := cs.place(um.threadID, um.replyTo)
-	cs.lastID++
-	md := build(&um)
-	md.album = um.album
-	m := &storedMsg{
-		id: cs.lastID, from: from, threadID: thread, isTopic: isTopic, replyTo: um.replyTo, date: s.now(),
-		source: caption, text: caption, entities: um.entities, media: &md,
-	}
-	cs.msgs[m.id] = m
-	s.addUpdateLocked("message", s.wire(cs, m, true))
-	s.notifyLocked()
-	return m.id
 }
 
 func (s *Server) addFileLocked(data []byte, size int, dir string) *storedFile {

@@ -32,6 +32,14 @@ func WithEntities(ents ...Entity) MessageOption {
 // optional @botname) and @mentions are detected as Telegram does. It returns the new message's id.
 func (s *Server) SendMessage(from User, chat Chat, text string, opts ...MessageOption) int {
 	s.tb.Helper()
+	return s.userMessage(from, chat, text, opts, nil)
+}
+
+// userMessage stores a message from a user and queues its update. build,
+// when set, attaches a photo or file (text is then its caption); it runs
+// under the lock, after the options were applied.
+func (s *Server) userMessage(from User, chat Chat, text string, opts []MessageOption, build func(*userMessage) media) int {
+	s.tb.Helper()
 	um := userMessage{}
 	for _, o := range opts {
 		o(&um)
@@ -43,7 +51,7 @@ func (s *Server) SendMessage(from User, chat Chat, text string, opts ...MessageO
 	defer s.mu.Unlock()
 	cs := s.chatLocked(chat)
 	if _, ok := cs.msgs[um.replyTo]; um.replyTo != 0 && !ok {
-		s.tb.Errorf("tgtest: SendMessage: message %d to reply to is not in chat %d", um.replyTo, chat.ID)
+		s.tb.Errorf("tgtest: message %d to reply to is not in chat %d", um.replyTo, chat.ID)
 		um.replyTo = 0
 	}
 	thread, isTopic := cs.place(um.threadID, um.replyTo)
@@ -51,6 +59,11 @@ func (s *Server) SendMessage(from User, chat Chat, text string, opts ...MessageO
 	m := &storedMsg{
 		id: cs.lastID, from: from, threadID: thread, isTopic: isTopic, replyTo: um.replyTo, date: s.now(),
 		source: text, text: text, entities: um.entities,
+	}
+	if build != nil {
+		md := build(&um)
+		md.album = um.album
+		m.media = &md
 	}
 	cs.msgs[m.id] = m
 	s.addUpdateLocked("message", s.wire(cs, m, true))
