@@ -93,6 +93,22 @@ type gate struct {
 
 func newGate() *gate { return &gate{started: make(chan struct{}), release: make(chan struct{})} }
 
+// hold occupies chat with a call that waits for the gate's release and
+// returns once it runs, with its result channel: what is enqueued for chat
+// next stays queued until g.release is closed.
+func (g *gate) hold(o *Outbox, r *recorder, chat int64) <-chan error {
+	ch := o.Enqueue(g.job(r, chat, "busy"))
+	<-g.started
+	return ch
+}
+
+// keyed is r.job with a Key (a newer job of the same key supersedes it).
+func (r *recorder) keyed(chat int64, p Priority, label, key string) Job {
+	j := r.job(chat, p, label)
+	j.Key = key
+	return j
+}
+
 func (g *gate) job(r *recorder, chat int64, label string) Job {
 	return Job{ChatID: chat, Do: func(ctx context.Context) error {
 		r.add(chat, label)

@@ -17,8 +17,7 @@ func TestCloseStopsQueuedAndRunningJobs(t *testing.T) {
 		r := newRecorder()
 		o := New(Options{Logger: quietLogger()})
 		g := newGate()
-		running := o.Enqueue(g.job(r, 1, "busy"))
-		<-g.started
+		running := g.hold(o, r, 1)
 		var queued []<-chan error
 		for i := range 3 {
 			queued = append(queued, o.Enqueue(r.job(1, High, fmt.Sprint(i))))

@@ -15,8 +15,7 @@ func TestHighJumpsAheadOfQueuedLow(t *testing.T) {
 		r := newRecorder()
 		o := newTestOutbox(t, Options{})
 		g := newGate()
-		first := o.Enqueue(g.job(r, 1, "busy"))
-		<-g.started
+		first := g.hold(o, r, 1)
 		var chans []<-chan error
 		for i := range 5 {
 			chans = append(chans, o.Enqueue(r.job(1, Low, fmt.Sprintf("low%d", i))))
@@ -39,8 +38,7 @@ func TestFIFOWithinPriority(t *testing.T) {
 		r := newRecorder()
 		o := newTestOutbox(t, Options{})
 		g := newGate()
-		chans := []<-chan error{o.Enqueue(g.job(r, 1, "busy"))}
-		<-g.started
+		chans := []<-chan error{g.hold(o, r, 1)}
 		for i := range 4 {
 			chans = append(chans,
 				o.Enqueue(r.job(1, Normal, fmt.Sprintf("n%d", i))),
@@ -60,8 +58,7 @@ func TestHigherPriorityChatGoesFirstWhenWorkersAreScarce(t *testing.T) {
 		r := newRecorder()
 		o := newTestOutbox(t, Options{MaxInFlight: 1})
 		g := newGate()
-		chans := []<-chan error{o.Enqueue(g.job(r, 9, "busy"))}
-		<-g.started
+		chans := []<-chan error{g.hold(o, r, 9)}
 		chans = append(chans, o.Enqueue(r.job(1, Low, "a-low")), o.Enqueue(r.job(2, High, "b-high")))
 		close(g.release)
 		waitAll(t, chans...)
@@ -116,13 +113,10 @@ func TestReplaceKeepsQueuePosition(t *testing.T) {
 		r := newRecorder()
 		o := newTestOutbox(t, Options{})
 		g := newGate()
-		chans := []<-chan error{o.Enqueue(g.job(r, 1, "busy"))}
-		<-g.started
-		k1 := r.job(1, Low, "k v1")
-		k1.Key = "k"
+		chans := []<-chan error{g.hold(o, r, 1)}
+		k1 := r.keyed(1, Low, "k v1", "k")
 		chans = append(chans, o.Enqueue(k1), o.Enqueue(r.job(1, Low, "x")))
-		k2 := r.job(1, Low, "k v2")
-		k2.Key = "k"
+		k2 := r.keyed(1, Low, "k v2", "k")
 		chans = append(chans, o.Enqueue(k2))
 		close(g.release)
 		errs := waitAll(t, chans...)
@@ -141,13 +135,10 @@ func TestReplaceWithHigherPriorityMovesUp(t *testing.T) {
 		r := newRecorder()
 		o := newTestOutbox(t, Options{})
 		g := newGate()
-		chans := []<-chan error{o.Enqueue(g.job(r, 1, "busy"))}
-		<-g.started
-		k1 := r.job(1, Low, "progress")
-		k1.Key = "k"
+		chans := []<-chan error{g.hold(o, r, 1)}
+		k1 := r.keyed(1, Low, "progress", "k")
 		chans = append(chans, o.Enqueue(k1), o.Enqueue(r.job(1, Normal, "notice")))
-		k2 := r.job(1, High, "final edit")
-		k2.Key = "k"
+		k2 := r.keyed(1, High, "final edit", "k")
 		chans = append(chans, o.Enqueue(k2))
 		close(g.release)
 		waitAll(t, chans...)
@@ -167,8 +158,7 @@ func TestReplaceWhileRunningQueuesBehindNeverConcurrently(t *testing.T) {
 		v1.Key = "k"
 		c1 := o.Enqueue(v1)
 		<-g.started
-		v2 := r.job(1, Low, "v2")
-		v2.Key = "k"
+		v2 := r.keyed(1, Low, "v2", "k")
 		c2 := o.Enqueue(v2)
 		synctest.Wait()
 		if got := r.labels(1); !slices.Equal(got, []string{"v1"}) {
@@ -198,8 +188,7 @@ func TestFailedOldVersionIsNotRetriedWhenNewerQueued(t *testing.T) {
 		}}
 		c1 := o.Enqueue(v1)
 		<-started
-		v2 := r.job(1, Low, "v2")
-		v2.Key = "k"
+		v2 := r.keyed(1, Low, "v2", "k")
 		c2 := o.Enqueue(v2)
 		close(release)
 		errs := waitAll(t, c1, c2)
@@ -217,10 +206,8 @@ func TestDropRemovesQueuedKeyedJob(t *testing.T) {
 		r := newRecorder()
 		o := newTestOutbox(t, Options{})
 		g := newGate()
-		chans := []<-chan error{o.Enqueue(g.job(r, 1, "busy"))}
-		<-g.started
-		k := r.job(1, Low, "edit")
-		k.Key = "edit:1:7"
+		chans := []<-chan error{g.hold(o, r, 1)}
+		k := r.keyed(1, Low, "edit", "edit:1:7")
 		dropped := o.Enqueue(k)
 		if !o.Drop("edit:1:7") {
 			t.Fatal("Drop of a queued key returned false")
