@@ -36,7 +36,7 @@ func (b *Bot) recover(ctx context.Context) error {
 	for _, qp := range pending {
 		pl := place{ChatID: qp.ChatID, Thread: qp.ThreadID}
 		if age := b.now().Sub(qp.Date); age > b.cfg.MaxBacklogAge {
-			b.notify(pl, qp.MessageID, fmt.Sprintf("Skipped: sent while I was offline, %s ago — send it again to run it.", humanDuration(age)))
+			b.notify(pl, qp.MessageID, view.SkippedNote(age))
 			if err := b.store.DonePrompt(qp.Key, qp.Seq); err != nil {
 				return fmt.Errorf("drop stale prompt: %w", err)
 			}

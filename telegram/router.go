@@ -139,7 +139,7 @@ func (b *Bot) handleMessage(ctx context.Context, updateID int64, m *models.Messa
 		if _, fresh := b.accept(updateID, "", nil); !fresh {
 			return
 		}
-		b.notify(pl, m.ID, fmt.Sprintf("Skipped: sent while I was offline, %s ago — send it again to run it.", humanDuration(age)))
+		b.notify(pl, m.ID, view.SkippedNote(age))
 		return
 	}
 	p := &prefs.Prompt{UpdateID: updateID, ChatID: m.Chat.ID, ThreadID: pl.Thread, MessageID: m.ID,
@@ -234,18 +234,6 @@ func (b *Bot) existingActor(key string) *actor {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.actors[key]
-}
-
-// humanDuration is a short human form: "45s", "3 min", "2 h".
-func humanDuration(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%d min", int(d.Minutes()))
-	default:
-		return fmt.Sprintf("%d h", int(d.Hours()))
-	}
 }
 
 // albumAddressed remembers the albums whose items were addressed to the

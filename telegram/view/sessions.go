@@ -52,10 +52,8 @@ func ago(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return "just now"
-	case d < time.Hour:
-		return strconv.Itoa(int(d.Minutes())) + " min ago"
 	case d < 48*time.Hour:
-		return strconv.Itoa(int(d.Hours())) + " h ago"
+		return HumanDuration(d) + " ago"
 	default:
 		return strconv.Itoa(int(d.Hours()/24)) + " days ago"
 	}
