@@ -1,9 +1,7 @@
 package prefs
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 )
@@ -251,32 +249,19 @@ func (t *Tx) Cost(key string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	raw := b.Get([]byte(key))
-	if raw == nil {
-		return 0, nil
-	}
-	bits, err := readU64(raw)
-	if err != nil {
-		return 0, fmt.Errorf("cost of %q: %w", key, err)
-	}
-	return math.Float64frombits(bits), nil
+	return getDollars(b, []byte(key))
 }
 
 // AddCost adds usd (finite, >= 0) to key's total and returns the new total.
 func (t *Tx) AddCost(key string, usd float64) (float64, error) {
-	if math.IsNaN(usd) || math.IsInf(usd, 0) || usd < 0 {
-		return 0, fmt.Errorf("invalid cost %v for %q", usd, key)
-	}
-	total, err := t.Cost(key)
-	if err != nil {
+	if err := checkKey(key); err != nil {
 		return 0, err
 	}
-	total += usd
 	b, err := t.bucket(bucketCosts)
 	if err != nil {
 		return 0, err
 	}
-	return total, b.Put([]byte(key), binary.BigEndian.AppendUint64(nil, math.Float64bits(total)))
+	return addDollars(b, []byte(key), usd)
 }
 
 // KnownChats returns, sorted, every session key that has preferences, a session record, a cost

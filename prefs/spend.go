@@ -2,9 +2,7 @@ package prefs
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"time"
 )
 
@@ -20,20 +18,13 @@ func spendKey(day time.Time) []byte { return []byte(spendPrefix + day.Format(tim
 // AddSpend adds usd (finite, >= 0) to the total of day's date and returns
 // the new total. Days older than a month are dropped.
 func (s *Store) AddSpend(day time.Time, usd float64) (total float64, err error) {
-	if math.IsNaN(usd) || math.IsInf(usd, 0) || usd < 0 {
-		return 0, fmt.Errorf("invalid cost %v", usd)
-	}
 	err = s.Update(func(tx *Tx) error {
 		b, err := tx.bucket(bucketState)
 		if err != nil {
 			return err
 		}
-		if raw := b.Get(spendKey(day)); len(raw) == 8 {
-			total = math.Float64frombits(binary.BigEndian.Uint64(raw))
-		}
-		total += usd
-		if err := b.Put(spendKey(day), binary.BigEndian.AppendUint64(nil, math.Float64bits(total))); err != nil {
-			return fmt.Errorf("put spend: %w", err)
+		if total, err = addDollars(b, spendKey(day), usd); err != nil {
+			return err
 		}
 		oldest := spendKey(day.AddDate(0, 0, -spendDays))
 		c := b.Cursor()
@@ -60,15 +51,8 @@ func (s *Store) Spend(day time.Time) (total float64, err error) {
 		if err != nil {
 			return err
 		}
-		raw := b.Get(spendKey(day))
-		switch len(raw) {
-		case 0:
-		case 8:
-			total = math.Float64frombits(binary.BigEndian.Uint64(raw))
-		default:
-			return fmt.Errorf("stored spend of %s is %d bytes, want 8", day.Format(time.DateOnly), len(raw))
-		}
-		return nil
+		total, err = getDollars(b, spendKey(day))
+		return err
 	})
 	return total, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -99,6 +100,35 @@ func putJSON(b *bolt.Bucket, key []byte, v any) error {
 		return fmt.Errorf("put %q: %w", key, err)
 	}
 	return nil
+}
+
+// getDollars reads a stored amount (0 when absent).
+func getDollars(b *bolt.Bucket, key []byte) (float64, error) {
+	raw := b.Get(key)
+	if raw == nil {
+		return 0, nil
+	}
+	bits, err := readU64(raw)
+	if err != nil {
+		return 0, fmt.Errorf("amount %q: %w", key, err)
+	}
+	return math.Float64frombits(bits), nil
+}
+
+// addDollars adds usd (finite, >= 0) to a stored amount and returns the sum.
+func addDollars(b *bolt.Bucket, key []byte, usd float64) (float64, error) {
+	if math.IsNaN(usd) || math.IsInf(usd, 0) || usd < 0 {
+		return 0, fmt.Errorf("invalid cost %v for %q", usd, key)
+	}
+	total, err := getDollars(b, key)
+	if err != nil {
+		return 0, err
+	}
+	total += usd
+	if err := b.Put(key, binary.BigEndian.AppendUint64(nil, math.Float64bits(total))); err != nil {
+		return 0, fmt.Errorf("put %q: %w", key, err)
+	}
+	return total, nil
 }
 
 func u64(v uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), v) }
