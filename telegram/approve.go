@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-telegram/bot/models"
@@ -147,7 +146,7 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		}
 		b.afterPress(ctx, res, &cq.From)
 	case strings.HasPrefix(cq.Data, prefixCancel):
-		target, ok := b.buttons.cancelTarget(strings.TrimPrefix(cq.Data, prefixCancel))
+		target, ok := b.cancels.get(strings.TrimPrefix(cq.Data, prefixCancel))
 		switch {
 		case !b.userAllowed(cq.From.ID):
 			b.answerCallback(ctx, cq.ID, "You are not allowed to do this")
@@ -225,38 +224,9 @@ func displayName(u *models.User) string {
 	return strings.TrimSpace(u.FirstName + " " + u.LastName)
 }
 
-// buttons maps cancel-button tokens to their turn.
-type buttons struct {
-	mu     sync.Mutex
-	cancel map[string]cancelRef
-}
-
 type cancelRef struct {
 	key    string
 	chatID int64
-}
-
-func newButtons() *buttons { return &buttons{cancel: map[string]cancelRef{}} }
-
-func (bt *buttons) addCancel(key string, chatID int64) string {
-	tok := randomToken()
-	bt.mu.Lock()
-	bt.cancel[tok] = cancelRef{key: key, chatID: chatID}
-	bt.mu.Unlock()
-	return tok
-}
-
-func (bt *buttons) cancelTarget(tok string) (cancelRef, bool) {
-	bt.mu.Lock()
-	defer bt.mu.Unlock()
-	r, ok := bt.cancel[tok]
-	return r, ok
-}
-
-func (bt *buttons) remove(tok string) {
-	bt.mu.Lock()
-	delete(bt.cancel, tok)
-	bt.mu.Unlock()
 }
 
 func randomToken() string {

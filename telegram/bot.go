@@ -126,11 +126,11 @@ type Bot struct {
 	allowedChats map[int64]bool
 
 	me       botIdentity
-	buttons  *buttons
+	cancels  tokens[cancelRef] // Cancel buttons of running turns
 	prompts  promptBook
-	sessions sessionChoices // buttons of /sessions lists
-	refused  sync.Map       // user id → time of the last refusal sent
-	albums   sync.Map       // media_group_id → time an item addressed to the bot arrived
+	sessions tokens[sessionChoice] // buttons of /sessions lists
+	refused  sync.Map              // user id → time of the last refusal sent
+	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	baseCtx  context.Context
 	stopping chan struct{}
 
@@ -164,7 +164,6 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		now:          time.Now,
 		allowedUsers: set(cfg.AllowedUsers),
 		allowedChats: set(cfg.AllowedChats),
-		buttons:      newButtons(),
 		actors:       map[string]*actor{},
 		stopping:     make(chan struct{}),
 	}

@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/go-telegram/bot/models"
@@ -17,57 +16,13 @@ const prefixSession = "s:"
 // sessionTokenLife bounds how long a /sessions list's buttons work.
 const sessionTokenLife = time.Hour
 
-// sessionChoices maps the buttons of /sessions lists to the session each
-// brings back. Tokens live in memory: after a restart the list is stale
-// and its buttons say so.
-type sessionChoices struct {
-	mu sync.Mutex
-	m  map[string]sessionChoice
-}
-
+// sessionChoice is what a button of a /sessions list brings back. Its
+// token lives in memory: after a restart the list is stale and says so.
 type sessionChoice struct {
 	key     string
 	chatID  int64
 	past    prefs.PastSession
 	created time.Time
-}
-
-func (sc *sessionChoices) add(c sessionChoice) string {
-	tok := randomToken()
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	if sc.m == nil {
-		sc.m = map[string]sessionChoice{}
-	}
-	for t, old := range sc.m { // forget lists nobody used
-		if c.created.Sub(old.created) > sessionTokenLife {
-			delete(sc.m, t)
-		}
-	}
-	sc.m[tok] = c
-	return tok
-}
-
-func (sc *sessionChoices) take(tok string, now time.Time) (sessionChoice, bool) {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	c, ok := sc.m[tok]
-	if !ok || now.Sub(c.created) > sessionTokenLife {
-		return sessionChoice{}, false
-	}
-	return c, true
-}
-
-// forgetKey drops every button of key's lists: one was used, the others
-// describe a history that just changed.
-func (sc *sessionChoices) forgetKey(key string) {
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	for t, c := range sc.m {
-		if c.key == key {
-			delete(sc.m, t)
-		}
-	}
 }
 
 // sessionsCommand lists the chat's sessions with a button for each earlier
@@ -83,6 +38,8 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 	if rec.SessionID != "" {
 		current = &view.SessionItem{Title: rec.Title, WorkDir: rec.WorkDir, When: rec.Started}
 	}
+	// Lists nobody used are forgotten after an hour.
+	b.sessions.removeIf(func(c sessionChoice) bool { return now.Sub(c.created) > sessionTokenLife })
 	var earlier []view.SessionItem
 	for _, p := range rec.History {
 		tok := b.sessions.add(sessionChoice{key: key, chatID: pl.ChatID, past: p, created: now})
@@ -98,7 +55,8 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 // pressSession makes the chosen earlier session current: the live process
 // is closed and the next message resumes the chosen one, in its directory.
 func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID int64, tok string) {
-	c, ok := b.sessions.take(tok, b.now())
+	c, ok := b.sessions.get(tok)
+	ok = ok && b.now().Sub(c.created) <= sessionTokenLife
 	switch {
 	case !b.userAllowed(cq.From.ID):
 		b.answerCallback(ctx, cq.ID, "You are not allowed to do this")
@@ -133,7 +91,8 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 		b.answerCallback(ctx, cq.ID, "Could not switch: see the bot's log")
 		return
 	}
-	b.sessions.forgetKey(c.key)
+	// One was used; the others describe a history that just changed.
+	b.sessions.removeIf(func(o sessionChoice) bool { return o.key == c.key })
 	if a != nil {
 		a.restartAfterTurn() // the next turn starts a process resuming the chosen id
 	}

@@ -62,7 +62,7 @@ func (t *turn) setQueued(n int) {
 func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...uint64) {
 	b := a.b
 	t := &turn{a: a, qp: qp, merged: merged, started: b.now(), state: "starting", index: map[string]int{}}
-	t.cancelT = b.buttons.addCancel(a.key, a.place.ChatID)
+	t.cancelT = b.cancels.add(cancelRef{key: a.key, chatID: a.place.ChatID})
 	a.mu.Lock()
 	a.turn = t
 	t.queued = len(a.queue)
@@ -74,7 +74,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		a.turn = nil
 		a.mu.Unlock()
 		b.pool.wake() // this holder is idle now: a turn waiting for a slot may evict it
-		b.buttons.remove(t.cancelT)
+		b.cancels.remove(t.cancelT)
 	}()
 	// The progress message goes out at once, before Claude says anything.
 	progress := make(chan int, 1)
