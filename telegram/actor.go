@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,8 +10,6 @@ import (
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/runner"
 )
-
-var errBusyOneShot = errors.New("a one-shot turn is still running")
 
 // actor owns one session (chat or forum topic): its prompt queue, its live
 // Claude connection and its running turn. It runs a goroutine only while it
