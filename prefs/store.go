@@ -17,6 +17,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 const (
@@ -167,7 +168,7 @@ func lockWait(ctx context.Context, d time.Duration) time.Duration {
 
 // openError classifies a bbolt.Open failure into the messages a user can act on.
 func openError(path string, waited time.Duration, err error) error {
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return lockedError(path, waited)
 	}
 	if errors.Is(err, os.ErrPermission) {

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Tx is one transaction on the store, handed to the function given to Store.Update. Everything
@@ -51,7 +52,7 @@ func (s *Store) wrap(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, bolt.ErrDatabaseNotOpen):
+	case errors.Is(err, berrors.ErrDatabaseNotOpen):
 		// Close raced with this call.
 		return fmt.Errorf("state file %s: %w", s.path, ErrClosed)
 	default:

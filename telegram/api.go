@@ -193,17 +193,6 @@ func (b *Bot) edit(ctx context.Context, chatID int64, msgID int, text string, kb
 	return err
 }
 
-func (b *Bot) deleteMessage(ctx context.Context, chatID int64, msgID int) error {
-	err := b.out.Send(ctx, outbox.Job{ChatID: chatID, Priority: outbox.Normal, Do: func(ctx context.Context) error {
-		_, err := b.client.DeleteMessage(ctx, &tgbot.DeleteMessageParams{ChatID: chatID, MessageID: msgID})
-		return b.wrap("deleteMessage", err)
-	}})
-	if isNotFound(err) {
-		return nil
-	}
-	return err
-}
-
 // answerCallback shows a toast; it never waits behind chat messages.
 func (b *Bot) answerCallback(ctx context.Context, id, text string) {
 	b.out.Enqueue(outbox.Job{Unpaced: true, Do: func(ctx context.Context) error {

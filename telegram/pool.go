@@ -88,9 +88,3 @@ func (p *pool) wake() {
 	p.freed = make(chan struct{})
 	p.mu.Unlock()
 }
-
-func (p *pool) live() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return len(p.holders)
-}

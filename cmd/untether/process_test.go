@@ -80,14 +80,13 @@ func (s *syncBuffer) String() string {
 }
 
 type e2eEnv struct {
-	tg      *tgtest.Server
-	dir     string
-	config  string
-	user    tgtest.User
-	chat    tgtest.Chat
-	env     []string
-	claude  string
-	version string
+	tg     *tgtest.Server
+	dir    string
+	config string
+	user   tgtest.User
+	chat   tgtest.Chat
+	env    []string
+	claude string
 }
 
 // newE2E writes a config pointing at a fake Telegram and the given claude.

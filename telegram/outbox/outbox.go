@@ -184,7 +184,7 @@ func (s Stats) QueuedAt(p Priority) int {
 // replaces it (see Replace).
 func (o *Outbox) Enqueue(j Job) <-chan error {
 	res := make(chan error, 1)
-	o.submit(nil, j, res)
+	o.submit(context.Background(), j, res) // no caller to outlive: Enqueue is fire and forget
 	return res
 }
 
@@ -215,7 +215,7 @@ func (o *Outbox) Send(ctx context.Context, j Job) error {
 // keyed job is already running, j is queued behind it; two versions never run
 // at once. An empty Key makes Replace a plain non-blocking Enqueue.
 func (o *Outbox) Replace(j Job) {
-	o.submit(nil, j, nil)
+	o.submit(context.Background(), j, nil)
 }
 
 // Drop removes the queued job with this key, which then ends with ErrDropped.
