@@ -12,7 +12,7 @@ import (
 // out, so it is asked unless the owner lists it.
 // A fresh slice each call, so callers may append to it.
 func DefaultAutoApprove() []string {
-	return []string{"Read", "Glob", "Grep", "LS", "NotebookRead", "WebSearch", "TodoWrite", "BashOutput"}
+	return []string{"Read", "Glob", "Grep", "LS", "WebSearch", "TodoWrite", "BashOutput"}
 }
 
 // MergeAllowList returns the union of the given lists (normally [claude]
