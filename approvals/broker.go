@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/cooldown"
+	"github.com/untether/untether/scope"
 )
 
 // Defaults for Config's zero values.
@@ -35,6 +36,14 @@ type Config struct {
 	// AllowList holds tool names and Bash rules allowed without asking;
 	// build it with MergeAllowList(allowedTools, autoApprove).
 	AllowList []string
+	// Paths is the part of the path rule shared by all sessions: the
+	// owner's extra roots ([claude] add_dirs) and the forbidden paths (the
+	// state file, the config file, the uploads root). Each request adds its
+	// working directory and its chat's upload folder (Request.WorkDir,
+	// Request.UploadDir). A listed file tool (Read, Glob, Grep, LS, Edit,
+	// Write…) is allowed without asking only when every path it touches is
+	// inside.
+	Paths scope.Rule
 	// SkipPermissions allows everything except ExitPlanMode and
 	// AskUserQuestion without asking.
 	SkipPermissions bool
@@ -62,6 +71,7 @@ type Config struct {
 // Broker owns every pending request. All methods are safe for concurrent use.
 type Broker struct {
 	allow        allowList
+	paths        scope.Rule
 	skip         bool
 	timeout      time.Duration
 	writeTimeout time.Duration
@@ -88,6 +98,7 @@ type pending struct {
 	req      Request
 	resp     Responder
 	kind     PromptKind
+	outside  []string // resolved paths outside the session's scope
 	plan     planInput
 	q        *questionState
 	actions  []Action // KindTool and KindPlan buttons
@@ -115,6 +126,7 @@ type sessionState struct {
 func New(cfg Config) *Broker {
 	b := &Broker{
 		allow:        parseAllowList(cfg.AllowList),
+		paths:        cfg.Paths,
 		skip:         cfg.SkipPermissions,
 		timeout:      cfg.Timeout,
 		writeTimeout: cfg.WriteTimeout,

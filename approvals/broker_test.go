@@ -24,7 +24,8 @@ func TestAutoApprove(t *testing.T) {
 		wantAuto   bool
 		wantReason string
 	}{
-		{"default list Read", Config{AllowList: allow}, toolReq("1", "Read", `{"file_path":"/a"}`), true, "allow list"},
+		{"default list TodoWrite", Config{AllowList: allow}, toolReq("1", "TodoWrite", `{"todos":[]}`), true, "allow list"},
+		{"default list Read outside the session asks", Config{AllowList: allow}, toolReq("1", "Read", `{"file_path":"/a"}`), false, ""},
 		{"plain name not listed", Config{AllowList: allow}, toolReq("1", "Write", `{"file_path":"/a"}`), false, ""},
 		{"bash prefix rule", Config{AllowList: allow}, toolReq("1", "Bash", `{"command":"git status -s"}`), true, "allow list"},
 		{"bash other command", Config{AllowList: allow}, toolReq("1", "Bash", `{"command":"touch a.txt"}`), false, ""},
@@ -74,9 +75,9 @@ func withMode(r Request, perm, plan string) Request {
 }
 
 func TestAutoAnswerWriteError(t *testing.T) {
-	b, _ := newTestBroker(Config{AllowList: []string{"Read"}})
+	b, _ := newTestBroker(Config{AllowList: []string{"TodoWrite"}})
 	boom := errors.New("process gone")
-	_, err := b.Submit(context.Background(), toolReq("1", "Read", `{}`), &fakeResponder{err: boom})
+	_, err := b.Submit(context.Background(), toolReq("1", "TodoWrite", `{}`), &fakeResponder{err: boom})
 	if !errors.Is(err, boom) {
 		t.Fatalf("Submit error = %v, want it to wrap %v", err, boom)
 	}

@@ -41,10 +41,14 @@ func (b *Broker) decideLocked(req Request) (*autoAnswer, *pending) {
 		return autoAllow(req, "skip permissions"), nil
 	case req.PermissionMode == "bypassPermissions":
 		return autoAllow(req, "bypassPermissions mode"), nil
-	case b.allow.allows(req.ToolName, req.Input):
+	}
+	// A listed file tool is allowed only on paths inside the session's
+	// scope; anything else is shown, with the paths that are outside.
+	inside, outside := b.checkPaths(req)
+	if inside && b.allow.allows(req.ToolName, req.Input) {
 		return autoAllow(req, "allow list"), nil
 	}
-	return nil, &pending{kind: KindTool}
+	return nil, &pending{kind: KindTool, outside: outside}
 }
 
 type planInput struct {
@@ -129,6 +133,7 @@ func (b *Broker) promptLocked(p *pending) Prompt {
 		PlanFile: p.plan.PlanFilePath,
 		Deadline: p.deadline,
 	}
+	pr.Outside = slices.Clone(p.outside)
 	if p.kind == KindTool && len(p.req.Suggestions) > 0 {
 		pr.AlwaysAllow = DescribeSuggestions(p.req.Suggestions)
 	}

@@ -7,9 +7,12 @@ import (
 
 // DefaultAutoApprove returns the tools allowed without asking when the
 // config has no [approvals] auto_approve: read-only tools and bookkeeping.
+// The file tools among them are allowed only inside the session's scope
+// (see Config.Paths). WebFetch is not here: a fetched URL can carry data
+// out, so it is asked unless the owner lists it.
 // A fresh slice each call, so callers may append to it.
 func DefaultAutoApprove() []string {
-	return []string{"Read", "Glob", "Grep", "LS", "WebSearch", "WebFetch", "TodoWrite", "BashOutput"}
+	return []string{"Read", "Glob", "Grep", "LS", "WebSearch", "TodoWrite", "BashOutput"}
 }
 
 // MergeAllowList returns the union of the given lists (normally [claude]
@@ -35,7 +38,8 @@ func MergeAllowList(lists ...[]string) []string {
 //
 // Accepted forms (anything else never matches, so a typo cannot widen access):
 //
-//	Read                  the tool, whatever its input
+//	Read                  the tool, whatever its input (for a file tool:
+//	                      on paths inside the session's scope, see pathTools)
 //	Bash(git status:*)    a Bash command that is "git status" or starts with "git status "
 //	Bash(make test)       exactly the Bash command "make test"
 //

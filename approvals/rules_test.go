@@ -69,12 +69,12 @@ func TestMergeAllowList(t *testing.T) {
 
 func TestDefaultAutoApprove(t *testing.T) {
 	d := DefaultAutoApprove()
-	for _, name := range []string{"Read", "Glob", "Grep", "LS", "WebSearch", "WebFetch", "TodoWrite", "BashOutput"} {
+	for _, name := range []string{"Read", "Glob", "Grep", "LS", "WebSearch", "TodoWrite", "BashOutput"} {
 		if !slices.Contains(d, name) {
 			t.Errorf("default lacks %s", name)
 		}
 	}
-	for _, name := range []string{"Bash", "Write", "Edit", ToolExitPlanMode, ToolAskUserQuestion} {
+	for _, name := range []string{"Bash", "Write", "Edit", "WebFetch", ToolExitPlanMode, ToolAskUserQuestion} {
 		if slices.Contains(d, name) {
 			t.Errorf("default must not contain %s", name)
 		}

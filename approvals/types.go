@@ -38,6 +38,11 @@ type Request struct {
 	// PlanMode is the chat's plan-mode setting: PlanOn, PlanOff or PlanAuto.
 	// With PlanAuto an ExitPlanMode is approved without asking.
 	PlanMode string
+	// WorkDir is the session's working directory and UploadDir the chat's
+	// own upload folder: with Config.Paths they make the session's path
+	// rule. Relative paths in the input are taken from WorkDir.
+	WorkDir   string
+	UploadDir string
 }
 
 // Plan-mode settings understood in Request.PlanMode. Anything other than
@@ -117,6 +122,11 @@ type Prompt struct {
 	// Actions are the buttons for KindTool and KindPlan, in display order.
 	// KindQuestion has all its buttons in Question.
 	Actions []Action
+	// Outside lists the paths (resolved, links followed) of a file tool's
+	// request that lie outside the session's scope: the working directory,
+	// the chat's upload folder and the owner's add_dirs, minus the bot's
+	// own files and other chats' uploads.
+	Outside []string
 	// AlwaysAllow says in plain words what the AlwaysAllow button saves,
 	// one line per suggestion (empty when there is no such button).
 	AlwaysAllow []string

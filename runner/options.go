@@ -42,8 +42,11 @@ type Options struct {
 	// Resume continues an earlier session by id (--resume).
 	Resume string
 	// SessionID fixes the id of a new session (--session-id); ignored with Resume.
-	SessionID       string
-	AllowedTools    []string
+	SessionID    string
+	AllowedTools []string
+	// AddDirs are directories outside WorkDir the CLI may use as its own
+	// (--add-dir, once per directory): it reads there without asking.
+	AddDirs         []string
 	IncludePartial  bool
 	SkipPermissions bool
 	ExtraArgs       []string
@@ -100,7 +103,7 @@ var managedFlags = []string{
 	"-p", "--print", "--verbose", "--input-format", "--output-format",
 	"--permission-prompt-tool", "--permission-mode", "--model", "--resume", "-r",
 	"--continue", "-c", "--session-id", "--allowedTools", "--allowed-tools",
-	"--include-partial-messages", "--dangerously-skip-permissions", "--sdk-url",
+	"--include-partial-messages", "--dangerously-skip-permissions", "--sdk-url", "--add-dir",
 }
 
 // ErrManagedFlag is returned when ExtraArgs repeat a flag the runner manages.
@@ -144,6 +147,11 @@ func (o Options) args(prompt string) ([]string, error) {
 	}
 	if len(o.AllowedTools) > 0 {
 		a = append(a, "--allowedTools", strings.Join(o.AllowedTools, ","))
+	}
+	for _, d := range o.AddDirs {
+		// One flag per directory: the flag takes several values, and a
+		// directory must never be read as a flag or the other way round.
+		a = append(a, "--add-dir", d)
 	}
 	if o.IncludePartial {
 		a = append(a, "--include-partial-messages")

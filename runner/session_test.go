@@ -141,6 +141,7 @@ func TestArgsAndEnvironment(t *testing.T) {
 		o.PermissionMode = "plan"
 		o.Resume = "abc-123"
 		o.AllowedTools = []string{"Read", "Bash(git status:*)"}
+		o.AddDirs = []string{"/srv/docs", "/home/me/my notes"}
 		o.IncludePartial = true
 		o.ExtraArgs = []string{"--append-system-prompt", "be brief"}
 		o.ExtraEnv = append(o.ExtraEnv, "UNTETHER_EXTRA=yes")
@@ -157,7 +158,7 @@ func TestArgsAndEnvironment(t *testing.T) {
 	if err := json.Unmarshal([]byte(tc.Result), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := "-p --verbose --output-format stream-json --input-format stream-json --permission-prompt-tool stdio --permission-mode plan --model opus --resume abc-123 --allowedTools Read,Bash(git status:*) --include-partial-messages --append-system-prompt be brief"
+	want := "-p --verbose --output-format stream-json --input-format stream-json --permission-prompt-tool stdio --permission-mode plan --model opus --resume abc-123 --allowedTools Read,Bash(git status:*) --add-dir /srv/docs --add-dir /home/me/my notes --include-partial-messages --append-system-prompt be brief"
 	if strings.Join(got.Args, " ") != want {
 		t.Errorf("args\n got %q\nwant %q", strings.Join(got.Args, " "), want)
 	}
@@ -178,7 +179,7 @@ func TestAPIBillingKeepsKey(t *testing.T) {
 }
 
 func TestExtraArgsClash(t *testing.T) {
-	for _, a := range []string{"--model", "--resume=x", "--permission-prompt-tool", "-p", "--dangerously-skip-permissions"} {
+	for _, a := range []string{"--model", "--resume=x", "--permission-prompt-tool", "-p", "--dangerously-skip-permissions", "--add-dir"} {
 		opts := fakeOpts(t, "echo")
 		opts.ExtraArgs = []string{a}
 		if _, err := Start(context.Background(), opts); !errors.Is(err, ErrManagedFlag) {

@@ -171,7 +171,7 @@ func TestApprovalAutoAllow(t *testing.T) {
 	h := newHarness(t, func(tr *runnertest.Turn) {
 		tr.Start("m")
 		asks := []runner.ApprovalRequest{
-			toolReq(t, "r", "Read", map[string]any{"file_path": "/etc/hosts"}),
+			toolReq(t, "r", "Read", map[string]any{"file_path": "/work/go.mod"}), // inside WorkDir
 			toolReq(t, "g", "Bash", map[string]any{"command": "git status -s"}),
 			toolReq(t, "x", "Bash", map[string]any{"command": "git status; rm -rf /"}),
 		}
@@ -198,7 +198,7 @@ func TestApprovalAutoAllow(t *testing.T) {
 		t.Errorf("decisions = %v", got)
 	}
 	for _, m := range h.tg.Messages(h.dm.ID) {
-		if len(m.Keyboard) > 0 && (strings.Contains(m.Text, "/etc/hosts") || strings.Contains(m.Text, "git status -s")) {
+		if len(m.Keyboard) > 0 && (strings.Contains(m.Text, "go.mod") || strings.Contains(m.Text, "git status -s")) {
 			t.Errorf("an allow-listed request was shown: %q", m.Text)
 		}
 	}

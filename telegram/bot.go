@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/cooldown"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/outbox"
 )
 
@@ -44,6 +46,15 @@ type Config struct {
 	// UploadDir holds photos and files users send, a folder per chat;
 	// default untether-uploads in the system's temporary folder.
 	UploadDir string
+	// AddDirs are directories outside WorkDir that Claude may read without
+	// asking (the owner's [claude] add_dirs; the engine passes them to the
+	// CLI as --add-dir).
+	AddDirs []string
+	// PrivatePaths are the bot's own files (state file, config file): a
+	// file tool touching them is always asked, even inside WorkDir. The
+	// upload folders of other chats are private too (UploadDir, except the
+	// chat's own folder).
+	PrivatePaths []string
 	// DailyBudget stops new turns once the cost of today's turns (the
 	// bot's local day, all chats) reached it, in USD; 0 means no limit.
 	DailyBudget float64
@@ -196,6 +207,7 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 	b.out = outbox.New(ob)
 	b.broker = approvals.New(approvals.Config{
 		AllowList:       cfg.AllowList,
+		Paths:           scope.Rule{Roots: cfg.AddDirs, Forbidden: append(slices.Clone(cfg.PrivatePaths), cfg.UploadDir)},
 		SkipPermissions: cfg.SkipPerms,
 		Timeout:         cfg.ApprovalWait,
 		Cooldown:        b.storedCooldown(),

@@ -70,11 +70,17 @@ func tooBig(files []prefs.File) (prefs.File, bool) {
 	return prefs.File{}, false
 }
 
+// uploadDir is the session's own upload folder. The approvals path rule
+// lets Claude read it, and no other chat's.
+func (b *Bot) uploadDir(key string) string {
+	return filepath.Join(b.cfg.UploadDir, safeName(key))
+}
+
 // withFiles downloads the prompt's files into the session's upload folder
 // and returns the text for Claude: the user's words, then where the files
 // are (Claude reads them with its own tools; images included).
 func (b *Bot) withFiles(ctx context.Context, qp prefs.QueuedPrompt) (string, error) {
-	dir := filepath.Join(b.cfg.UploadDir, safeName(qp.Key))
+	dir := b.uploadDir(qp.Key)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("creating the upload folder: %w", err)
 	}

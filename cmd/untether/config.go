@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/untether/untether/approvals"
 )
 
 // Values of [claude] mode.
@@ -59,6 +61,7 @@ type ClaudeConfig struct {
 	Binary                     string            `toml:"binary"`
 	WorkingDir                 string            `toml:"working_dir"`
 	ProjectRoots               []string          `toml:"project_roots"`
+	AddDirs                    []string          `toml:"add_dirs"`
 	Model                      string            `toml:"model"`
 	PermissionMode             string            `toml:"permission_mode"`
 	AllowedTools               []string          `toml:"allowed_tools"`
@@ -123,7 +126,7 @@ func defaultConfig() Config {
 		},
 		Approvals: ApprovalsConfig{
 			Timeout:     10 * time.Minute,
-			AutoApprove: []string{"Read", "Glob", "Grep", "LS", "WebSearch", "WebFetch", "TodoWrite", "BashOutput"},
+			AutoApprove: approvals.DefaultAutoApprove(),
 			PlanMode:    PlanModeOff,
 		},
 		Cooldown: CooldownConfig{Base: 30 * time.Second, Max: 120 * time.Second},
@@ -349,6 +352,9 @@ func (c *Config) resolvePaths() []error {
 	}
 	for i, r := range c.Claude.ProjectRoots {
 		c.Claude.ProjectRoots[i] = abs("[claude] project_roots", r)
+	}
+	for i, d := range c.Claude.AddDirs {
+		c.Claude.AddDirs[i] = abs("[claude] add_dirs", d)
 	}
 	if c.State.Path == "" {
 		c.State.Path = filepath.Join(dir, "untether.db")

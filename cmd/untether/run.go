@@ -6,11 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"sort"
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/runner"
+	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram"
 )
 
@@ -35,6 +37,11 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	log.Info("untether starting", "version", version, "config", cfg.Path, "state", cfg.State.Path,
 		"working_dir", cfg.Claude.WorkingDir, "mode", cfg.Claude.Mode)
+	for _, p := range privateInReach(cfg) {
+		log.Warn("a private file of the bot lies where Claude Code reads without asking (working_dir, project_roots or add_dirs); "+
+			"untether's path rule cannot guard reads the CLI never asks about: move the file ([state] path, --config) or the directory",
+			"path", p)
+	}
 	if err := bot.Run(ctx); err != nil {
 		return err
 	}
@@ -84,6 +91,8 @@ func botConfig(cfg *Config) telegram.Config {
 		WorkDir:        cfg.Claude.WorkingDir,
 		ProjectRoots:   cfg.Claude.ProjectRoots,
 		UploadDir:      cfg.State.Uploads,
+		AddDirs:        cfg.Claude.AddDirs,
+		PrivatePaths:   []string{cfg.Path, cfg.State.Path},
 		UploadKeep:     cfg.State.UploadsKeep,
 		Model:          cfg.Claude.Model,
 		PermissionMode: cfg.Claude.PermissionMode,
@@ -95,6 +104,20 @@ func botConfig(cfg *Config) telegram.Config {
 		CooldownMax:    cfg.Cooldown.Max,
 		Secrets:        chatSecrets(cfg),
 	}
+}
+
+// privateInReach returns the bot's private files (config, state) that lie
+// inside a directory Claude Code reads without asking: the CLI decides
+// those reads itself (cat, Read), so they never reach the path rule.
+func privateInReach(cfg *Config) []string {
+	reach := scope.Rule{Roots: slices.Concat([]string{cfg.Claude.WorkingDir}, cfg.Claude.ProjectRoots, cfg.Claude.AddDirs)}
+	var out []string
+	for _, p := range []string{cfg.Path, cfg.State.Path} {
+		if reach.Check(p).Inside {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // chatSecrets are values that must never reach a chat: configured secrets
@@ -128,6 +151,7 @@ func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
 		WorkDir:         cfg.Claude.WorkingDir,
 		Mode:            mode,
 		AllowedTools:    cfg.Claude.AllowedTools,
+		AddDirs:         cfg.Claude.AddDirs,
 		SkipPermissions: cfg.Claude.DangerouslySkipPermissions,
 		IncludePartial:  cfg.Claude.IncludePartialMessages,
 		ExtraArgs:       cfg.Claude.ExtraArgs,

@@ -27,6 +27,7 @@ var managedFlags = map[string]string{
 	"--allowed-tools":                "use [claude] allowed_tools",
 	"--dangerously-skip-permissions": "use [claude] dangerously_skip_permissions",
 	"--include-partial-messages":     "use [claude] include_partial_messages",
+	"--add-dir":                      "use [claude] add_dirs",
 }
 
 var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
@@ -86,6 +87,15 @@ func (c *Config) validate() []error {
 		bad("claude", "working_dir", "%v", err)
 	} else if !fi.IsDir() {
 		bad("claude", "working_dir", "%s is not a directory", cl.WorkingDir)
+	}
+	for _, d := range cl.AddDirs {
+		// Passed to the CLI and trusted for reads: a typo must not pass
+		// silently.
+		if fi, err := os.Stat(d); err != nil {
+			bad("claude", "add_dirs", "%v", err)
+		} else if !fi.IsDir() {
+			bad("claude", "add_dirs", "%s is not a directory", d)
+		}
 	}
 	if cl.PermissionMode != "" {
 		oneOf("claude", "permission_mode", cl.PermissionMode, permissionModes...)

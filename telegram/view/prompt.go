@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,7 +43,10 @@ func toolText(p *approvals.Prompt, workDir string, now time.Time) string {
 	tv := describeTool(req.ToolName, parseFields(req.Input), req.Description, workDir)
 
 	var pieces []string // everything but the preview, in order after it
-	if bp := blockedPath(req.BlockedPath, tv.path, workDir); bp != "" {
+	if len(p.Outside) > 0 {
+		pieces = append(pieces, outsideLine(p.Outside))
+	}
+	if bp := blockedPath(req.BlockedPath, tv.path, workDir); bp != "" && !slices.Contains(p.Outside, filepath.Clean(req.BlockedPath)) {
 		pieces = append(pieces, "📁 Path: <code>"+escHead(bp, maxPathUnits)+"</code>")
 	}
 	if len(p.AlwaysAllow) > 0 {
@@ -87,6 +91,16 @@ func blockedPath(blocked, shown, workDir string) string {
 		return ""
 	}
 	return toolkinds.RelPath(blocked, workDir)
+}
+
+// outsideLine says why a file tool was asked: the first path outside the
+// project, resolved (links followed), as it will be opened.
+func outsideLine(paths []string) string {
+	line := "⚠️ Outside the project: <code>" + escHead(paths[0], maxPathUnits) + "</code>"
+	if len(paths) > 1 {
+		line += fmt.Sprintf(" (and %d more)", len(paths)-1)
+	}
+	return line
 }
 
 // deadlineLine says how long the user has, rounded up to whole minutes

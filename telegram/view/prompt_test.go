@@ -54,7 +54,7 @@ func parseCLIRequest(t testing.TB, raw []byte) approvals.Request {
 	return approvals.Request{
 		RequestID: "req-1", ToolName: r.ToolName, Input: r.Input, Suggestions: r.Suggestions,
 		ToolUseID: r.ToolUseID, BlockedPath: r.BlockedPath, Description: r.Description,
-		ChatID: chatID, SessionKey: "42", PermissionMode: "default", PlanMode: approvals.PlanOn,
+		ChatID: chatID, SessionKey: "42", PermissionMode: "default", PlanMode: approvals.PlanOn, WorkDir: workDir,
 	}
 }
 

@@ -1,0 +1,115 @@
+package approvals
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/untether/untether/scope"
+)
+
+// pathTool says where a file tool's input names the paths it touches.
+type pathTool struct {
+	fields []string // input fields holding a path; the first one set is used
+	// optional: no path means the working directory (Glob, Grep);
+	// otherwise a missing path is not inside.
+	optional bool
+	glob     bool // the pattern field is a glob that may reach elsewhere
+}
+
+// pathTools are the tools whose allow-list entry means "this tool, on paths
+// inside the session's scope". Reads are the point (Claude Code asks only
+// about reads outside the working directory, so "Read" meant "any file"),
+// and the file-changing tools follow the same rule, so no entry can let the
+// bot's own files be written without asking either.
+var pathTools = map[string]pathTool{
+	"Read":         {fields: []string{"file_path"}},
+	"NotebookRead": {fields: []string{"notebook_path"}},
+	"LS":           {fields: []string{"path"}},
+	"Glob":         {fields: []string{"path"}, optional: true, glob: true},
+	"Grep":         {fields: []string{"path"}, optional: true},
+	"Edit":         {fields: []string{"file_path"}},
+	"MultiEdit":    {fields: []string{"file_path"}},
+	"Write":        {fields: []string{"file_path"}},
+	"NotebookEdit": {fields: []string{"notebook_path"}},
+}
+
+// IsPathTool reports whether an allow-list entry for tool is limited to
+// paths inside the session's scope.
+func IsPathTool(tool string) bool {
+	_, ok := pathTools[tool]
+	return ok
+}
+
+// toolPaths returns the paths a path tool's input touches, relative ones
+// as given (the rule resolves them against the working directory). ok is
+// false when the input cannot be read or lacks a required path: such a
+// request is never inside.
+func toolPaths(pt pathTool, input json.RawMessage) (paths []string, ok bool) {
+	var in map[string]any
+	if err := json.Unmarshal(input, &in); err != nil || in == nil {
+		return nil, false
+	}
+	dir := ""
+	for _, f := range pt.fields {
+		v := in[f]
+		if v == nil {
+			continue
+		}
+		s, isStr := v.(string)
+		if !isStr {
+			return nil, false
+		}
+		dir = s
+		break
+	}
+	if dir == "" {
+		if !pt.optional {
+			return nil, false
+		}
+		dir = "."
+	}
+	paths = []string{dir}
+	if pt.glob {
+		pattern, _ := in["pattern"].(string)
+		base, ok := scope.PatternBase(pattern)
+		switch {
+		case !ok:
+			return nil, false
+		case base == "":
+		case filepath.IsAbs(base) || strings.HasPrefix(base, "~"):
+			paths = append(paths, base) // the pattern names its own place
+		default:
+			paths = append(paths, dir+"/"+base)
+		}
+	}
+	return paths, true
+}
+
+// checkPaths says whether every path a path-tool request touches is inside
+// the session's scope, and returns the resolved paths that are not (none
+// when the request's paths could not be read at all: it is not inside).
+// Other tools are always inside.
+func (b *Broker) checkPaths(req Request) (inside bool, outside []string) {
+	pt, ok := pathTools[req.ToolName]
+	if !ok {
+		return true, nil
+	}
+	paths, ok := toolPaths(pt, req.Input)
+	if !ok {
+		return false, nil
+	}
+	rule := b.paths
+	rule.WorkDir = req.WorkDir
+	rule.Roots = slices.Clone(b.paths.Roots)
+	if req.UploadDir != "" {
+		rule.Roots = append(rule.Roots, req.UploadDir)
+	}
+	for _, p := range paths {
+		if v := rule.Check(p); !v.Inside && !slices.Contains(outside, v.Path) {
+			outside = append(outside, v.Path)
+		}
+	}
+	return len(outside) == 0, outside
+}

@@ -1,0 +1,268 @@
+// Package scope is the bot's one rule for the file system: whether a path
+// lies inside what a session may touch without asking. A path is inside
+// when, with links followed, it lies under the session's working
+// directory, the chat's upload folder or a directory the owner listed, and
+// not in a forbidden place (the bot's own state and config files, the
+// upload folders of other chats). It imports none of the bot's packages.
+package scope
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Rule says which paths of one session are inside. Roots and forbidden
+// paths are resolved (links followed) on every Check, so a link swapped
+// after the bot started is seen as it is now.
+type Rule struct {
+	// WorkDir is the session's working directory: relative paths are
+	// resolved against it, and it is an allowed root. Empty means relative
+	// paths cannot be placed, so they are never inside.
+	WorkDir string
+	// Roots are further allowed roots: the chat's upload folder, the
+	// owner's add_dirs.
+	Roots []string
+	// Forbidden are files or folders that are never inside, even under a
+	// root. The most specific entry decides: a root that lies deeper inside
+	// a forbidden folder is allowed (the chat's own folder inside the
+	// uploads root), a forbidden path deeper inside a root is not (the
+	// state file inside the working directory), and on a tie the path is
+	// forbidden.
+	Forbidden []string
+}
+
+// Verdict is the answer for one path.
+type Verdict struct {
+	// Path is the path as the check saw it: absolute, cleaned, links
+	// followed. When it could not be resolved it is the path as given.
+	Path string
+	// Inside reports whether the path may be touched without asking.
+	Inside bool
+	// Forbidden reports that the path is in a forbidden place (the reason
+	// it is not inside, although a root holds it).
+	Forbidden bool
+}
+
+// maxLinks bounds the links followed while resolving one path, as the
+// kernel does (ELOOP), so a link cycle cannot spin.
+const maxLinks = 255
+
+var errLoop = errors.New("too many levels of symbolic links")
+
+// Check resolves path and says whether it is inside. Every way the path
+// could be read must be inside: the raw text and the text with surrounding
+// spaces trimmed (Claude Code trims), each cleaned lexically (as Claude
+// Code's path.resolve does) and also resolved with ".." taken physically
+// (as the kernel would take an uncleaned path). A path that cannot be
+// resolved at all is not inside.
+func (r Rule) Check(path string) Verdict {
+	forms := []string{path}
+	if t := strings.TrimSpace(path); t != path {
+		forms = append(forms, t)
+	}
+	var first Verdict
+	for i, f := range forms {
+		v := r.check(f)
+		if i == 0 || (first.Inside && !v.Inside) {
+			first = v
+		}
+	}
+	return first
+}
+
+func (r Rule) check(path string) Verdict {
+	abs, err := Absolute(path, r.WorkDir)
+	if err != nil {
+		return Verdict{Path: path}
+	}
+	var out Verdict
+	// The lexical form first: it is what Claude Code opens, so it is the
+	// path to show.
+	for i, p := range []string{filepath.Clean(abs), abs} {
+		resolved, err := ResolveLinks(p)
+		if err != nil {
+			if i == 0 {
+				return Verdict{Path: p}
+			}
+			out.Inside = false
+			continue
+		}
+		v := r.place(resolved)
+		if i == 0 {
+			out = v
+		} else if out.Inside && !v.Inside {
+			out.Inside, out.Forbidden = false, v.Forbidden
+		}
+	}
+	return out
+}
+
+// place decides for a resolved path: the deepest allowed root holding it
+// must be deeper than every forbidden path holding it.
+func (r Rule) place(p string) Verdict {
+	allowed, forbidden := -1, -1
+	for _, root := range append([]string{r.WorkDir}, r.Roots...) {
+		if root == "" || !filepath.IsAbs(root) {
+			continue
+		}
+		rr, err := ResolveLinks(filepath.Clean(root))
+		if err != nil {
+			continue
+		}
+		if within(rr, p, false) {
+			allowed = max(allowed, len(rr))
+		}
+	}
+	for _, f := range r.Forbidden {
+		if f == "" {
+			continue
+		}
+		f = filepath.Clean(f)
+		// Both the name and the resolved name: a forbidden file reached
+		// through a link, or a link standing where the file is named.
+		forms := []string{f}
+		if rf, err := ResolveLinks(f); err == nil && rf != f {
+			forms = append(forms, rf)
+		}
+		for _, ff := range forms {
+			if within(ff, p, true) {
+				forbidden = max(forbidden, len(ff))
+			}
+		}
+	}
+	return Verdict{Path: p, Inside: allowed > forbidden, Forbidden: allowed >= 0 && forbidden >= allowed}
+}
+
+// within reports whether p is root or lies below it (both absolute and
+// clean). A prefix of a name is not enough: /work/proj2 is not in
+// /work/proj. fold compares without case, for forbidden paths: on a
+// case-insensitive file system /HOME/ME/.UNTETHER names the same file.
+func within(root, p string, fold bool) bool {
+	if fold {
+		root, p = strings.ToLower(root), strings.ToLower(p)
+	}
+	if p == root || root == "/" {
+		return true
+	}
+	return strings.HasPrefix(p, root+"/")
+}
+
+// Absolute expands a leading ~ as Claude Code does ("~" and "~/…" are the
+// home directory) and makes a relative path absolute against workDir,
+// without cleaning it. Other ~ forms (~user) are refused: whether they mean
+// a user's home or a file named "~user" is not worth guessing.
+func Absolute(path, workDir string) (string, error) {
+	if path == "" {
+		return "", errors.New("empty path")
+	}
+	if strings.HasPrefix(path, "~") {
+		if path != "~" && !strings.HasPrefix(path, "~/") {
+			return "", fmt.Errorf("%q: only ~ and ~/ are expanded", path)
+		}
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("expanding ~: %w", err)
+		}
+		return home + path[1:], nil
+	}
+	if filepath.IsAbs(path) {
+		return path, nil
+	}
+	if workDir == "" || !filepath.IsAbs(workDir) {
+		return "", fmt.Errorf("%q is relative and there is no working directory", path)
+	}
+	return workDir + "/" + path, nil
+}
+
+// ResolveLinks returns the absolute path p with every link followed, the
+// way the kernel walks it: ".." steps up from where the links led, not
+// from the text. A part that does not exist is kept as it is, so a file
+// about to be created is placed by its existing parent; a dangling link is
+// followed to where it points. Errors other than "does not exist" (a file
+// used as a folder, no permission, a link loop) are returned.
+func ResolveLinks(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%q is not absolute", p)
+	}
+	done := "/"
+	rest := split(p)
+	links := 0
+	for len(rest) > 0 {
+		c := rest[0]
+		rest = rest[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			done = filepath.Dir(done)
+			continue
+		}
+		next := filepath.Join(done, c)
+		fi, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Nothing to follow here; the walk goes on, so a ".." back out
+			// of a missing folder still meets the links after it.
+			done = next
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("resolving %s: %w", p, err)
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		if links++; links > maxLinks {
+			return "", fmt.Errorf("resolving %s: %w", p, errLoop)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", fmt.Errorf("resolving %s: %w", p, err)
+		}
+		if filepath.IsAbs(target) {
+			done = "/"
+		}
+		rest = append(split(target), rest...)
+	}
+	return done, nil
+}
+
+func split(p string) []string { return strings.Split(p, "/") }
+
+// PatternBase returns the folder a glob pattern cannot leave: the part
+// before its first wildcard segment ("src" for "src/**/*.go", "/etc" for
+// "/etc/*", "" for "*.go"). ok is false when the rest could climb out of
+// it anyway: a ".." after a wildcard, or a "/" inside braces ("{/etc,x}").
+func PatternBase(pattern string) (base string, ok bool) {
+	segs := split(pattern)
+	i := 0
+	for ; i < len(segs); i++ {
+		if strings.ContainsAny(segs[i], `*?[{\`) {
+			break
+		}
+	}
+	rest := strings.Join(segs[i:], "/")
+	if strings.Contains(rest, "..") {
+		return "", false
+	}
+	depth := 0
+	for _, c := range rest {
+		switch {
+		case c == '{':
+			depth++
+		case c == '}' && depth > 0:
+			depth--
+		case c == '/' && depth > 0:
+			return "", false
+		}
+	}
+	base = strings.Join(segs[:i], "/")
+	if base == "" && strings.HasPrefix(pattern, "/") {
+		base = "/"
+	}
+	return base, true
+}
