@@ -81,7 +81,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 				at.Sent, replyTo = true, id
 			}
 		}
-		parts = view.PromptTextAttached(p, workDir, now, at)
+		parts = view.PromptTextAttached(p, workDir, b.now(), at) // the file may have taken a while
 		kb = view.PromptKeyboardAttached(p, prefixApproval, at)
 	}
 	key := promptKey{a.key, p.Request.RequestID}
