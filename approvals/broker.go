@@ -62,7 +62,7 @@ type Config struct {
 	// IsAllowed says who may press buttons; nil lets nobody.
 	IsAllowed func(userID int64) bool
 	// OnResolved hears about requests resolved without a press (timeout,
-	// CancelSession), after the deny was written. It runs on the timer's
+	// CancelSession, after the deny was written; Withdraw). It runs on the timer's
 	// goroutine or CancelSession's caller; it must not block for long.
 	OnResolved func(Resolution)
 	Logger     *slog.Logger
@@ -312,6 +312,27 @@ func (b *Broker) CancelSession(ctx context.Context, sessionKey, reason string) (
 		b.report(Resolution{Outcome: OutcomeCancelled, Request: p.req, Prompt: refs[i], Reason: reason, Message: msg, Err: err})
 	}
 	return len(ps), errors.Join(errs...)
+}
+
+// Withdraw resolves a request the CLI took back (control_cancel_request,
+// e.g. after an interrupt): nothing is written, since the CLI no longer
+// waits for an answer and has already failed the tool call, and
+// OnResolved hears OutcomeWithdrawn so the prompt loses its buttons. A
+// press on them afterwards is Stale. It reports whether the request was
+// pending (false when it was already answered, timed out or cancelled).
+func (b *Broker) Withdraw(sessionKey, requestID string) bool {
+	b.mu.Lock()
+	p := b.pending[pendingKey{sessionKey, requestID}]
+	if p == nil {
+		b.mu.Unlock()
+		return false
+	}
+	b.resolveLocked(p)
+	ref := p.ref
+	b.mu.Unlock()
+	b.reqLog(p.req).Info("approval withdrawn by claude")
+	b.report(Resolution{Outcome: OutcomeWithdrawn, Request: p.req, Prompt: ref, Reason: "withdrawn by Claude"})
+	return true
 }
 
 // Forget drops the session's plan-flow state (cooldown, outline gate,

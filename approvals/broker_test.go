@@ -422,3 +422,43 @@ func TestCancelSession(t *testing.T) {
 		t.Fatalf("second CancelSession = %d, %v", n, err)
 	}
 }
+
+// TestWithdraw: a request the CLI took back is resolved without writing
+// anything (the CLI no longer waits), reported as withdrawn, and its
+// buttons are dead; other requests of the session stay pending.
+func TestWithdraw(t *testing.T) {
+	b, hook := newTestBroker(Config{})
+	r := &fakeResponder{}
+	p1 := mustPrompt(t, b, toolReq("r1", "Bash", `{}`), r)
+	mustPrompt(t, b, toolReq("r2", "Bash", `{}`), r)
+	b.SetPrompt("100", "r1", PromptRef{ChatID: chatA, MessageID: 5})
+
+	if !b.Withdraw("100", "r1") {
+		t.Fatal("Withdraw of a pending request reported false")
+	}
+	if calls := r.all(); len(calls) != 0 {
+		t.Fatalf("withdrawing wrote to the CLI: %+v", calls)
+	}
+	got := hook.all()
+	if len(got) != 1 || got[0].Outcome != OutcomeWithdrawn || got[0].Request.RequestID != "r1" ||
+		got[0].Prompt.MessageID != 5 || got[0].Message != "" || !got[0].Outcome.Final() {
+		t.Fatalf("hook got %+v", got)
+	}
+	_, err := b.Press(context.Background(), token(t, p1, ActionApprove), owner, chatA)
+	var ref *Refusal
+	if !errors.As(err, &ref) || ref.Kind != Stale || ref.Toast != ToastStale {
+		t.Fatalf("press after withdraw: %v, want Stale", err)
+	}
+	if len(r.all()) != 0 {
+		t.Fatal("a press on a withdrawn request wrote to the CLI")
+	}
+	if p := b.Pending("100"); len(p) != 1 || p[0].RequestID != "r2" {
+		t.Fatalf("pending = %+v, want r2 alone", p)
+	}
+	if b.Withdraw("100", "r1") || b.Withdraw("100", "nope") || b.Withdraw("200", "r2") {
+		t.Fatal("Withdraw of a request that is not pending reported true")
+	}
+	if len(hook.all()) != 1 {
+		t.Fatalf("hook heard more: %+v", hook.all())
+	}
+}

@@ -70,6 +70,7 @@ const (
 	OutcomeAnswered      Outcome = "answered" // AskUserQuestion allowed with answers
 	OutcomeTimedOut      Outcome = "timed_out"
 	OutcomeCancelled     Outcome = "cancelled"
+	OutcomeWithdrawn     Outcome = "withdrawn"     // the CLI took the request back (control_cancel_request)
 	OutcomeNextQuestion  Outcome = "next_question" // not final: show Result.Question
 	OutcomeToggled       Outcome = "toggled"       // not final: multi-select changed, show Result.Question
 	OutcomeAwaitingText  Outcome = "awaiting_text" // not final: the next text message is the answer
@@ -162,14 +163,14 @@ type Result struct {
 // Final reports whether the request is resolved (no buttons left).
 func (r Result) Final() bool { return r.Outcome.Final() }
 
-// Resolution reports a request resolved without a press: timed out or
-// cancelled. It goes to Config.OnResolved.
+// Resolution reports a request resolved without a press: timed out,
+// cancelled or withdrawn. It goes to Config.OnResolved.
 type Resolution struct {
-	Outcome Outcome // OutcomeTimedOut or OutcomeCancelled
+	Outcome Outcome // OutcomeTimedOut, OutcomeCancelled or OutcomeWithdrawn
 	Request Request
 	Prompt  PromptRef
 	Reason  string // why, in a few words ("timed out", the CancelSession reason)
-	Message string // the deny message written to Claude
+	Message string // the deny message written to Claude ("" when withdrawn: nothing is written)
 	Err     error  // the Responder's error, if the deny could not be written
 }
 
@@ -189,10 +190,15 @@ func (s Submission) Auto() bool { return s.Prompt == nil }
 type RefusalKind string
 
 const (
-	Stale        RefusalKind = "stale"        // unknown token, already answered, or session gone
+	Stale        RefusalKind = "stale"        // unknown token, already answered, withdrawn, or session gone
 	Unauthorized RefusalKind = "unauthorized" // the user may not answer
 	ForeignChat  RefusalKind = "foreign_chat" // the button was pressed in another chat
 )
+
+// ToastStale answers a press on a request that is no longer pending:
+// answered, timed out, cancelled, withdrawn by Claude, or from before a
+// restart.
+const ToastStale = "This request is no longer pending"
 
 // Refusal is the error Press returns when it does nothing. Toast is a short
 // text for the callback answer. Use errors.As to get it.
@@ -210,6 +216,6 @@ func refuse(k RefusalKind) *Refusal {
 	case ForeignChat:
 		return &Refusal{Kind: k, Toast: "This button belongs to another chat"}
 	default:
-		return &Refusal{Kind: Stale, Toast: "Already answered or expired"}
+		return &Refusal{Kind: Stale, Toast: ToastStale}
 	}
 }

@@ -309,6 +309,13 @@ func TestContractInterruptWithPendingApproval(t *testing.T) {
 	if c := eventsOf[ApprovalCancelled](log.events); len(c) != 1 || c[0].RequestID != req.RequestID {
 		t.Errorf("want one ApprovalCancelled for %s, got %+v", req.RequestID, c)
 	}
+	// Measured: the withdrawal is the first thing the CLI says after the
+	// interrupt, before the failed tool and the result, so a consumer can
+	// take the prompt's buttons away while the turn is still closing.
+	t.Logf("after the interrupt:%s", log)
+	if _, first := log.events[0].(ApprovalCancelled); !first {
+		t.Errorf("the withdrawal is not the first event after the interrupt:%s", log)
+	}
 	if p := s.Pending(); len(p) != 0 {
 		t.Errorf("withdrawn request still pending: %v", p)
 	}

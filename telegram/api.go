@@ -145,12 +145,19 @@ func (b *Bot) send(ctx context.Context, p place, replyTo int, text string, kb vi
 			return nil
 		}
 	}
-	err := b.out.Send(ctx, outbox.Job{ChatID: p.ChatID, Priority: prio, Do: do(true)})
-	if isParseError(err) {
-		b.log.Warn("telegram rejected HTML, sending plain text", "chat_id", p.ChatID, "err", err)
-		err = b.out.Send(ctx, outbox.Job{ChatID: p.ChatID, Priority: prio, Do: do(false)})
-	}
+	err := b.sendParsed(ctx, p.ChatID, prio, do)
 	return id, err
+}
+
+// sendParsed runs a send with parse_mode HTML and, if Telegram rejects the
+// HTML, once more as plain text (do(false)).
+func (b *Bot) sendParsed(ctx context.Context, chatID int64, prio outbox.Priority, do func(parse bool) func(context.Context) error) error {
+	err := b.out.Send(ctx, outbox.Job{ChatID: chatID, Priority: prio, Do: do(true)})
+	if isParseError(err) {
+		b.log.Warn("telegram rejected HTML, sending plain text", "chat_id", chatID, "err", err)
+		err = b.out.Send(ctx, outbox.Job{ChatID: chatID, Priority: prio, Do: do(false)})
+	}
+	return err
 }
 
 // edit replaces a message's text and keyboard (no keyboard removes it).

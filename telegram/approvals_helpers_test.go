@@ -45,6 +45,8 @@ func decisionWord(d runnertest.Decision) string {
 		return "interrupted"
 	case d.Closed:
 		return "closed"
+	case d.Withdrawn:
+		return "withdrawn"
 	}
 	return "denied"
 }

@@ -37,7 +37,7 @@ func TestApprovalTimeout(t *testing.T) {
 	}
 	h.awaitText(h.dm.ID, "tool denied")
 	data, _ := findButton(prompt, "Approve")
-	if got := h.toast(h.tg.SendCallbackQuery(h.user, h.dm, prompt.ID, data)); got != "Already answered or expired" {
+	if got := h.toast(h.tg.SendCallbackQuery(h.user, h.dm, prompt.ID, data)); got != "This request is no longer pending" {
 		t.Errorf("press after the timeout: toast %q", got)
 	}
 }
@@ -88,7 +88,7 @@ func TestApprovalStaleAfterRestart(t *testing.T) {
 	}
 	h.start()
 	cq := h.tg.SendCallbackQuery(h.user, h.dm, prompt.ID, data)
-	if got := h.toast(cq); got != "Already answered or expired" {
+	if got := h.toast(cq); got != "This request is no longer pending" {
 		t.Errorf("press after restart: toast %q", got)
 	}
 	if a := h.answersOf(0); len(a) != 1 {
@@ -103,12 +103,13 @@ func TestApprovalEndsWithItsTurn(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		end  func(tr *runnertest.Turn)
+		want string
 	}{
-		{"crash", func(tr *runnertest.Turn) { tr.Crash(2, "segfault") }},
+		{"crash", func(tr *runnertest.Turn) { tr.Crash(2, "segfault") }, "Cancelled — the turn ended"},
 		{"withdrawn", func(tr *runnertest.Turn) {
 			tr.Emit(runner.ApprovalCancelled{RequestID: "w1"})
 			tr.Aborted()
-		}},
+		}, "Withdrawn"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			shown := make(chan struct{})
@@ -121,12 +122,60 @@ func TestApprovalEndsWithItsTurn(t *testing.T) {
 			h.say("go")
 			prompt := h.awaitPrompt(h.dm.ID, "Approve", "make gone")
 			close(shown)
-			edited := h.awaitResolved(h.dm.ID, prompt.ID, "Cancelled — the turn ended")
+			edited := h.awaitResolved(h.dm.ID, prompt.ID, tc.want)
 			t.Logf("after the turn ended:\n%s", edited.Text)
 			data, _ := findButton(prompt, "Approve")
-			if got := h.toast(h.tg.SendCallbackQuery(h.user, h.dm, prompt.ID, data)); got != "Already answered or expired" {
+			if got := h.toast(h.tg.SendCallbackQuery(h.user, h.dm, prompt.ID, data)); got != "This request is no longer pending" {
 				t.Errorf("press after the turn: toast %q", got)
 			}
 		})
+	}
+}
+
+// TestApprovalWithdrawnLosesButtons: when Claude takes a request back
+// while its turn goes on, the prompt says so and loses its buttons at once,
+// a press on them reaches nobody, and the progress stops saying it waits.
+func TestApprovalWithdrawnLosesButtons(t *testing.T) {
+	withdraw, checked := make(chan struct{}), make(chan struct{})
+	h := newHarness(t, func(tr *runnertest.Turn) {
+		tr.Start("m")
+		tr.Emit(runner.ActionStarted{ToolUseID: "toolu_w1", Tool: "Bash", Kind: "command", Title: "make gone"})
+		go func() {
+			<-withdraw
+			tr.Withdraw("w1")
+		}()
+		d := tr.Ask(toolReq(t, "w1", "Bash", map[string]any{"command": "make gone"}))
+		// Like the CLI: the withdrawn tool fails, the turn goes on.
+		tr.Emit(runner.ActionCompleted{ToolUseID: "toolu_w1", OK: false, Detail: "withdrawn"})
+		<-checked
+		tr.Complete("tool " + decisionWord(d))
+	})
+	msg := h.say("go")
+	prompt := h.awaitPrompt(h.dm.ID, "Approve", "make gone")
+	progress := h.progressFor(h.dm.ID, msg)
+	h.tg.Await(wait, "the progress to say it waits for approval", func() bool {
+		m, _ := h.tg.Message(h.dm.ID, progress.ID)
+		return strings.Contains(m.Text, "waiting for approval")
+	})
+	close(withdraw)
+	edited := h.awaitResolved(h.dm.ID, prompt.ID, "Withdrawn")
+	t.Logf("withdrawn:\n%s", edited.Text)
+	if !strings.Contains(edited.Text, "make gone") || strings.Contains(edited.Text, "Answer within") {
+		t.Errorf("the withdrawn prompt should keep what was asked and drop the deadline:\n%s", edited.Text)
+	}
+	// The turn is still running: its progress no longer waits.
+	h.tg.Await(wait, "the progress to stop waiting for approval", func() bool {
+		m, _ := h.tg.Message(h.dm.ID, progress.ID)
+		return !strings.Contains(m.Text, "waiting for approval") && strings.Contains(m.Text, "working")
+	})
+	data, _ := findButton(prompt, "Approve")
+	if got := h.toast(h.tg.SendCallbackQuery(h.user, h.dm, prompt.ID, data)); got != "This request is no longer pending" {
+		t.Errorf("press on the withdrawn prompt: toast %q", got)
+	}
+	close(checked)
+	h.awaitText(h.dm.ID, "tool withdrawn")
+	s := h.eng.session(0)
+	if a, stray := s.Answers(), s.Stray(); len(a) != 0 || len(stray) != 0 {
+		t.Errorf("something was written to claude for a withdrawn request: answers %+v, refused %+v", a, stray)
 	}
 }

@@ -114,7 +114,7 @@ func TestQuestionMultiSelectOtherAndSequence(t *testing.T) {
 	}
 	// A button of the first question is dead now.
 	old, _ := findButton(toggled, "unit")
-	if got := h.toast(h.tg.SendCallbackQuery(h.user, h.dm, prompt.ID, old)); got != "Already answered or expired" {
+	if got := h.toast(h.tg.SendCallbackQuery(h.user, h.dm, prompt.ID, old)); got != "This request is no longer pending" {
 		t.Errorf("an old question's button: toast %q", got)
 	}
 	if got := h.toast(h.press(h.user, h.dm, next, "Other")); got != "Send your answer as a message" {

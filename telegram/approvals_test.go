@@ -267,7 +267,7 @@ func TestApprovalDoublePressOneDecision(t *testing.T) {
 	}
 	stale := 0
 	for _, s := range toasts {
-		if s == "Already answered or expired" {
+		if s == "This request is no longer pending" {
 			stale++
 		} else if s != winner {
 			t.Errorf("toast %q does not match the decision written (%s)", s, winner)
@@ -280,7 +280,7 @@ func TestApprovalDoublePressOneDecision(t *testing.T) {
 	// A late press from a client that still shows the buttons is refused too.
 	data, _ := findButton(prompt, "Approve")
 	late := h.tg.SendCallbackQuery(h.user, h.dm, prompt.ID, data)
-	if got := h.toast(late); got != "Already answered or expired" {
+	if got := h.toast(late); got != "This request is no longer pending" {
 		t.Errorf("late toast = %q", got)
 	}
 	if n := len(h.answersOf(0)); n != 1 {
@@ -332,7 +332,7 @@ func TestApprovalForeignChatPress(t *testing.T) {
 	h.toast(h.press(h.user, h.dm, prompt, "Approve"))
 	h.awaitText(h.dm.ID, "tool allowed")
 	// Unknown data (a token this bot never minted) is stale.
-	if got := h.toast(h.tg.SendCallbackQuery(h.user, h.dm, prompt.ID, "a:forged-token")); got != "Already answered or expired" {
+	if got := h.toast(h.tg.SendCallbackQuery(h.user, h.dm, prompt.ID, "a:forged-token")); got != "This request is no longer pending" {
 		t.Errorf("forged toast = %q", got)
 	}
 }

@@ -55,21 +55,35 @@ func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest
 }
 
 // showPrompt sends the prompt (a reply to the progress message), the
-// keyboard on its last part, and tells the broker where it is.
+// keyboard on its last part, and tells the broker where it is. A tool
+// prompt that cannot show the whole input is preceded by a file with all
+// of it: the buttons exist only once the file is delivered, and if it
+// cannot be, the prompt says so and offers Deny alone.
 func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Prompt) {
 	var parts []string
 	var kb view.Keyboard
+	var at view.Attached
 	workDir := b.settings(a.key).WorkDir // paths are shown relative to it
+	now := b.now()
+	replyTo := t.progressID
+	if replyTo == 0 {
+		replyTo = t.qp.MessageID
+	}
 	if p.Kind == approvals.KindQuestion && p.Question != nil {
 		parts = []string{view.QuestionTextIn(p.Question, isGroupID(a.place.ChatID))}
 		kb = view.QuestionKeyboard(p.Question, prefixApproval)
 	} else {
-		parts = view.PromptText(p, workDir, b.now())
-		kb = view.PromptKeyboard(p, prefixApproval)
-	}
-	replyTo := t.progressID
-	if replyTo == 0 {
-		replyTo = t.qp.MessageID
+		if at.File = view.PromptFullInput(p, workDir, now); at.File != nil {
+			id, err := b.sendDocument(ctx, a.place, replyTo, at.File.Name, []byte(at.File.Text), view.FullInputCaption(at.File), outbox.High)
+			if err != nil {
+				b.log.Warn("full input of an approval prompt not delivered: only Deny is offered", "chat_id", a.place.ChatID,
+					"request_id", p.Request.RequestID, "err", err)
+			} else {
+				at.Sent, replyTo = true, id
+			}
+		}
+		parts = view.PromptTextAttached(p, workDir, b.now(), at) // the file may have taken a while
+		kb = view.PromptKeyboardAttached(p, prefixApproval, at)
 	}
 	key := promptKey{a.key, p.Request.RequestID}
 	var last int
@@ -96,7 +110,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 	// The user sees the buttons as soon as Telegram has the message, which
 	// can be before send returns: a press, a timeout or a cancel may have
 	// come first and left its result in the book.
-	if b.prompts.shown(key, ref, resolvedOriginal(p, parts, workDir)) {
+	if b.prompts.shown(key, ref, resolvedOriginal(p, parts, workDir, at)) {
 		b.forgetPrompt(ref)
 		return
 	}
@@ -105,14 +119,14 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 
 // resolvedOriginal is the prompt's last part as it should read once
 // answered: without the "answer within" line, which would be stale.
-func resolvedOriginal(p *approvals.Prompt, parts []string, workDir string) string {
+func resolvedOriginal(p *approvals.Prompt, parts []string, workDir string, at view.Attached) string {
 	last := parts[len(parts)-1]
 	if p.Kind == approvals.KindQuestion {
 		return last
 	}
 	// A zero time leaves the deadline out. Only the last part can change,
 	// unless the whole now fits fewer parts: then keep what was shown.
-	if alt := view.PromptText(p, workDir, time.Time{}); len(alt) == len(parts) {
+	if alt := view.PromptTextAttached(p, workDir, time.Time{}, at); len(alt) == len(parts) {
 		return alt[len(alt)-1]
 	}
 	return last

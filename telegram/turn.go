@@ -306,6 +306,13 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 		t.dirty = true
 	case runner.ApprovalRequest:
 		t.approval(ctx, conn, e)
+	case runner.ApprovalCancelled:
+		// Claude took the request back: its prompt loses its buttons now,
+		// not when the turn ends.
+		if b.broker.Withdraw(a.key, e.RequestID) && t.state == "waiting for approval" && len(b.broker.Pending(a.key)) == 0 {
+			t.state = "working"
+			t.dirty = true
+		}
 	case runner.TurnCompleted:
 		t.storeSession(e.SessionID)
 		t.finish(ctx, e, progress)

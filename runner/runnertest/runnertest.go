@@ -28,6 +28,8 @@ type Decision struct {
 	Interrupted bool
 	// Closed is set when the session closed while waiting.
 	Closed bool
+	// Withdrawn is set when the script withdrew the request (Turn.Withdraw).
+	Withdrawn bool
 }
 
 // Session is a scripted stand-in for *runner.Session.
@@ -44,6 +46,7 @@ type Session struct {
 	current   *Turn
 	mode      string
 	answers   []Answer
+	stray     []Answer // answers to requests that were not pending
 	turns     int
 	sent      int  // prompts sent; sent > turns means one is on its way to the script
 	interrupt bool // an interrupt came before the script took the sent prompt
@@ -134,12 +137,22 @@ func (s *Session) answer(id string, d Decision) error {
 	}
 	ch, ok := s.pending[id]
 	if !ok {
+		s.stray = append(s.stray, Answer{RequestID: id, Decision: d, At: time.Now()})
 		return runner.ErrUnknownRequest
 	}
 	delete(s.pending, id)
 	s.answers = append(s.answers, Answer{RequestID: id, Decision: d, At: time.Now()})
 	ch <- d
 	return nil
+}
+
+// Stray returns the answers written to requests that were not pending
+// (unknown, already answered or withdrawn); each got ErrUnknownRequest,
+// as the real runner answers them.
+func (s *Session) Stray() []Answer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Answer(nil), s.stray...)
 }
 
 // Answers returns every answer written so far.
@@ -271,6 +284,22 @@ func (t *Turn) Ask(req runner.ApprovalRequest) Decision {
 		delete(t.s.pending, req.RequestID)
 		t.s.mu.Unlock()
 		return Decision{Interrupted: true}
+	}
+}
+
+// Withdraw takes a pending request back, as the CLI does after an
+// interrupt (control_cancel_request): ApprovalCancelled is emitted, then
+// the Ask waiting for it returns a Withdrawn decision; a later answer to it
+// is refused like any unknown request (see Stray). Call it from another
+// goroutine than the one blocked in Ask.
+func (t *Turn) Withdraw(requestID string) {
+	t.s.mu.Lock()
+	ch, ok := t.s.pending[requestID]
+	delete(t.s.pending, requestID)
+	t.s.mu.Unlock()
+	t.Emit(runner.ApprovalCancelled{RequestID: requestID})
+	if ok {
+		ch <- Decision{Withdrawn: true}
 	}
 }
 

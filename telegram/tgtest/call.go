@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 	"time"
@@ -25,6 +26,15 @@ type Call struct {
 	Status int
 	// Response is the body answered (a Failure's RawBody verbatim, which is not JSON).
 	Response json.RawMessage
+	// Files are the files uploaded in a multipart body, by field name (Params holds "attach://<file name>" for
+	// them). Read-only: calls share it.
+	Files map[string]Upload
+}
+
+// Upload is one file of a multipart request.
+type Upload struct {
+	Name string // the part's file name
+	Data []byte
 }
 
 // Param returns a parameter's text, "" when absent.
@@ -65,47 +75,63 @@ func (c Call) Description() string {
 
 func parseBool(v string) bool { return v == "true" || v == "1" || v == "True" }
 
-// maxBody bounds what a test client may upload; the fake has no file methods.
-const maxBody = 8 << 20
+// MaxUpload is the largest file a bot may upload (sendDocument), 50 MB.
+const MaxUpload = 50 << 20
+
+// maxBody bounds a request: one file of MaxUpload and room for the other fields. Telegram's front end refuses a
+// larger body with 413 before the method sees it.
+const maxBody = MaxUpload + 1<<20
+
+// errBodyTooLarge is Telegram's answer to a body over its limit.
+var errBodyTooLarge = &apiError{code: http.StatusRequestEntityTooLarge, description: "Request Entity Too Large"}
 
 // parseParams merges query parameters with a multipart, urlencoded or JSON body, the three encodings the Bot
-// API accepts. Body values win over query values, as they do for Telegram.
-func parseParams(r *http.Request) (map[string]string, error) {
+// API accepts. Body values win over query values, as they do for Telegram. Uploaded files come back apart.
+func parseParams(r *http.Request) (map[string]string, map[string]Upload, error) {
 	out := map[string]string{}
 	for k, v := range r.URL.Query() {
 		out[k] = v[0]
 	}
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
-		return out, nil
+		return out, nil, nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
-		return nil, fmt.Errorf("content type %q: %w", ct, err)
+		return nil, nil, fmt.Errorf("content type %q: %w", ct, err)
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, maxBody))
 	if err != nil {
-		return nil, fmt.Errorf("read body: %w", err)
+		return nil, nil, fmt.Errorf("read body: %w", err)
 	}
 	if len(body) == 0 {
 		// go-telegram/bot sends parameterless calls (getMe) as multipart with an empty body; Telegram accepts it.
-		return out, nil
+		return out, nil, nil
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
+	var files map[string]Upload
 	switch mt {
 	case "multipart/form-data":
 		if err := r.ParseMultipartForm(maxBody); err != nil {
-			return nil, fmt.Errorf("multipart body: %w", err)
+			return nil, nil, fmt.Errorf("multipart body: %w", err)
 		}
 		for k, v := range r.MultipartForm.Value {
 			out[k] = v[0]
 		}
-		for k, files := range r.MultipartForm.File {
-			out[k] = "attach://" + files[0].Filename
+		for k, fhs := range r.MultipartForm.File {
+			out[k] = "attach://" + fhs[0].Filename
+			data, err := readPart(fhs[0])
+			if err != nil {
+				return nil, nil, fmt.Errorf("multipart file %s: %w", k, err)
+			}
+			if files == nil {
+				files = map[string]Upload{}
+			}
+			files[k] = Upload{Name: fhs[0].Filename, Data: data}
 		}
 	case "application/x-www-form-urlencoded":
 		if err := r.ParseForm(); err != nil {
-			return nil, fmt.Errorf("form body: %w", err)
+			return nil, nil, fmt.Errorf("form body: %w", err)
 		}
 		for k, v := range r.PostForm {
 			out[k] = v[0]
@@ -115,7 +141,7 @@ func parseParams(r *http.Request) (map[string]string, error) {
 		dec := json.NewDecoder(r.Body)
 		dec.UseNumber()
 		if err := dec.Decode(&body); err != nil {
-			return nil, fmt.Errorf("json body: %w", err)
+			return nil, nil, fmt.Errorf("json body: %w", err)
 		}
 		for k, raw := range body {
 			var s string
@@ -129,5 +155,14 @@ func parseParams(r *http.Request) (map[string]string, error) {
 			}
 		}
 	}
-	return out, nil
+	return out, files, nil
+}
+
+func readPart(fh *multipart.FileHeader) ([]byte, error) {
+	f, err := fh.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

@@ -1,6 +1,7 @@
 package tgtest
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 )
@@ -30,6 +31,7 @@ func init() {
 		{"sendChatAction", (*Server).sendChatAction},
 		{"getChat", (*Server).getChat},
 		{"getFile", (*Server).getFile},
+		{"sendDocument", (*Server).sendDocument},
 		{"getUpdates", nil}, // served by serveGetUpdates: it waits outside the lock
 	} {
 		methods[strings.ToLower(m.name)] = m
@@ -58,14 +60,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if known {
 		call.Method = m.name
 	}
-	params, perr := parseParams(r)
-	call.Params = params
+	params, files, perr := parseParams(r)
+	call.Params, call.Files = params, files
+	var tooLarge *http.MaxBytesError
 	switch {
 	case token != s.token:
 		s.finish(w, call, nil, errUnauthorized)
 		return
 	case !known:
 		s.finish(w, call, nil, errNotFound)
+		return
+	case errors.As(perr, &tooLarge):
+		s.finish(w, call, nil, errBodyTooLarge)
 		return
 	case perr != nil:
 		s.finish(w, call, nil, badRequest("%v", perr))

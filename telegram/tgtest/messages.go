@@ -33,6 +33,7 @@ type Message struct {
 	Keyboard  [][]Button      // the inline keyboard; nil when there is none
 	Markup    json.RawMessage // the normalised inline keyboard JSON, or the non-inline markup sent with it
 	Edits     int             // successful edits of text or markup
+	Document  *Document       // the file of a sendDocument (Text is then its caption); see FileData
 }
 
 func (m *storedMsg) public(chatID int64) Message {
@@ -40,6 +41,10 @@ func (m *storedMsg) public(chatID int64) Message {
 		ChatID: chatID, ID: m.id, ThreadID: m.threadID, IsTopic: m.isTopic, ReplyTo: m.replyTo,
 		Text: m.text, Entities: slices.Clone(m.entities), Source: m.source, ParseMode: m.mode, Edits: m.edits,
 		Markup: m.other,
+	}
+	if m.media != nil && m.media.document != nil {
+		d := *m.media.document
+		out.Document = &d
 	}
 	if m.kb != nil {
 		out.Markup = m.kb.canonical
@@ -98,15 +103,30 @@ type content struct {
 
 // parseText reads text and parse_mode like Telegram: the limits apply to the visible text after parsing.
 func (s *Server) parseText(c Call, tooLong string) (content, *apiError) {
-	ct := content{source: c.Params["text"], mode: c.Params["parse_mode"]}
+	ct, e := s.parseRich(c.Params["text"], c.Params["parse_mode"], c.Params["entities"], MaxTextLen, tooLong)
+	if e == nil && strings.TrimSpace(ct.text) == "" {
+		return ct, badRequest("message text is empty")
+	}
+	return ct, e
+}
+
+// parseCaption reads caption, parse_mode and caption_entities like parseText; a caption may be empty.
+func (s *Server) parseCaption(c Call) (content, *apiError) {
+	return s.parseRich(c.Params["caption"], c.Params["parse_mode"], c.Params["caption_entities"], MaxCaptionLen,
+		"message caption is too long")
+}
+
+// parseRich parses a text or caption: source in mode, or with entities (JSON) when there is no mode.
+func (s *Server) parseRich(source, mode, entities string, limit int, tooLong string) (content, *apiError) {
+	ct := content{source: source, mode: mode}
 	if !utf8.ValidString(ct.source) {
 		return ct, badRequest("text must be encoded in UTF-8")
 	}
 	switch strings.ToLower(ct.mode) {
 	case "":
 		ct.text = ct.source
-		if v, ok := c.Params["entities"]; ok {
-			if err := json.Unmarshal([]byte(v), &ct.entities); err != nil {
+		if entities != "" {
+			if err := json.Unmarshal([]byte(entities), &ct.entities); err != nil {
 				return ct, badRequest("can't parse entities JSON object")
 			}
 		}
@@ -130,10 +150,7 @@ func (s *Server) parseText(c Call, tooLong string) (content, *apiError) {
 		})
 		ct.entities = ct.entities[:MaxEntities]
 	}
-	if strings.TrimSpace(ct.text) == "" {
-		return ct, badRequest("message text is empty")
-	}
-	if UTF16Len(ct.text) > MaxTextLen {
+	if UTF16Len(ct.text) > limit {
 		return ct, &apiError{code: 400, description: "Bad Request: " + tooLong}
 	}
 	return ct, nil
@@ -239,6 +256,9 @@ func (s *Server) editMessageText(c Call) (any, *apiError) {
 	}
 	if !m.fromBot {
 		return nil, badRequest("message can't be edited")
+	}
+	if m.media != nil {
+		return nil, badRequest("there is no text in the message to edit")
 	}
 	ct, e := s.parseText(c, "MESSAGE_TOO_LONG")
 	if e != nil {

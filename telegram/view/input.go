@@ -41,12 +41,14 @@ func parseFields(raw json.RawMessage) fields {
 }
 
 // str returns the string value of key, or "" when absent or not a string.
+// Like every accessor here it returns the Visible form: what the prompt
+// shows of an input is what the tool gets, invisible characters included.
 func (fs fields) str(key string) string {
 	for _, f := range fs {
 		if f.Key == key {
 			var s string
 			if json.Unmarshal(f.Raw, &s) == nil {
-				return s
+				return Visible(s)
 			}
 			return ""
 		}
@@ -85,6 +87,9 @@ func (fs fields) edits() []edit {
 		if f.Key == "edits" {
 			var es []edit
 			if json.Unmarshal(f.Raw, &es) == nil {
+				for i := range es {
+					es[i].Old, es[i].New = Visible(es[i].Old), Visible(es[i].New)
+				}
 				return es
 			}
 			return nil
@@ -94,15 +99,15 @@ func (fs fields) edits() []edit {
 }
 
 // display renders a value for a "key: value" line: strings as they are,
-// everything else as compact JSON.
+// everything else as compact JSON; Visible either way.
 func display(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s
+		return Visible(s)
 	}
 	var buf bytes.Buffer
 	if json.Compact(&buf, raw) == nil {
-		return buf.String()
+		return Visible(buf.String())
 	}
-	return string(raw)
+	return Visible(string(raw))
 }

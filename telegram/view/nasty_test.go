@@ -127,9 +127,12 @@ func TestDiffLines(t *testing.T) {
 			append(strings.Split(prefixed("+ ", many("n", 6)), "\n"), "+ … 14 more lines")...)},
 		{"short side gives room", "o", many("n", 20), append([]string{"- o"}, append(strings.Split(prefixed("+ ", many("n", 11)), "\n"), "+ … 9 more lines")...)},
 	} {
-		got := diffLines(c.old, c.new, 12)
+		got, all := diffLines(c.old, c.new, 12)
 		if strings.Join(got, "|") != strings.Join(c.want, "|") {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
+		}
+		if wantAll := !strings.Contains(strings.Join(c.want, "|"), "more lines"); all != wantAll {
+			t.Errorf("%s: all = %v, want %v", c.name, all, wantAll)
 		}
 	}
 }

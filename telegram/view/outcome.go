@@ -57,6 +57,8 @@ func OutcomeLine(o Outcome) string {
 			return "✖ <b>Cancelled</b> — " + escHead(r, maxReasonUnits)
 		}
 		return "✖ <b>Cancelled</b>"
+	case approvals.OutcomeWithdrawn:
+		return "↩ <b>Withdrawn</b> — Claude took the request back; nothing was run"
 	case OutcomeExpired:
 		return "⏹ <b>Expired</b> (bot restarted)"
 	}

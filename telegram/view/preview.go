@@ -2,6 +2,7 @@ package view
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/untether/untether/toolkinds"
 )
@@ -19,18 +20,51 @@ const (
 
 // toolView is what a tool prompt shows about the tool call.
 type toolView struct {
-	head string // HTML headline
-	note string // plain text, shown in italics (the Bash description)
-	path string // the file the tool acts on, as given (to judge blocked_path)
-	// preview renders the details within budget UTF-16 units ("" if none).
-	preview func(budget int) string
+	head    string // HTML headline
+	headCut bool   // the headline had to cut the file path
+	note    string // plain text, shown in italics (the Bash description)
+	path    string // the file the tool acts on, as given (to judge blocked_path)
+	// shown are the input keys the preview stands for; every other key gets
+	// a "key: value" line under it. Nil: the preview shows every key.
+	shown []string
+	// preview renders the details within budget UTF-16 units ("" if none)
+	// and says whether they are complete: nothing of what it stands for was
+	// cut or left out.
+	preview func(budget int) (string, bool)
+}
+
+// body is the preview and the lines of the keys it does not stand for,
+// within budget; complete says the prompt shows the whole input.
+func (tv toolView) body(in fields, budget int) (html string, complete bool) {
+	extra, extraOK := "", true
+	if tv.shown != nil {
+		if rest := in.without(tv.shown...); len(rest) > 0 {
+			extra, extraOK = argLines(rest, budget/3)
+		}
+	}
+	room := budget
+	if extra != "" {
+		room -= units(extra) + len("\n\n")
+	}
+	main, ok := tv.preview(room)
+	switch {
+	case main == "":
+		html = extra
+	case extra == "":
+		html = main
+	default:
+		html = main + "\n\n" + extra
+	}
+	return html, ok && extraOK && !tv.headCut
 }
 
 func describeTool(tool string, in fields, description, workDir string) toolView {
 	filePath := in.first("file_path", "notebook_path", "path")
-	file := "a file"
+	file, fileCut := "a file", false
 	if strings.TrimSpace(filePath) != "" {
-		file = "<code>" + escHead(toolkinds.RelPath(filePath, workDir), maxPathUnits) + "</code>"
+		rel := toolkinds.RelPath(filePath, workDir)
+		file = "<code>" + escHead(rel, maxPathUnits) + "</code>"
+		fileCut = escTotal(clean(rel)) > maxPathUnits
 	}
 	switch tool {
 	case "Bash":
@@ -42,7 +76,8 @@ func describeTool(tool string, in fields, description, workDir string) toolView 
 		return toolView{
 			head:    "🔐 <b>Claude wants to run a command</b>",
 			note:    note,
-			preview: func(budget int) string { return preText(cmd, "bash", budget) },
+			shown:   []string{"command", "description"},
+			preview: func(budget int) (string, bool) { return preText(cmd, "bash", budget) },
 		}
 	case "Edit":
 		e := edit{Old: in.str("old_string"), New: in.str("new_string"), ReplaceAll: in.boolean("replace_all")}
@@ -50,22 +85,29 @@ func describeTool(tool string, in fields, description, workDir string) toolView 
 		if e.ReplaceAll {
 			head += " (every occurrence)"
 		}
-		return toolView{head: head, path: filePath, preview: func(budget int) string {
-			return preLines(diffLines(e.Old, e.New, maxDiffLines), "diff", budget)
-		}}
+		return toolView{head: head, headCut: fileCut, path: filePath,
+			shown: []string{"file_path", "old_string", "new_string", "replace_all"},
+			preview: func(budget int) (string, bool) {
+				lines, all := diffLines(e.Old, e.New, maxDiffLines)
+				html, ok := preLines(lines, "diff", budget)
+				return html, all && ok
+			}}
 	case "MultiEdit":
 		es := in.edits()
 		head := "🔐 <b>Claude wants to edit</b> " + file + " · " + plural(len(es), "edit", "edits")
-		return toolView{head: head, path: filePath, preview: func(budget int) string {
-			if len(es) == 0 {
-				return ""
-			}
-			more := ""
-			if len(es) > 1 {
-				more = "\n<i>… and " + plural(len(es)-1, "more edit", "more edits") + "</i>"
-			}
-			return preLines(diffLines(es[0].Old, es[0].New, maxDiffLines), "diff", budget-units(more)) + more
-		}}
+		return toolView{head: head, headCut: fileCut, path: filePath, shown: []string{"file_path", "edits"},
+			preview: func(budget int) (string, bool) {
+				if len(es) == 0 {
+					return "", false // nothing readable: the file has what there is
+				}
+				more := ""
+				if len(es) > 1 {
+					more = "\n<i>… and " + plural(len(es)-1, "more edit", "more edits") + "</i>"
+				}
+				lines, all := diffLines(es[0].Old, es[0].New, maxDiffLines)
+				html, ok := preLines(lines, "diff", budget-units(more))
+				return html + more, all && ok && len(es) == 1
+			}}
 	case "Write", "NotebookEdit":
 		content := in.first("content", "new_source")
 		verb := "write"
@@ -74,17 +116,20 @@ func describeTool(tool string, in fields, description, workDir string) toolView 
 		}
 		lines := splitLines(content)
 		head := "🔐 <b>Claude wants to " + verb + "</b> " + file + " · " + plural(len(lines), "line", "lines")
-		return toolView{head: head, path: filePath, preview: func(budget int) string {
-			shown := lines
-			if len(shown) > maxWriteLines {
-				shown = append(shown[:maxWriteLines:maxWriteLines], "… "+plural(len(lines)-maxWriteLines, "more line", "more lines"))
-			}
-			return preLines(shown, "", budget)
-		}}
+		return toolView{head: head, headCut: fileCut, path: filePath,
+			shown: []string{"file_path", "notebook_path", "path", "content", "new_source"},
+			preview: func(budget int) (string, bool) {
+				shown := lines
+				if len(shown) > maxWriteLines {
+					shown = append(shown[:maxWriteLines:maxWriteLines], "… "+plural(len(lines)-maxWriteLines, "more line", "more lines"))
+				}
+				html, ok := preLines(shown, "", budget)
+				return html, ok && len(lines) <= maxWriteLines
+			}}
 	case "Read":
 		rest := in.without("file_path", "path")
-		return toolView{head: "🔐 <b>Claude wants to read</b> " + file, path: filePath,
-			preview: func(budget int) string { return argLines(rest, budget) }}
+		return toolView{head: "🔐 <b>Claude wants to read</b> " + file, headCut: fileCut, path: filePath,
+			preview: func(budget int) (string, bool) { return argLines(rest, budget) }}
 	}
 	var head string
 	switch tool {
@@ -97,9 +142,9 @@ func describeTool(tool string, in fields, description, workDir string) toolView 
 	default:
 		_, name := toolkinds.Describe(tool, nil, "") // "server: name" for MCP tools
 		if strings.HasPrefix(tool, "mcp__") {
-			head = "🔐 <b>Claude wants to use an MCP tool</b> <code>" + escHead(name, maxPathUnits) + "</code>"
+			head = "🔐 <b>Claude wants to use an MCP tool</b> <code>" + escHead(Visible(name), maxPathUnits) + "</code>"
 		} else {
-			head = "🔐 <b>Claude wants to use</b> <code>" + escHead(oneLine(tool), maxPathUnits) + "</code>"
+			head = "🔐 <b>Claude wants to use</b> <code>" + escHead(oneLine(Visible(tool)), maxPathUnits) + "</code>"
 		}
 	}
 	note := ""
@@ -107,7 +152,7 @@ func describeTool(tool string, in fields, description, workDir string) toolView 
 		note = description
 	}
 	return toolView{head: head, note: note, path: filePath,
-		preview: func(budget int) string { return argLines(in, budget) }}
+		preview: func(budget int) (string, bool) { return argLines(in, budget) }}
 }
 
 func (fs fields) without(keys ...string) fields {
@@ -135,29 +180,38 @@ func (fs fields) hasValue(s string) bool {
 	return false
 }
 
-// argLines renders up to maxArgs "key: value" lines within budget.
-func argLines(fs fields, budget int) string {
+// argLines renders up to maxArgs "key: value" lines within budget;
+// complete says every key and value is shown uncut.
+func argLines(fs fields, budget int) (string, bool) {
 	var b strings.Builder
+	complete := true
 	for i, f := range fs {
 		if i == maxArgs {
 			more := "<i>… " + plural(len(fs)-i, "more argument", "more arguments") + "</i>"
 			if units(b.String())+1+units(more) <= budget {
 				b.WriteString("\n" + more)
 			}
-			break
+			return b.String(), false
 		}
-		line := "<b>" + escHead(clip(oneLine(f.Key), 40), 100) + "</b>: " +
-			escHead(clip(oneLine(display(f.Raw)), maxArgValueRunes), maxArgUnits)
+		key, val := oneLine(Visible(f.Key)), oneLine(display(f.Raw))
+		line := "<b>" + escHead(clip(key, 40), 100) + "</b>: " + escHead(clip(val, maxArgValueRunes), maxArgUnits)
 		sep := ""
 		if b.Len() > 0 {
 			sep = "\n"
 		}
 		if units(b.String())+units(sep+line) > budget {
-			break
+			return b.String(), false
 		}
 		b.WriteString(sep + line)
+		complete = complete && !cuts(key, 40, 100) && !cuts(val, maxArgValueRunes, maxArgUnits)
 	}
-	return b.String()
+	return b.String(), complete
+}
+
+// cuts reports whether escHead(clip(s, runes), budget) loses part of s.
+func cuts(s string, runes, budget int) bool {
+	s = clean(s)
+	return utf8.RuneCountInString(s) > runes || escTotal(s) > budget
 }
 
 // splitLines splits text into lines, ignoring one trailing newline.
@@ -171,8 +225,9 @@ func splitLines(s string) []string {
 
 // diffLines shows what an edit changes: the lines old and new share at the
 // start and end are dropped, the rest become "- old" and "+ new" lines, at
-// most limit of them, split fairly between the two sides.
-func diffLines(old, new string, limit int) []string {
+// most limit of them, split fairly between the two sides. all says no
+// changed line was left out.
+func diffLines(old, new string, limit int) (out []string, all bool) {
 	o, n := splitLines(old), splitLines(new)
 	for len(o) > 0 && len(n) > 0 && o[0] == n[0] {
 		o, n = o[1:], n[1:]
@@ -181,7 +236,7 @@ func diffLines(old, new string, limit int) []string {
 		o, n = o[:len(o)-1], n[:len(n)-1]
 	}
 	if len(o) == 0 && len(n) == 0 {
-		return []string{"(no visible change)"}
+		return []string{"(no visible change)"}, true
 	}
 	oShow, nShow := len(o), len(n)
 	if oShow+nShow > limit {
@@ -189,7 +244,6 @@ func diffLines(old, new string, limit int) []string {
 		oShow = min(len(o), max(limit/2, limit-len(n)))
 		nShow = min(len(n), limit-oShow)
 	}
-	var out []string
 	side := func(lines []string, show int, mark string) {
 		for _, l := range lines[:show] {
 			out = append(out, mark+" "+l)
@@ -200,31 +254,39 @@ func diffLines(old, new string, limit int) []string {
 	}
 	side(o, oShow, "-")
 	side(n, nShow, "+")
-	return out
+	return out, oShow == len(o) && nShow == len(n)
 }
 
 // preText puts text into a <pre> block (with a language class if lang is
-// set), cut at the end so the whole block fits budget units.
-func preText(text, lang string, budget int) string {
+// set), cut at the end so the whole block fits budget units; complete says
+// it was not cut.
+func preText(text, lang string, budget int) (string, bool) {
 	open, close := preTags(lang)
 	room := budget - units(open+close)
 	text = strings.Trim(clean(text), "\n")
-	if room < 8 || strings.TrimSpace(text) == "" {
-		return ""
+	if strings.TrimSpace(text) == "" {
+		return "", true
 	}
-	return open + escHead(text, room) + close
+	if room < 8 {
+		return "", false
+	}
+	return open + escHead(text, room) + close, escTotal(text) <= room
 }
 
 // preLines puts lines into a <pre> block, each cut to maxLineRunes, as many
-// as fit budget; a cut is marked with a last "…" line.
-func preLines(lines []string, lang string, budget int) string {
+// as fit budget; a cut is marked with a last "…" line. complete says no
+// line was cut or left out.
+func preLines(lines []string, lang string, budget int) (string, bool) {
 	open, close := preTags(lang)
 	room := budget - units(open+close) - units("\n"+ellipsis)
-	if room < 8 || len(lines) == 0 {
-		return ""
+	if len(lines) == 0 {
+		return "", true
+	}
+	if room < 8 {
+		return "", false
 	}
 	var b strings.Builder
-	used := 0
+	used, complete := 0, true
 	for i, l := range lines {
 		sep := ""
 		if i > 0 {
@@ -235,15 +297,17 @@ func preLines(lines []string, lang string, budget int) string {
 		e := escHead(c, avail)
 		if avail < 0 || (e == "" && c != "") { // not even "…" of this line fits
 			if i == 0 {
-				return ""
+				return "", false
 			}
 			b.WriteString("\n" + ellipsis)
+			complete = false
 			break
 		}
 		b.WriteString(sep + e)
 		used += len(sep) + units(e)
+		complete = complete && !cuts(l, maxLineRunes, avail)
 	}
-	return open + b.String() + close
+	return open + b.String() + close, complete
 }
 
 func preTags(lang string) (open, close string) {

@@ -220,7 +220,7 @@ func actionLine(a Action, verbose bool) string {
 			line += "<i>" + l + "</i> "
 		}
 	}
-	title := oneLine(a.Title)
+	title := oneLine(Visible(a.Title)) // a title quotes the tool input
 	if title == "" {
 		title = "(untitled)"
 	}

@@ -1,6 +1,8 @@
 package view
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -24,8 +26,17 @@ const (
 // A tool prompt or a question is always one part. A plan may need several:
 // attach PromptKeyboard to the LAST part, which also carries the deadline.
 // workDir makes file paths relative; now turns p.Deadline into "answer
-// within 10 min" (a zero now or Deadline leaves that line out).
+// within 10 min" (a zero now or Deadline leaves that line out). A tool
+// prompt that cannot show the whole input says so; the bot uses
+// PromptTextAttached to send that input along.
 func PromptText(p *approvals.Prompt, workDir string, now time.Time) []string {
+	return PromptTextAttached(p, workDir, now, Attached{})
+}
+
+// PromptTextAttached is PromptText for a prompt sent after the file with
+// its whole input (see PromptFullInput): the prompt says where that file
+// is, or that it could not be sent.
+func PromptTextAttached(p *approvals.Prompt, workDir string, now time.Time, at Attached) []string {
 	if p == nil {
 		return nil
 	}
@@ -35,18 +46,22 @@ func PromptText(p *approvals.Prompt, workDir string, now time.Time) []string {
 	case approvals.KindQuestion:
 		return []string{QuestionText(p.Question)}
 	}
-	return []string{toolText(p, workDir, now)}
+	text, _ := toolText(p, workDir, now, at)
+	return []string{text}
 }
 
-func toolText(p *approvals.Prompt, workDir string, now time.Time) string {
+// toolText renders a tool prompt; complete says the preview shows the
+// whole input (at.File == nil) or the prompt points to the file that does.
+func toolText(p *approvals.Prompt, workDir string, now time.Time, at Attached) (string, bool) {
 	req := p.Request
-	tv := describeTool(req.ToolName, parseFields(req.Input), req.Description, workDir)
+	in := parseFields(req.Input)
+	tv := describeTool(req.ToolName, in, Visible(req.Description), workDir)
 
 	var pieces []string // everything but the preview, in order after it
 	if len(p.Outside) > 0 {
 		pieces = append(pieces, outsideLine(p.Outside))
 	}
-	if bp := blockedPath(req.BlockedPath, tv.path, workDir); bp != "" && !slices.Contains(p.Outside, filepath.Clean(req.BlockedPath)) {
+	if bp := blockedPath(Visible(req.BlockedPath), tv.path, workDir); bp != "" && !slices.Contains(p.Outside, filepath.Clean(req.BlockedPath)) {
 		pieces = append(pieces, "📁 Path: <code>"+escHead(bp, maxPathUnits)+"</code>")
 	}
 	if len(p.AlwaysAllow) > 0 {
@@ -56,7 +71,7 @@ func toolText(p *approvals.Prompt, workDir string, now time.Time) string {
 				lines = append(lines, "• … "+plural(len(p.AlwaysAllow)-i, "more change", "more changes"))
 				break
 			}
-			lines = append(lines, "• "+escHead(oneLine(l), maxAlwaysLineUnits))
+			lines = append(lines, "• "+escHead(oneLine(Visible(l)), maxAlwaysLineUnits))
 		}
 		pieces = append(pieces, strings.Join(lines, "\n"))
 	}
@@ -69,16 +84,46 @@ func toolText(p *approvals.Prompt, workDir string, now time.Time) string {
 		top += "\n<i>" + escHead(n, maxNoteUnits) + "</i>"
 	}
 	rest := strings.Join(pieces, "\n\n")
-	budget := MaxMessage - units(top) - units(rest) - len("\n\n\n\n")
-	preview := tv.preview(budget)
-
-	out := top
-	for _, s := range []string{preview, rest} {
-		if s != "" {
-			out += "\n\n" + s
+	build := func(note string) (string, bool) {
+		head := top
+		if note != "" {
+			head += "\n\n" + note
 		}
+		budget := MaxMessage - units(head) - units(rest) - len("\n\n\n\n")
+		preview, complete := tv.body(in, budget)
+		complete = complete && wholeInput(req.Input, in)
+		out := head
+		for _, s := range []string{preview, rest} {
+			if s != "" {
+				out += "\n\n" + s
+			}
+		}
+		return fit(out), complete
 	}
-	return fit(out)
+	if at.File != nil {
+		out, _ := build(attachedNote(at))
+		return out, true
+	}
+	out, complete := build("")
+	if complete {
+		return out, true
+	}
+	// Never a cut preview that does not say so.
+	out, _ = build(notAllShown)
+	return out, false
+}
+
+// wholeInput reports whether in (parseFields of raw) is all of raw: an
+// input that is not a JSON object, or is broken, is not shown, or not all.
+func wholeInput(raw json.RawMessage, in fields) bool {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return true
+	}
+	if !json.Valid(raw) {
+		return false
+	}
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && len(m) == len(in)
 }
 
 // blockedPath returns the path to show for the request's blocked_path, or
@@ -96,7 +141,7 @@ func blockedPath(blocked, shown, workDir string) string {
 // outsideLine says why a file tool was asked: the first path outside the
 // project, resolved (links followed), as it will be opened.
 func outsideLine(paths []string) string {
-	line := "⚠️ Outside the project: <code>" + escHead(paths[0], maxPathUnits) + "</code>"
+	line := "⚠️ Outside the project: <code>" + escHead(Visible(paths[0]), maxPathUnits) + "</code>"
 	if len(paths) > 1 {
 		line += fmt.Sprintf(" (and %d more)", len(paths)-1)
 	}
