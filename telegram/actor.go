@@ -34,17 +34,17 @@ type actor struct {
 	lastUse time.Time
 	restart bool // settings changed: restart the process (resuming) before the next turn
 
-	wake   chan struct{} // new prompt or request (capacity 1)
-	cancel chan struct{} // cancel the running turn (capacity 1)
-	evict  chan struct{} // close the idle process to free a slot (capacity 1)
-	quit   chan struct{} // bot shutdown
-	reset  chan struct{} // /new: drop the process and the session (capacity 1)
+	// A cancel belongs to the turn it was meant for (turn.requestCancel),
+	// never to the actor: a request left over must not stop a later turn.
+	wake  chan struct{} // new prompt or request (capacity 1)
+	evict chan struct{} // the pool asks for the idle process (capacity 1); a hint, see idle
+	quit  chan struct{} // bot shutdown
+	reset chan struct{} // /new: drop the process and the session (capacity 1)
 }
 
 func newActor(b *Bot, key string, p place, group bool) *actor {
 	return &actor{b: b, key: key, place: p, group: group,
-		wake: make(chan struct{}, 1), cancel: make(chan struct{}, 1),
-		evict: make(chan struct{}, 1), quit: make(chan struct{}), reset: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), evict: make(chan struct{}, 1), quit: make(chan struct{}), reset: make(chan struct{}, 1)}
 }
 
 func signal(ch chan struct{}) {
@@ -86,14 +86,17 @@ func (a *actor) startLocked() {
 	go a.loop()
 }
 
-// requestCancel interrupts the running turn, if any. It never waits.
+// requestCancel interrupts the running turn, if any. It never waits. A
+// turn whose answer is already being sent is over for the user: there is
+// nothing left to cancel.
 func (a *actor) requestCancel() bool {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.turn == nil {
+	t := a.turn
+	a.mu.Unlock()
+	if t == nil || t.answered.Load() {
 		return false
 	}
-	signal(a.cancel)
+	t.requestCancel()
 	return true
 }
 
@@ -109,7 +112,7 @@ func (a *actor) requestReset() (dropped int) {
 	}
 	a.queue = nil
 	if a.turn != nil {
-		signal(a.cancel)
+		a.turn.requestCancel()
 	}
 	a.startLocked()
 	a.mu.Unlock()
@@ -254,6 +257,11 @@ func (a *actor) idle(ctx context.Context) bool {
 			a.closeConn(ctx, "idle")
 			return false
 		case <-a.evict:
+			// The request may be stale: the turn that asked got another
+			// slot or gave up (cancelled) meanwhile. Ask the pool again.
+			if !a.b.pool.short() {
+				continue
+			}
 			a.closeConn(ctx, "evicted for another chat")
 			return false
 		case ev, ok := <-conn.Events():
