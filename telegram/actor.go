@@ -10,6 +10,7 @@ import (
 
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/runner"
+	"github.com/untether/untether/telegram/view"
 )
 
 var errBusyOneShot = errors.New("a one-shot turn is still running")
@@ -191,6 +192,35 @@ func (a *actor) pop() (prefs.QueuedPrompt, bool) {
 	return qp, true
 }
 
+// mayRun checks access again when a prompt is about to run, not only when
+// it arrived: the allowlist may have changed since (a restart with a new
+// config runs the stored queue). A refused prompt is marked done and its
+// chat told in one line, so it is neither run nor lost silently. A stored
+// prompt without a sender (user id 0) cannot be checked and is refused.
+func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
+	b := a.b
+	chatOK := !isGroupID(qp.ChatID) || len(b.allowedChats) == 0 || b.allowedChats[qp.ChatID]
+	userOK := qp.UserID != 0 && b.userAllowed(qp.UserID)
+	if chatOK && userOK {
+		return true
+	}
+	b.log.Warn("a queued prompt was not run: no longer allowed", "chat_id", qp.ChatID, "user_id", qp.UserID,
+		"session_key", a.key, "chat_allowed", chatOK)
+	err := b.store.Update(func(tx *prefs.Tx) error {
+		for _, seq := range append([]uint64{qp.Seq}, merged...) {
+			if err := tx.DonePrompt(a.key, seq); err != nil {
+				return fmt.Errorf("prompt %d: %w", seq, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.log.Warn("could not drop a refused prompt", "chat_id", qp.ChatID, "session_key", a.key, "err", err)
+	}
+	b.notify(a.place, qp.MessageID, view.NotAllowedNote(!chatOK))
+	return false
+}
+
 // loop runs turns one after another, then idles while the process is live.
 func (a *actor) loop() {
 	defer a.b.wg.Done()
@@ -205,6 +235,9 @@ func (a *actor) loop() {
 			var more []uint64
 			if qp.Album != "" {
 				qp, more = a.gatherAlbum(qp)
+			}
+			if !a.mayRun(qp, more) {
+				continue
 			}
 			a.runTurn(ctx, qp, more...)
 			continue
