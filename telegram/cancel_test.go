@@ -44,15 +44,16 @@ func TestLateCancelDoesNotReachNextTurn(t *testing.T) {
 	h.tg.Await(wait, "the answer being sent", func() bool {
 		return slices.ContainsFunc(h.tg.Calls(), final)
 	})
-	// Both ways to cancel, while the answer is still on its way. The
+	// Every way to cancel, while the answer is still on its way. The
 	// replies queue behind the answer; a press is answered apart, and the
-	// second one shows the /cancel before it was handled.
+	// second one shows the commands before it were handled.
 	press := func() {
 		cq := h.tg.PressButton(h.user, h.dm, prog.ID, prog.Keyboard[0][0].CallbackData)
 		h.tg.Await(wait, "the press answered", func() bool { _, ok := h.tg.CallbackAnswer(cq); return ok })
 	}
 	press()
 	h.say("/cancel")
+	h.say("/new")
 	press()
 	stop()
 	h.awaitText(h.dm.ID, "answer to first")

@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"errors"
+	"os/exec"
 
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
@@ -91,6 +92,15 @@ func (t *turn) finishStart(ctx context.Context, progress chan int, err error) {
 		return
 	}
 	t.finishError(ctx, progress, startErrorView(err))
+}
+
+func startErrorView(err error) view.TurnError {
+	var ee *exec.Error
+	if errors.As(err, &ee) || errors.Is(err, exec.ErrNotFound) {
+		return view.TurnError{What: "Claude Code was not found", Detail: err.Error(),
+			Hint: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or set [claude] binary in the config."}
+	}
+	return view.TurnError{What: "Could not start Claude", Detail: err.Error(), Hint: "Check the bot's log; the next message will try again."}
 }
 
 func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnError) {

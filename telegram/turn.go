@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -480,15 +479,6 @@ func (t *turn) addLive(kind prefs.LiveKind, msgID int) {
 	if err != nil {
 		a.b.log.Warn("could not record live message", "chat_id", a.place.ChatID, "err", err)
 	}
-}
-
-func startErrorView(err error) view.TurnError {
-	var ee *exec.Error
-	if errors.As(err, &ee) || errors.Is(err, exec.ErrNotFound) {
-		return view.TurnError{What: "Claude Code was not found", Detail: err.Error(),
-			Hint: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or set [claude] binary in the config."}
-	}
-	return view.TurnError{What: "Could not start Claude", Detail: err.Error(), Hint: "Check the bot's log; the next message will try again."}
 }
 
 func exitErrorView(e runner.Exited, redact func(string) string) view.TurnError {
