@@ -9,6 +9,7 @@ import (
 
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/runner"
+	"github.com/untether/untether/telegram/view"
 )
 
 // actor owns one session (chat or forum topic): its prompt queue, its live
@@ -31,17 +32,17 @@ type actor struct {
 	lastUse time.Time
 	restart bool // settings changed: restart the process (resuming) before the next turn
 
-	wake   chan struct{} // new prompt or request (capacity 1)
-	cancel chan struct{} // cancel the running turn (capacity 1)
-	evict  chan struct{} // close the idle process to free a slot (capacity 1)
-	quit   chan struct{} // bot shutdown
-	reset  chan struct{} // /new: drop the process and the session (capacity 1)
+	// A cancel belongs to the turn it was meant for (turn.requestCancel),
+	// never to the actor: a request left over must not stop a later turn.
+	wake  chan struct{} // new prompt or request (capacity 1)
+	evict chan struct{} // the pool asks for the idle process (capacity 1); a hint, see idle
+	quit  chan struct{} // bot shutdown
+	reset chan struct{} // /new: drop the process and the session (capacity 1)
 }
 
 func newActor(b *Bot, key string, p place, group bool) *actor {
 	return &actor{b: b, key: key, place: p, group: group,
-		wake: make(chan struct{}, 1), cancel: make(chan struct{}, 1),
-		evict: make(chan struct{}, 1), quit: make(chan struct{}), reset: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1), evict: make(chan struct{}, 1), quit: make(chan struct{}), reset: make(chan struct{}, 1)}
 }
 
 func signal(ch chan struct{}) {
@@ -83,14 +84,17 @@ func (a *actor) startLocked() {
 	go a.loop()
 }
 
-// requestCancel interrupts the running turn, if any. It never waits.
+// requestCancel interrupts the running turn, if any. It never waits. A
+// turn whose answer is already being sent is over for the user: there is
+// nothing left to cancel.
 func (a *actor) requestCancel() bool {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.turn == nil {
+	t := a.turn
+	a.mu.Unlock()
+	if t == nil || t.answered.Load() {
 		return false
 	}
-	signal(a.cancel)
+	t.requestCancel()
 	return true
 }
 
@@ -106,7 +110,7 @@ func (a *actor) requestReset() (dropped int) {
 	}
 	a.queue = nil
 	if a.turn != nil {
-		signal(a.cancel)
+		a.turn.requestCancel()
 	}
 	a.startLocked()
 	a.mu.Unlock()
@@ -185,6 +189,35 @@ func (a *actor) pop() (prefs.QueuedPrompt, bool) {
 	return qp, true
 }
 
+// mayRun checks access again when a prompt is about to run, not only when
+// it arrived: the allowlist may have changed since (a restart with a new
+// config runs the stored queue). A refused prompt is marked done and its
+// chat told in one line, so it is neither run nor lost silently. A stored
+// prompt without a sender (user id 0) cannot be checked and is refused.
+func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
+	b := a.b
+	chatOK := !isGroupID(qp.ChatID) || len(b.allowedChats) == 0 || b.allowedChats[qp.ChatID]
+	userOK := qp.UserID != 0 && b.userAllowed(qp.UserID)
+	if chatOK && userOK {
+		return true
+	}
+	b.log.Warn("a queued prompt was not run: no longer allowed", "chat_id", qp.ChatID, "user_id", qp.UserID,
+		"session_key", a.key, "chat_allowed", chatOK)
+	err := b.store.Update(func(tx *prefs.Tx) error {
+		for _, seq := range append([]uint64{qp.Seq}, merged...) {
+			if err := tx.DonePrompt(a.key, seq); err != nil {
+				return fmt.Errorf("prompt %d: %w", seq, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.log.Warn("could not drop a refused prompt", "chat_id", qp.ChatID, "session_key", a.key, "err", err)
+	}
+	b.notify(a.place, qp.MessageID, view.NotAllowedNote(!chatOK))
+	return false
+}
+
 // loop runs turns one after another, then idles while the process is live.
 func (a *actor) loop() {
 	defer a.b.wg.Done()
@@ -199,6 +232,9 @@ func (a *actor) loop() {
 			var more []uint64
 			if qp.Album != "" {
 				qp, more = a.gatherAlbum(qp)
+			}
+			if !a.mayRun(qp, more) {
+				continue
 			}
 			a.runTurn(ctx, qp, more...)
 			continue
@@ -251,6 +287,11 @@ func (a *actor) idle(ctx context.Context) bool {
 			a.closeConn(ctx, "idle")
 			return false
 		case <-a.evict:
+			// The request may be stale: the turn that asked got another
+			// slot or gave up (cancelled) meanwhile. Ask the pool again.
+			if !a.b.pool.short() {
+				continue
+			}
 			a.closeConn(ctx, "evicted for another chat")
 			return false
 		case ev, ok := <-conn.Events():

@@ -1,6 +1,7 @@
 package telegram
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/untether/untether/telegram/render"
+	"github.com/untether/untether/telegram/view"
 )
 
 // cwdCommand shows or sets the chat's working directory. Claude Code keeps
@@ -78,22 +80,80 @@ func (b *Bot) resolveWorkDir(current, arg string) (string, error) {
 		}
 		return "", fmt.Errorf("%s: %w", p, err)
 	}
-	if fi, err := os.Stat(resolved); err != nil || !fi.IsDir() {
+	if !isDir(resolved) {
 		return "", fmt.Errorf("%s is not a directory", p)
 	}
-	roots := b.cfg.ProjectRoots
-	if len(roots) == 0 {
-		roots = []string{b.cfg.WorkDir}
+	if b.insideRoots(resolved) {
+		return resolved, nil
 	}
-	for _, r := range roots {
+	return "", fmt.Errorf("%s is outside the directories this bot may work in (%s); [claude] project_roots in the config sets them",
+		p, strings.Join(b.roots(), ", "))
+}
+
+// roots are the directories /cwd may point into: project_roots, or the
+// default working directory alone.
+func (b *Bot) roots() []string {
+	if len(b.cfg.ProjectRoots) > 0 {
+		return b.cfg.ProjectRoots
+	}
+	return []string{b.cfg.WorkDir}
+}
+
+// insideRoots says whether resolved (links already resolved) is one of
+// today's roots or lies below one, the roots' own links resolved too.
+func (b *Bot) insideRoots(resolved string) bool {
+	for _, r := range b.roots() {
 		rr, err := filepath.EvalSymlinks(r)
 		if err != nil {
 			continue
 		}
-		if rel, err := filepath.Rel(rr, resolved); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
-			return resolved, nil
+		rel, err := filepath.Rel(rr, resolved)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
 		}
 	}
-	return "", fmt.Errorf("%s is outside the directories this bot may work in (%s); [claude] project_roots in the config sets them",
-		p, strings.Join(roots, ", "))
+	return false
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+// sessionWorkDir is the directory a new Claude session of the chat starts
+// in. A chat's own directory was checked when /cwd set it, and is checked
+// again here each time: today's project_roots may be narrower, or the
+// directory may have been replaced by a link that leads elsewhere. One that
+// fails sends the chat back to working_dir: the setting is cleared, the
+// session (which belongs to the old directory) is set aside for /sessions,
+// and the chat is told why. The resolved path is returned, so a link
+// changed after this check cannot move the session.
+func (a *actor) sessionWorkDir(ctx context.Context, replyTo int) string {
+	b := a.b
+	st := b.settings(a.key)
+	if st.WorkSource != fromChat {
+		return st.WorkDir
+	}
+	resolved, err := filepath.EvalSymlinks(st.WorkDir)
+	var why string
+	switch {
+	case err != nil:
+		why = "no longer exists"
+	case !isDir(resolved):
+		why = "is no longer a directory"
+	case !b.insideRoots(resolved) && resolved != filepath.Clean(st.WorkDir):
+		why = "now leads to " + resolved + ", outside [claude] project_roots"
+	case !b.insideRoots(resolved):
+		why = "is no longer inside [claude] project_roots"
+	default:
+		return resolved
+	}
+	b.log.Warn("the chat's working directory is no longer allowed: back to the default", "chat_id", a.place.ChatID,
+		"session_key", a.key, "work_dir", st.WorkDir, "resolved", resolved, "err", err)
+	if err := b.store.SetWorkDir(a.key, ""); err != nil {
+		b.log.Warn("could not clear the working directory", "chat_id", a.place.ChatID, "err", err)
+	}
+	a.dropSession(ctx)
+	b.notify(a.place, replyTo, view.WorkDirFallback(st.WorkDir, why, b.cfg.WorkDir))
+	return b.cfg.WorkDir
 }

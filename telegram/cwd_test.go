@@ -94,3 +94,63 @@ func TestCwdRefusals(t *testing.T) {
 	h.say("/cwd show")
 	h.awaitText(h.dm.ID, "Working directory: "+root+" (config).")
 }
+
+// runsIn checks the last session started for the chat.
+func runsIn(t *testing.T, h *harness, dir string) {
+	t.Helper()
+	s := h.eng.starts()
+	if last := s[len(s)-1]; last.WorkDir != dir || last.Resume != "" {
+		t.Errorf("session started in %q (resume %q), want a fresh one in %q", last.WorkDir, last.Resume, dir)
+	}
+}
+
+// stoppedInAPI runs a turn in the api project (set by /cwd), then stops
+// the bot.
+func stoppedInAPI(t *testing.T) (h *harness, root, api, web, outside string) {
+	t.Helper()
+	root, api, web, outside = projects(t)
+	h = newHarness(t, echoScript, func(c *telegram.Config) { c.WorkDir = root })
+	h.say("/cwd api")
+	h.awaitText(h.dm.ID, "Working directory: "+api)
+	h.say("one")
+	h.awaitText(h.dm.ID, "Answer: one")
+	runsIn(t, h, api)
+	h.stop()
+	return h, root, api, web, outside
+}
+
+// A chat's directory is checked again whenever a session starts: after a
+// restart with narrower project_roots, it falls back to working_dir, a
+// fresh session, and the chat is told why.
+func TestCwdOutsideNarrowedRootsFallsBack(t *testing.T) {
+	h, root, api, web, _ := stoppedInAPI(t)
+
+	h.start(func(c *telegram.Config) { c.WorkDir, c.ProjectRoots = root, []string{web} })
+	h.say("two")
+	note := h.awaitText(h.dm.ID, "The working directory "+api+" is no longer inside [claude] project_roots")
+	if !strings.Contains(note.Text, "back in the default directory "+root) {
+		t.Errorf("notice = %q", note.Text)
+	}
+	h.awaitText(h.dm.ID, "Answer: two")
+	runsIn(t, h, root)
+	h.say("/status")
+	h.awaitText(h.dm.ID, "Directory: "+root+" (config)")
+}
+
+// The directory replaced by a link that leads out of the roots: the link
+// is resolved, and the chat falls back.
+func TestCwdReplacedByLinkOutsideFallsBack(t *testing.T) {
+	h, root, api, _, outside := stoppedInAPI(t)
+	if err := os.Remove(api); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, api); err != nil {
+		t.Fatal(err)
+	}
+
+	h.start(func(c *telegram.Config) { c.WorkDir = root })
+	h.say("two")
+	h.awaitText(h.dm.ID, "The working directory "+api+" now leads to "+outside+", outside [claude] project_roots")
+	h.awaitText(h.dm.ID, "Answer: two")
+	runsIn(t, h, root)
+}

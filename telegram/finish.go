@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"errors"
+	"os/exec"
 
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
@@ -32,7 +33,7 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 		parts = view.FinalParts(tc.Result, footer, render.Message)
 	case tc.TerminalReason == "aborted_streaming" || tc.TerminalReason == "aborted_tools" || t.cancelled:
 		t.state = "cancelled"
-		parts = []string{"⏹ Cancelled. The session is still here: send your next message."}
+		parts = []string{view.CancelledText}
 	default:
 		t.state = "failed"
 		parts = []string{view.ErrorText(view.TurnError{What: "The turn failed", Detail: b.redact(tc.ErrorText),
@@ -75,6 +76,31 @@ func (t *turn) deliver(ctx context.Context, parts []string) {
 			b.log.Error("final answer not delivered", "chat_id", a.place.ChatID, "part", i, "err", err)
 		}
 	}
+}
+
+// errTurnCancelled: the turn was cancelled before Claude got its prompt
+// (while it waited for a Claude slot, or was starting).
+var errTurnCancelled = errors.New("the turn was cancelled before Claude started it")
+
+// finishStart ends a turn whose prompt never reached Claude.
+func (t *turn) finishStart(ctx context.Context, progress chan int, err error) {
+	if errors.Is(err, errTurnCancelled) {
+		t.cancelled = true
+		t.state = "cancelled"
+		t.deliver(ctx, []string{view.CancelledBeforeStartText})
+		t.close(ctx, progress, false)
+		return
+	}
+	t.finishError(ctx, progress, startErrorView(err))
+}
+
+func startErrorView(err error) view.TurnError {
+	var ee *exec.Error
+	if errors.As(err, &ee) || errors.Is(err, exec.ErrNotFound) {
+		return view.TurnError{What: "Claude Code was not found", Detail: err.Error(),
+			Hint: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or set [claude] binary in the config."}
+	}
+	return view.TurnError{What: "Could not start Claude", Detail: err.Error(), Hint: "Check the bot's log; the next message will try again."}
 }
 
 func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnError) {

@@ -16,6 +16,7 @@ type pool struct {
 	mu      sync.Mutex
 	holders map[*actor]time.Time // actor → last use
 	freed   chan struct{}        // closed and replaced whenever a slot frees
+	waiting int                  // acquires waiting for a slot
 }
 
 func newPool(max int) *pool {
@@ -23,15 +24,27 @@ func newPool(max int) *pool {
 }
 
 // acquire gets a slot for a, evicting an idle holder if needed. onWait is
-// called once if a has to wait. It returns ctx's error if ctx ends first.
+// called once if a has to wait. It returns ctx's error if ctx ends first
+// (the turn was cancelled while it waited).
 func (p *pool) acquire(ctx context.Context, a *actor, busy func(*actor) bool, onWait func()) error {
-	waited := false
+	waited, counted := false, false
+	defer func() {
+		if counted {
+			p.mu.Lock()
+			p.waiting--
+			p.mu.Unlock()
+		}
+	}()
 	for {
 		p.mu.Lock()
 		if _, ok := p.holders[a]; ok || len(p.holders) < p.max {
 			p.holders[a] = time.Now()
 			p.mu.Unlock()
 			return nil
+		}
+		if !counted {
+			counted = true
+			p.waiting++
 		}
 		var victim *actor
 		var oldest time.Time
@@ -59,6 +72,16 @@ func (p *pool) acquire(ctx context.Context, a *actor, busy func(*actor) bool, on
 			// Re-check: an evicted actor may have been mid-transition.
 		}
 	}
+}
+
+// short says whether a turn still waits for a slot that only an eviction
+// can free. An evict signal is only a hint: it is acted on when this holds
+// at the moment the holder reads it, never on the word of a turn that has
+// since got a slot elsewhere or was cancelled.
+func (p *pool) short() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.waiting > 0 && len(p.holders) >= p.max
 }
 
 func (p *pool) touch(a *actor) {

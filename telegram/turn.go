@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -33,6 +32,11 @@ type turn struct {
 	answered atomic.Bool
 	started  time.Time
 	cancelT  string // callback token of the cancel button
+	// cancelReq ends when the user cancels this turn (requestCancel). It
+	// lives and dies with the turn, so a cancel that comes late can never
+	// reach the next one; it also ends a wait for a Claude slot.
+	cancelReq     context.Context
+	requestCancel context.CancelFunc
 
 	mu     sync.Mutex // guards queued: enqueue runs on the router
 	queued int
@@ -62,6 +66,8 @@ func (t *turn) setQueued(n int) {
 func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...uint64) {
 	b := a.b
 	t := &turn{a: a, qp: qp, merged: merged, started: b.now(), state: "starting", index: map[string]int{}}
+	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
+	defer t.requestCancel()
 	t.cancelT = b.cancels.add(cancelRef{key: a.key, chatID: a.place.ChatID})
 	a.mu.Lock()
 	a.turn = t
@@ -105,6 +111,9 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	}
 	conn, err := a.ensureConn(ctx, t)
 	progress = t.begin(progress)
+	if err == nil && t.cancelReq.Err() != nil {
+		err = errTurnCancelled // before Claude was given the prompt: it never runs
+	}
 	if err == nil {
 		err = conn.Send(ctx, qp.Text)
 		if err != nil && t.resumed == "" {
@@ -126,7 +135,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		}
 	}
 	if err != nil {
-		t.finishError(ctx, progress, startErrorView(err))
+		t.finishStart(ctx, progress, err)
 		return
 	}
 	t.state = "working"
@@ -149,14 +158,18 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 		b.pool.touch(a)
 		return conn, nil
 	}
-	err := b.pool.acquire(ctx, a, func(h *actor) bool { return h.busy() }, func() {
+	err := b.pool.acquire(t.cancelReq, a, func(h *actor) bool { return h.busy() }, func() {
 		b.notify(a.place, t.qp.MessageID, fmt.Sprintf("Waiting for a free Claude slot: %d sessions are busy (max_live_sessions).", b.cfg.MaxLive))
 	})
 	if err != nil {
+		if t.cancelReq.Err() != nil {
+			return nil, errTurnCancelled
+		}
 		return nil, err
 	}
+	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
 	st := b.settings(a.key)
-	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir}
+	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
 	if rec, ok, err := b.store.GetSession(a.key); err != nil {
 		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
 	} else if ok {
@@ -193,6 +206,7 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 	beat := time.NewTicker(heartbeat)
 	defer beat.Stop()
 	t.schedule(editTimer)
+	cancel := t.cancelReq.Done()
 	for {
 		select {
 		case id := <-progress:
@@ -204,7 +218,8 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 		case <-beat.C:
 			t.dirty = true
 			t.schedule(editTimer)
-		case <-a.cancel:
+		case <-cancel:
+			cancel = nil // once: the interrupt is on its way
 			t.doCancel(ctx, conn)
 			t.schedule(editTimer)
 		case <-a.quit:
@@ -345,7 +360,7 @@ func (t *turn) resumeFailed(ctx context.Context, e runner.Exited, progress chan 
 		err = conn.Send(ctx, t.qp.Text)
 	}
 	if err != nil {
-		t.finishError(ctx, progress, startErrorView(err))
+		t.finishStart(ctx, progress, err)
 		return nil, true
 	}
 	return conn, false
@@ -471,15 +486,6 @@ func (t *turn) addLive(kind prefs.LiveKind, msgID int) {
 	if err != nil {
 		a.b.log.Warn("could not record live message", "chat_id", a.place.ChatID, "err", err)
 	}
-}
-
-func startErrorView(err error) view.TurnError {
-	var ee *exec.Error
-	if errors.As(err, &ee) || errors.Is(err, exec.ErrNotFound) {
-		return view.TurnError{What: "Claude Code was not found", Detail: err.Error(),
-			Hint: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or set [claude] binary in the config."}
-	}
-	return view.TurnError{What: "Could not start Claude", Detail: err.Error(), Hint: "Check the bot's log; the next message will try again."}
 }
 
 func exitErrorView(e runner.Exited, redact func(string) string) view.TurnError {

@@ -1,0 +1,59 @@
+package telegram
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"testing/synctest"
+
+	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/runner/runnertest"
+)
+
+// An eviction request is for the turn that asked: when that turn no longer
+// waits (here it gave up; it may also have got another slot), an idle
+// holder that reads the request later keeps its process.
+func TestStaleEvictKeepsTheProcess(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		b := &Bot{cfg: Config{MaxLive: 1}, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+			broker: approvals.New(approvals.Config{}), pool: newPool(1), actors: map[string]*actor{}}
+		busy := func(h *actor) bool { return h.busy() }
+		holder := newActor(b, "1", place{ChatID: 1}, false)
+		sess := runnertest.New("s1", func(*runnertest.Turn) {})
+		defer sess.Close(ctx)
+		holder.conn = sess
+		if err := b.pool.acquire(ctx, holder, busy, func() {}); err != nil {
+			t.Fatal(err)
+		}
+
+		// Another chat needs the only slot: the idle holder is asked for it.
+		other := newActor(b, "2", place{ChatID: 2}, false)
+		wctx, giveUp := context.WithCancel(ctx)
+		waited := make(chan error, 1)
+		go func() { waited <- b.pool.acquire(wctx, other, busy, func() {}) }()
+		synctest.Wait()
+		if len(holder.evict) != 1 {
+			t.Fatal("the holder was not asked for its slot")
+		}
+		giveUp() // e.g. /cancel while waiting
+		if err := <-waited; err == nil {
+			t.Fatal("acquire succeeded after giving up")
+		}
+
+		// The holder reads the request only now: nobody needs the slot.
+		idled := make(chan bool, 1)
+		go func() { idled <- holder.idle(ctx) }()
+		synctest.Wait()
+		select {
+		case <-sess.Done():
+			t.Fatal("an eviction nobody needs any more closed the process")
+		default:
+		}
+		signal(holder.wake)
+		if !<-idled || holder.liveConn() == nil {
+			t.Error("the idle holder lost its process")
+		}
+	})
+}
