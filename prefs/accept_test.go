@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestAcceptUpdateWritesAllThreeTogether(t *testing.T) {
@@ -149,9 +150,11 @@ func TestConcurrentChats(t *testing.T) {
 					s.SetSession(key, fmt.Sprint("sess-", c, "-", r)),
 					s.AddLive(LiveMessage{Kind: LiveProgress, ChatID: int64(-1000 - c), MessageID: r, SessionKey: key}),
 				}
-				_, err = s.AddCost(key, 0.25)
+				// Every round is a new session costing 0.25 in the chat and
+				// 0.5 under the key "shared", which all chats write at once.
+				_, err = s.RecordTurnCost(key, fmt.Sprint("sess-", c, "-", r), 0.25, time.Now())
 				errs = append(errs, err)
-				_, err = s.AddCost("shared", 0.5)
+				_, err = s.RecordTurnCost("shared", fmt.Sprint("shared-", c, "-", r), 0.5, time.Now())
 				errs = append(errs, err)
 				if r%2 == 0 {
 					errs = append(errs, s.DonePrompt(key, seq), s.RemoveLive(int64(-1000-c), r))

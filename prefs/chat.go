@@ -57,6 +57,11 @@ type SessionRecord struct {
 	WorkDir string    `json:"work_dir,omitempty"`
 	// History holds earlier sessions, newest first, at most MaxHistory.
 	History []PastSession `json:"history,omitempty"`
+	// Totals is the running total Claude Code last reported for each of
+	// these sessions (current and History), by session id: it keeps growing
+	// across turns and --resume, so a turn's cost is the increase over the
+	// stored figure (see Store.RecordTurnCost).
+	Totals map[string]float64 `json:"totals,omitempty"`
 }
 
 // PastSession is an earlier Claude session of a chat, which /sessions can
@@ -240,7 +245,7 @@ func (t *Tx) putSession(key string, rec SessionRecord) error {
 	return putJSON(b, []byte(key), rec)
 }
 
-// Cost returns the total cost in USD recorded for key.
+// Cost returns the total cost in USD of key's turns (see Store.RecordTurnCost).
 func (t *Tx) Cost(key string) (float64, error) {
 	if err := checkKey(key); err != nil {
 		return 0, err
@@ -250,18 +255,6 @@ func (t *Tx) Cost(key string) (float64, error) {
 		return 0, err
 	}
 	return getDollars(b, []byte(key))
-}
-
-// AddCost adds usd (finite, >= 0) to key's total and returns the new total.
-func (t *Tx) AddCost(key string, usd float64) (float64, error) {
-	if err := checkKey(key); err != nil {
-		return 0, err
-	}
-	b, err := t.bucket(bucketCosts)
-	if err != nil {
-		return 0, err
-	}
-	return addDollars(b, []byte(key), usd)
 }
 
 // KnownChats returns, sorted, every session key that has preferences, a session record, a cost
@@ -360,12 +353,6 @@ func (s *Store) MarkResumeFailed(key, id string) (retry bool, err error) {
 func (s *Store) Cost(key string) (usd float64, err error) {
 	err = s.view(func(tx *Tx) error { usd, err = tx.Cost(key); return err })
 	return usd, err
-}
-
-// AddCost adds usd to key's total and returns the new total.
-func (s *Store) AddCost(key string, usd float64) (total float64, err error) {
-	err = s.Update(func(tx *Tx) error { total, err = tx.AddCost(key, usd); return err })
-	return total, err
 }
 
 // KnownChats returns every session key the store knows anything about, sorted.

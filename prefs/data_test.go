@@ -3,7 +3,6 @@ package prefs
 import (
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -163,25 +162,16 @@ func TestSessionHistory(t *testing.T) {
 	}
 }
 
-func TestCost(t *testing.T) {
+func TestCostSurvivesClearSession(t *testing.T) {
 	s := openTest(t)
-	total, err := s.AddCost("7", 0.25)
+	must(t, s.SetSession("7", "A"))
+	_, err := s.RecordTurnCost("7", "A", 1.75, time.Now())
 	must(t, err)
-	total2, err := s.AddCost("7", 1.5)
-	must(t, err)
-	if total != 0.25 || total2 != 1.75 {
-		t.Fatalf("totals %v, %v", total, total2)
-	}
 	if c, _ := s.Cost("7"); c != 1.75 {
 		t.Errorf("Cost = %v", c)
 	}
 	if c, _ := s.Cost("8"); c != 0 {
 		t.Errorf("Cost of unknown key = %v", c)
-	}
-	for _, bad := range []float64{-1, math.NaN(), math.Inf(1)} {
-		if _, err := s.AddCost("7", bad); err == nil {
-			t.Errorf("AddCost(%v) accepted", bad)
-		}
 	}
 	must(t, s.ClearSession("7"))
 	if c, _ := s.Cost("7"); c != 1.75 {
@@ -193,7 +183,7 @@ func TestKnownChats(t *testing.T) {
 	s := openTest(t)
 	must(t, s.SetModel("c", "m"))
 	must(t, s.SetSession("a", "x"))
-	_, err := s.AddCost("b", 1)
+	_, err := s.RecordTurnCost("b", "z", 1, time.Now())
 	must(t, err)
 	_, err = s.EnqueuePrompt("d", Prompt{Text: "q"})
 	must(t, err)
@@ -348,7 +338,7 @@ func TestEverythingSurvivesReopen(t *testing.T) {
 	s := openAt(t, path, WithClock(clock.Now))
 	must(t, s.SetModel("1", "sonnet"))
 	must(t, s.SetSession("1", "sess"))
-	if _, err := s.AddCost("1", 0.5); err != nil {
+	if _, err := s.RecordTurnCost("1", "sess", 0.5, clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	seq, _, err := s.AcceptUpdate(77, "1", &Prompt{ChatID: 1, Text: "do it"})

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -147,7 +148,7 @@ func TestMigratesVersionZeroFile(t *testing.T) {
 			if _, _, err := s.AcceptUpdate(1, "42", &Prompt{Text: "hi"}); err != nil {
 				t.Fatalf("AcceptUpdate after migration: %v", err)
 			}
-			if _, err := s.AddCost("42", 1); err != nil {
+			if _, err := s.RecordTurnCost("42", "sess", 1, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.SetSession("42", "sess"); err != nil {

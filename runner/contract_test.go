@@ -224,8 +224,8 @@ func TestContractPlainAnswer(t *testing.T) {
 	if !tc.OK || tc.Subtype != "success" || tc.Result != answer || tc.TerminalReason != "completed" || tc.ErrorText != "" {
 		t.Errorf("turn = %+v", tc)
 	}
-	if tc.NumTurns != 1 || tc.CostUSD <= 0 || tc.Usage.InputTokens <= 0 || tc.Usage.OutputTokens <= 0 || tc.Duration <= 0 {
-		t.Errorf("turn accounting = turns %d cost %v usage %+v duration %v", tc.NumTurns, tc.CostUSD, tc.Usage, tc.Duration)
+	if tc.NumTurns != 1 || tc.TotalCostUSD <= 0 || tc.Usage.InputTokens <= 0 || tc.Usage.OutputTokens <= 0 || tc.Duration <= 0 {
+		t.Errorf("turn accounting = turns %d cost %v usage %+v duration %v", tc.NumTurns, tc.TotalCostUSD, tc.Usage, tc.Duration)
 	}
 	if tc.SessionID != init.SessionID || s.SessionID() != init.SessionID {
 		t.Errorf("session ids: init %q, result %q, SessionID() %q", init.SessionID, tc.SessionID, s.SessionID())

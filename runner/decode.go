@@ -314,7 +314,7 @@ func (d *decoder) result(l *line) Event {
 		Subtype:        l.Subtype,
 		OK:             !l.IsError && l.Subtype == "success",
 		TerminalReason: l.TerminalReason,
-		CostUSD:        l.TotalCostUSD,
+		TotalCostUSD:   l.TotalCostUSD,
 		Duration:       time.Duration(l.DurationMS * float64(time.Millisecond)),
 		APIDuration:    time.Duration(l.DurationAPIMS * float64(time.Millisecond)),
 		NumTurns:       l.NumTurns,

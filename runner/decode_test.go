@@ -66,7 +66,7 @@ func summarize(ev Event) string {
 		return fmt.Sprintf("compacted trigger=%s pre=%d", e.Trigger, e.PreTokens)
 	case TurnCompleted:
 		return fmt.Sprintf("turn_completed ok=%v subtype=%s reason=%s turns=%d cost=%.6f duration=%s usage=%+v denials=%d result=%q error=%q",
-			e.OK, e.Subtype, e.TerminalReason, e.NumTurns, e.CostUSD, e.Duration, e.Usage, len(e.Denials), e.Result, e.ErrorText)
+			e.OK, e.Subtype, e.TerminalReason, e.NumTurns, e.TotalCostUSD, e.Duration, e.Usage, len(e.Denials), e.Result, e.ErrorText)
 	case RateLimited:
 		return "rate_limited"
 	case Exited:

@@ -121,12 +121,15 @@ type TurnCompleted struct {
 	Result         string
 	ErrorText      string
 	TerminalReason string
-	CostUSD        float64
-	Duration       time.Duration
-	APIDuration    time.Duration
-	NumTurns       int
-	Usage          Usage
-	Denials        []Denial
+	// TotalCostUSD is total_cost_usd: the session's running total so far
+	// (it keeps growing across turns and --resume), not this turn's cost.
+	// 0 when the CLI gave no figure (it zeroes crash results).
+	TotalCostUSD float64
+	Duration     time.Duration
+	APIDuration  time.Duration
+	NumTurns     int
+	Usage        Usage
+	Denials      []Denial
 }
 
 // RateLimited mirrors rate_limit_event: the account hit a usage limit.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -49,7 +50,13 @@ type Options struct {
 	AddDirs         []string
 	IncludePartial  bool
 	SkipPermissions bool
-	ExtraArgs       []string
+	// MaxBudgetUSD, when > 0, is passed as --max-budget-usd. Measured
+	// (docs/protocol.md): the CLI counts the spend of the whole process
+	// since it started, not of one turn, and stops a turn after the model
+	// call that reaches it (result subtype error_max_budget_usd); every
+	// later turn of that process fails at once.
+	MaxBudgetUSD float64
+	ExtraArgs    []string
 
 	// Env is the base environment (default os.Environ()). ExtraEnv entries
 	// (KEY=VALUE) are added last and win.
@@ -104,6 +111,7 @@ var managedFlags = []string{
 	"--permission-prompt-tool", "--permission-mode", "--model", "--resume", "-r",
 	"--continue", "-c", "--session-id", "--allowedTools", "--allowed-tools",
 	"--include-partial-messages", "--dangerously-skip-permissions", "--sdk-url", "--add-dir",
+	"--max-budget-usd",
 }
 
 // ErrManagedFlag is returned when ExtraArgs repeat a flag the runner manages.
@@ -158,6 +166,9 @@ func (o Options) args(prompt string) ([]string, error) {
 	}
 	if o.SkipPermissions {
 		a = append(a, "--dangerously-skip-permissions")
+	}
+	if o.MaxBudgetUSD > 0 {
+		a = append(a, "--max-budget-usd", strconv.FormatFloat(o.MaxBudgetUSD, 'f', -1, 64))
 	}
 	a = append(a, o.ExtraArgs...)
 	if o.Mode == OneShot {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -132,6 +134,52 @@ func TestTwoTurnsOnOneProcess(t *testing.T) {
 	}
 }
 
+// The fake reports the session's running total like the real CLI
+// (TestContractCostIsRunningTotal): it grows every turn and continues
+// after --resume in a new process.
+func TestFakeReportsRunningTotal(t *testing.T) {
+	opts := fakeOpts(t, "echo")
+	totals := func(s *Session, prompts ...string) []float64 {
+		var out []float64
+		for _, p := range prompts {
+			if err := s.Send(context.Background(), p); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, next[TurnCompleted](t, s).TotalCostUSD)
+		}
+		return out
+	}
+	s := startFake(t, "echo", func(o *Options) { *o = opts })
+	got := totals(s, "one", "two")
+	_ = s.Close(context.Background())
+	waitExit(t, s)
+	s = startFake(t, "echo", func(o *Options) { *o = opts; o.Resume = "fake-session-1" })
+	got = append(got, totals(s, "three")...)
+	want := []float64{0.01, 0.02, 0.03}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-9 {
+			t.Fatalf("running totals %v, want %v", got, want)
+		}
+	}
+}
+
+// --max-budget-usd counts the process's spend (as the real CLI does,
+// TestContractMaxBudget): the turn that reaches it ends with
+// error_max_budget_usd, and so does every later turn of the process.
+func TestFakeMaxBudget(t *testing.T) {
+	s := startFake(t, "echo", func(o *Options) { o.MaxBudgetUSD = 0.02 })
+	for i, wantOK := range []bool{true, false, false} {
+		if err := s.Send(context.Background(), fmt.Sprint("turn ", i)); err != nil {
+			t.Fatal(err)
+		}
+		tc := next[TurnCompleted](t, s)
+		if tc.OK != wantOK || (!wantOK && (tc.Subtype != "error_max_budget_usd" || tc.TerminalReason != "budget_exhausted" ||
+			tc.ErrorText != "Reached maximum budget ($0.02)")) {
+			t.Errorf("turn %d = %+v", i, tc)
+		}
+	}
+}
+
 func TestArgsAndEnvironment(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-should-not-pass")
 	t.Setenv("CLAUDECODE", "1")
@@ -143,6 +191,7 @@ func TestArgsAndEnvironment(t *testing.T) {
 		o.AllowedTools = []string{"Read", "Bash(git status:*)"}
 		o.AddDirs = []string{"/srv/docs", "/home/me/my notes"}
 		o.IncludePartial = true
+		o.MaxBudgetUSD = 0.25
 		o.ExtraArgs = []string{"--append-system-prompt", "be brief"}
 		o.ExtraEnv = append(o.ExtraEnv, "UNTETHER_EXTRA=yes")
 	})
@@ -158,7 +207,7 @@ func TestArgsAndEnvironment(t *testing.T) {
 	if err := json.Unmarshal([]byte(tc.Result), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := "-p --verbose --output-format stream-json --input-format stream-json --permission-prompt-tool stdio --permission-mode plan --model opus --resume abc-123 --allowedTools Read,Bash(git status:*) --add-dir /srv/docs --add-dir /home/me/my notes --include-partial-messages --append-system-prompt be brief"
+	want := "-p --verbose --output-format stream-json --input-format stream-json --permission-prompt-tool stdio --permission-mode plan --model opus --resume abc-123 --allowedTools Read,Bash(git status:*) --add-dir /srv/docs --add-dir /home/me/my notes --include-partial-messages --max-budget-usd 0.25 --append-system-prompt be brief"
 	if strings.Join(got.Args, " ") != want {
 		t.Errorf("args\n got %q\nwant %q", strings.Join(got.Args, " "), want)
 	}
@@ -179,7 +228,7 @@ func TestAPIBillingKeepsKey(t *testing.T) {
 }
 
 func TestExtraArgsClash(t *testing.T) {
-	for _, a := range []string{"--model", "--resume=x", "--permission-prompt-tool", "-p", "--dangerously-skip-permissions", "--add-dir"} {
+	for _, a := range []string{"--model", "--resume=x", "--permission-prompt-tool", "-p", "--dangerously-skip-permissions", "--add-dir", "--max-budget-usd=1"} {
 		opts := fakeOpts(t, "echo")
 		opts.ExtraArgs = []string{a}
 		if _, err := Start(context.Background(), opts); !errors.Is(err, ErrManagedFlag) {

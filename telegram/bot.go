@@ -58,6 +58,11 @@ type Config struct {
 	// DailyBudget stops new turns once the cost of today's turns (the
 	// bot's local day, all chats) reached it, in USD; 0 means no limit.
 	DailyBudget float64
+	// MaxTurnUSD is [claude] max_turn_usd, which the engine passes to
+	// Claude Code as --max-budget-usd; 0 means no limit. The bot names it
+	// when a turn stops on it, and gives each turn that follows a spending
+	// one a new process, since the CLI counts the limit per process.
+	MaxTurnUSD float64
 	// UploadKeep is how long saved files are kept (by modification time);
 	// older ones are removed at start and every hour. 0 keeps them.
 	UploadKeep time.Duration

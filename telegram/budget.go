@@ -1,12 +1,9 @@
 package telegram
 
-import (
-	"fmt"
+import "github.com/untether/untether/telegram/view"
 
-	"github.com/untether/untether/telegram/view"
-)
-
-// overBudget tells whether today's spend reached [claude] daily_budget_usd,
+// overBudget tells whether today's spend (the turns' real costs, see
+// turn.recordCost) reached [claude] daily_budget_usd,
 // with the message for the refused turn. A turn already running is never
 // cut short: the budget is checked when a turn starts.
 func (b *Bot) overBudget() (view.TurnError, bool) {
@@ -21,7 +18,5 @@ func (b *Bot) overBudget() (view.TurnError, bool) {
 	if spent < b.cfg.DailyBudget {
 		return view.TurnError{}, false
 	}
-	return view.TurnError{What: "Daily budget reached",
-		Detail: fmt.Sprintf("Turns cost $%.2f today; [claude] daily_budget_usd allows $%.2f a day.", spent, b.cfg.DailyBudget),
-		Hint:   "New turns start again tomorrow (midnight on the bot's machine). Raise daily_budget_usd in the config and restart the bot to continue now."}, true
+	return view.DailyBudgetReached(spent, b.cfg.DailyBudget), true
 }

@@ -24,8 +24,7 @@ func TestDailyBudget(t *testing.T) {
 	h.awaitText(h.dm.ID, "Answer: two")
 	h.say("three")
 	m := h.awaitText(h.dm.ID, "Daily budget reached")
-	if !strings.Contains(m.Text, "Turns cost $0.02 today; [claude] daily_budget_usd allows $0.01 a day") &&
-		!strings.Contains(m.Text, "allows $0.02 a day") { // %.2f of 0.015 rounds either way
+	if !strings.Contains(m.Text, "Turns cost $0.02 today; [claude] daily_budget_usd allows $0.0150 a day") {
 		t.Errorf("refusal = %q", m.Text)
 	}
 	for _, txt := range h.messages(h.dm.ID) {
@@ -34,7 +33,7 @@ func TestDailyBudget(t *testing.T) {
 		}
 	}
 	h.say("/status")
-	h.awaitText(h.dm.ID, "Spent today (all chats): $0.0200 of $0.0150")
+	h.awaitText(h.dm.ID, "Spent today (all chats): $0.02 of $0.0150")
 
 	clock.Advance(3 * time.Minute) // past midnight: a new day
 	h.say("four")

@@ -108,13 +108,14 @@ func (b *Bot) statusText(key string) string {
 	if rec, ok, err := b.store.GetSession(key); err == nil && ok {
 		s.SessionID = rec.SessionID
 	}
-	if cost, err := b.store.Cost(key); err == nil {
-		s.CostUSD = cost
+	var err error
+	if s.ChatCostUSD, err = b.store.Cost(key); err != nil {
+		b.log.Warn("could not read the chat's cost", "session_key", key, "err", err)
 	}
-	if b.cfg.DailyBudget > 0 {
-		s.DailyBudget = b.cfg.DailyBudget
-		s.SpentToday, _ = b.store.Spend(b.now())
+	if s.SpentToday, err = b.store.Spend(b.now()); err != nil {
+		b.log.Warn("could not read today's spend", "session_key", key, "err", err)
 	}
+	s.DailyBudget = b.cfg.DailyBudget
 	if a := b.existingActor(key); a != nil {
 		as := a.status()
 		s.Queued, s.Running, s.Live = as.Queued, as.Running, as.Live

@@ -28,6 +28,9 @@ type fakeEngine struct {
 	specs    []telegram.Spec
 	sessions []*runnertest.Session
 	startErr error
+	// ledger keeps each session's running cost across starts, so a
+	// resumed session continues its total like the real CLI.
+	ledger runnertest.Ledger
 }
 
 func (e *fakeEngine) Interactive() bool { return true }
@@ -43,7 +46,7 @@ func (e *fakeEngine) Start(ctx context.Context, spec telegram.Spec) (telegram.Co
 	if id == "" {
 		id = fmt.Sprintf("sess-%d", len(e.specs))
 	}
-	s := runnertest.New(id, e.script)
+	s := runnertest.New(id, e.script, runnertest.WithLedger(&e.ledger))
 	e.sessions = append(e.sessions, s)
 	return s, nil
 }

@@ -24,6 +24,9 @@ type engine struct {
 
 	mu     sync.Mutex
 	starts int
+	// ledger continues a session's running cost when it is resumed, as
+	// Claude Code does.
+	ledger runnertest.Ledger
 }
 
 func (e *engine) Interactive() bool { return true }
@@ -41,7 +44,7 @@ func (e *engine) Start(ctx context.Context, spec telegram.Spec) (telegram.Conn, 
 	if id == "" {
 		id = fmt.Sprintf("load-session-%d-%d", chat, n)
 	}
-	return runnertest.New(id, e.script(chat)), nil
+	return runnertest.New(id, e.script(chat), runnertest.WithLedger(&e.ledger)), nil
 }
 
 func (e *engine) started() int {

@@ -72,6 +72,7 @@ type ClaudeConfig struct {
 	IdleTimeout                time.Duration     `toml:"idle_timeout"`
 	MaxLiveSessions            int               `toml:"max_live_sessions"`
 	DailyBudgetUSD             float64           `toml:"daily_budget_usd"`
+	MaxTurnUSD                 float64           `toml:"max_turn_usd"`
 	IncludePartialMessages     bool              `toml:"include_partial_messages"`
 	Env                        map[string]string `toml:"env"`
 }

@@ -123,6 +123,7 @@ func TestValuesAreApplied(t *testing.T) {
 		"state.path":                          `"data/x.db"`,
 		"claude.permission_mode":              `"acceptEdits"`,
 		"claude.dangerously_skip_permissions": "true",
+		"claude.max_turn_usd":                 "0.5",
 	}))
 	cfg, err := loadConfig(p, noEnv)
 	if err != nil {
@@ -148,6 +149,9 @@ func TestValuesAreApplied(t *testing.T) {
 		{"uploads next to the state file", cfg.State.Uploads, filepath.Join(dir, "data", "uploads")},
 		{"permission_mode", cfg.Claude.PermissionMode, "acceptEdits"},
 		{"dangerously_skip_permissions", cfg.Claude.DangerouslySkipPermissions, true},
+		{"max_turn_usd", cfg.Claude.MaxTurnUSD, 0.5},
+		{"max_turn_usd reaches the CLI", runnerOptions(cfg, nil).MaxBudgetUSD, 0.5},
+		{"max_turn_usd reaches the bot", botConfig(cfg).MaxTurnUSD, 0.5},
 	}
 	for _, c := range checks {
 		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
@@ -198,6 +202,8 @@ func TestValidationErrors(t *testing.T) {
 		{"idle negative", map[string]string{"claude.idle_timeout": `"-1s"`}, "[claude] idle_timeout: -1s is below"},
 		{"max_live_sessions", map[string]string{"claude.max_live_sessions": "0"}, "[claude] max_live_sessions: 0 is below the minimum 1"},
 		{"daily_budget_usd", map[string]string{"claude.daily_budget_usd": "-5.0"}, "[claude] daily_budget_usd: -5 is not an amount of dollars"},
+		{"max_turn_usd", map[string]string{"claude.max_turn_usd": "-0.5"}, "[claude] max_turn_usd: -0.5 is not an amount of dollars"},
+		{"extra_args budget", map[string]string{"claude.extra_args": `["--max-budget-usd", "1"]`}, "use [claude] max_turn_usd"},
 		{"env api key", map[string]string{"claude.env": `{ ANTHROPIC_API_KEY = "k" }`}, "[claude] env: ANTHROPIC_API_KEY"},
 		{"env bad name", map[string]string{"claude.env": `{ "A=B" = "k" }`}, `[claude] env: "A=B"`},
 		{"edit interval", map[string]string{"progress.min_edit_interval": `"0s"`}, "[progress] min_edit_interval:"},

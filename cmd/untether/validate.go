@@ -28,6 +28,7 @@ var managedFlags = map[string]string{
 	"--dangerously-skip-permissions": "use [claude] dangerously_skip_permissions",
 	"--include-partial-messages":     "use [claude] include_partial_messages",
 	"--add-dir":                      "use [claude] add_dirs",
+	"--max-budget-usd":               "use [claude] max_turn_usd",
 }
 
 var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
@@ -120,9 +121,13 @@ func (c *Config) validate() []error {
 	if cl.MaxLiveSessions < 1 {
 		bad("claude", "max_live_sessions", "%d is below the minimum 1", cl.MaxLiveSessions)
 	}
-	if b := cl.DailyBudgetUSD; b < 0 || math.IsNaN(b) || math.IsInf(b, 0) {
-		bad("claude", "daily_budget_usd", "%v is not an amount of dollars (0 means no limit)", b)
+	dollars := func(key string, v float64) {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			bad("claude", key, "%v is not an amount of dollars (0 means no limit)", v)
+		}
 	}
+	dollars("daily_budget_usd", cl.DailyBudgetUSD)
+	dollars("max_turn_usd", cl.MaxTurnUSD)
 	for name := range cl.Env {
 		switch {
 		case name == "" || strings.ContainsAny(name, "=\x00"):

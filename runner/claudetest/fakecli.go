@@ -7,7 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -41,6 +43,22 @@ type fake struct {
 	mode    string
 	turns   int
 	stop    chan struct{} // closed on interrupt during a turn
+	// total is the session's running total, reported in every result like
+	// the real CLI's total_cost_usd: it continues across --resume (the real
+	// CLI keeps it in the session's transcript; the fake in FakeTotalFile).
+	total float64
+	// spent and budget are --max-budget-usd, which the real CLI counts
+	// per process (docs/protocol.md).
+	spent, budget float64
+}
+
+// FakeTurnCost is what every turn of the fake CLI costs.
+const FakeTurnCost = 0.01
+
+// FakeTotalFile is where the fake CLI keeps a session's running total,
+// relative to its working directory.
+func FakeTotalFile(session string) string {
+	return filepath.Join(".claude", "fake-total-"+session)
 }
 
 func (f *fake) emit(v any) {
@@ -68,6 +86,12 @@ func (f *fake) run(args []string) int {
 			fmt.Fprintf(os.Stderr, "No conversation found with session ID: %s\n", f.session)
 			return 1
 		}
+		if raw, err := os.ReadFile(FakeTotalFile(f.session)); err == nil {
+			f.total, _ = strconv.ParseFloat(string(raw), 64)
+		}
+	}
+	if i := slices.Index(args, "--max-budget-usd"); i >= 0 && i+1 < len(args) {
+		f.budget, _ = strconv.ParseFloat(args[i+1], 64)
 	}
 	if i := slices.Index(args, "--permission-mode"); i >= 0 && i+1 < len(args) {
 		f.mode = args[i+1]
@@ -179,21 +203,57 @@ func (f *fake) text(s string) {
 		"content": []any{map[string]any{"type": "text", "text": s}}}})
 }
 
+// result ends a turn that cost FakeTurnCost. Like the real CLI, a turn
+// that brings the process's spend to --max-budget-usd ends as
+// error_max_budget_usd instead of with its answer.
 func (f *fake) result(text string, isError bool, reason string) {
+	f.charge(FakeTurnCost)
 	r := map[string]any{"type": "result", "subtype": "success", "is_error": isError, "session_id": f.session, "num_turns": 1,
-		"duration_ms": 12, "total_cost_usd": 0.01, "terminal_reason": reason, "usage": map[string]any{"input_tokens": 10, "output_tokens": 5}}
-	if reason == "aborted_streaming" || reason == "aborted_tools" {
+		"duration_ms": 12, "total_cost_usd": f.total, "terminal_reason": reason, "usage": map[string]any{"input_tokens": 10, "output_tokens": 5}}
+	switch {
+	case reason == "aborted_streaming" || reason == "aborted_tools":
 		r["subtype"] = "error_during_execution"
-	} else {
+	case f.overBudget():
+		f.budgetResult()
+		return
+	default:
 		r["result"] = text
 	}
 	f.emit(r)
+}
+
+func (f *fake) overBudget() bool { return f.budget > 0 && f.spent >= f.budget }
+
+// budgetResult is the real CLI's result when --max-budget-usd is reached.
+func (f *fake) budgetResult() {
+	f.emit(map[string]any{"type": "result", "subtype": "error_max_budget_usd", "is_error": true, "session_id": f.session,
+		"num_turns": 1, "duration_ms": 12, "total_cost_usd": f.total, "terminal_reason": "budget_exhausted",
+		"errors": []string{"Reached maximum budget ($" + strconv.FormatFloat(f.budget, 'f', -1, 64) + ")"}})
+}
+
+// charge adds usd to the session's total, kept for a later --resume.
+func (f *fake) charge(usd float64) {
+	f.total += usd
+	f.spent += usd
+	path := FakeTotalFile(f.session)
+	err := os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		err = os.WriteFile(path, []byte(strconv.FormatFloat(f.total, 'g', -1, 64)), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fake claude: keep the session total: %v\n", err)
+	}
 }
 
 // turn runs one scripted turn; a non-negative return makes the process exit.
 func (f *fake) turn(prompt string, lines chan map[string]any, prompts *[]string) int {
 	f.turns++
 	f.init()
+	if f.overBudget() {
+		// The real CLI refuses every later turn of the process at once.
+		f.budgetResult()
+		return -1
+	}
 	switch f.script {
 	case "echo", "hang", "ignore_term", "deaf", "noresume":
 		f.text("echo: " + prompt)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"sync"
 	"time"
 
@@ -51,6 +52,7 @@ type Session struct {
 	sent      int  // prompts sent; sent > turns means one is on its way to the script
 	interrupt bool // an interrupt came before the script took the sent prompt
 	closeOnce sync.Once
+	ledger    *Ledger
 }
 
 // Answer records an Allow or Deny written to the session.
@@ -60,10 +62,53 @@ type Answer struct {
 	At        time.Time
 }
 
+// TurnCost is what Complete charges for a turn.
+const TurnCost = 0.01
+
+// Ledger keeps each session's running total the way Claude Code does: it
+// grows with every turn and, for a session started again with the same id
+// (--resume), continues where it was. Every result reports the total, never
+// the turn's own cost. Share one Ledger between the sessions of a test.
+type Ledger struct {
+	mu     sync.Mutex
+	totals map[string]float64
+}
+
+// Total returns id's running total.
+func (l *Ledger) Total(id string) float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.totals[id]
+}
+
+func (l *Ledger) add(id string, usd float64) float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.totals == nil {
+		l.totals = map[string]float64{}
+	}
+	l.totals[id] += usd
+	return l.totals[id]
+}
+
+// Option adjusts New.
+type Option func(*Session)
+
+// WithLedger keeps the session's running total in l, so a session started
+// again with the same id continues it. Without it the session has a ledger
+// of its own (a session that is never resumed).
+func WithLedger(l *Ledger) Option { return func(s *Session) { s.ledger = l } }
+
 // New starts a scripted session with the given id.
-func New(id string, script Script) *Session {
+func New(id string, script Script, opts ...Option) *Session {
 	s := &Session{id: id, script: script, events: make(chan runner.Event, 4096), done: make(chan struct{}),
 		prompts: make(chan string, 64), pending: map[string]chan Decision{}, mode: "default"}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.ledger == nil {
+		s.ledger = &Ledger{}
+	}
 	go s.loop()
 	return s
 }
@@ -303,22 +348,35 @@ func (t *Turn) Withdraw(requestID string) {
 	}
 }
 
-// Complete ends the turn with an answer.
-func (t *Turn) Complete(result string) {
+// Complete ends the turn with an answer costing TurnCost.
+func (t *Turn) Complete(result string) { t.CompleteCosting(result, TurnCost) }
+
+// CompleteCosting ends the turn with an answer costing usd; the result
+// carries the session's running total, as the CLI's does.
+func (t *Turn) CompleteCosting(result string, usd float64) {
 	t.Emit(runner.TurnCompleted{SessionID: t.s.id, OK: true, Subtype: "success", Result: result, NumTurns: 1,
-		CostUSD: 0.01, Duration: 1500 * time.Millisecond, TerminalReason: "completed",
+		TotalCostUSD: t.s.ledger.add(t.s.id, usd), Duration: 1500 * time.Millisecond, TerminalReason: "completed",
 		Usage: runner.Usage{InputTokens: 1200, OutputTokens: 340}})
 }
 
-// Aborted ends the turn as the CLI does after an interrupt.
+// Aborted ends the turn as the CLI does after an interrupt (nothing spent).
 func (t *Turn) Aborted() {
 	t.Emit(runner.TurnCompleted{SessionID: t.s.id, Subtype: "error_during_execution", ErrorText: "interrupted",
-		TerminalReason: "aborted_streaming"})
+		TerminalReason: "aborted_streaming", TotalCostUSD: t.s.ledger.Total(t.s.id)})
 }
 
 // Fail ends the turn with an error result (e.g. an API error).
 func (t *Turn) Fail(msg string) {
-	t.Emit(runner.TurnCompleted{SessionID: t.s.id, Subtype: "success", Result: msg, ErrorText: msg, TerminalReason: "api_error"})
+	t.Emit(runner.TurnCompleted{SessionID: t.s.id, Subtype: "success", Result: msg, ErrorText: msg, TerminalReason: "api_error",
+		TotalCostUSD: t.s.ledger.Total(t.s.id)})
+}
+
+// OverBudget ends the turn as the CLI does when --max-budget-usd of limit
+// is reached, after a model call costing usd (docs/protocol.md).
+func (t *Turn) OverBudget(limit, usd float64) {
+	msg := "Reached maximum budget ($" + strconv.FormatFloat(limit, 'f', -1, 64) + ")"
+	t.Emit(runner.TurnCompleted{SessionID: t.s.id, Subtype: "error_max_budget_usd", ErrorText: msg, NumTurns: 1,
+		TerminalReason: "budget_exhausted", TotalCostUSD: t.s.ledger.add(t.s.id, usd), Duration: 900 * time.Millisecond})
 }
 
 // Crash ends the process mid-turn.

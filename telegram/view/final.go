@@ -11,7 +11,7 @@ import (
 
 // Footer is the turn's result line under the final answer.
 type Footer struct {
-	Cost      float64 // USD; 0 hides it
+	Cost      float64 // USD this turn cost (not the session's running total); 0 hides it
 	Duration  time.Duration
 	Turns     int // 0 hides it
 	InTokens  int // both 0 hide the tokens
@@ -28,7 +28,7 @@ func FinalFooter(f Footer) string {
 		parts = append(parts, "✗ error")
 	}
 	if f.Cost > 0 {
-		parts = append(parts, formatCost(f.Cost))
+		parts = append(parts, Dollars(f.Cost))
 	}
 	parts = append(parts, FormatElapsed(f.Duration))
 	if f.Turns > 0 {
@@ -38,14 +38,6 @@ func FinalFooter(f Footer) string {
 		parts = append(parts, formatCount(f.InTokens)+" in / "+formatCount(f.OutTokens)+" out")
 	}
 	return "<i>" + strings.Join(parts, " · ") + "</i>"
-}
-
-// formatCost keeps four decimals for small sums, where cents say nothing.
-func formatCost(c float64) string {
-	if c < 1 {
-		return fmt.Sprintf("$%.4f", c)
-	}
-	return fmt.Sprintf("$%.2f", c)
 }
 
 // formatCount renders token counts like "999", "12.3k", "1.2M".

@@ -20,7 +20,7 @@ func TestFinalFooter(t *testing.T) {
 		{Footer{Cost: 2.5, Duration: 61 * time.Minute, Turns: 1, InTokens: 2_000_000, OutTokens: 999, OK: true},
 			"<i>$2.50 · 1h 01m · 1 turn · 2M in / 999 out</i>"},
 		{Footer{Duration: 3 * time.Second, OK: true}, "<i>3s</i>"},
-		{Footer{Cost: 0.5, Duration: 3 * time.Second}, "<i>✗ error · $0.5000 · 3s</i>"},
+		{Footer{Cost: 0.5, Duration: 3 * time.Second}, "<i>✗ error · $0.50 · 3s</i>"},
 	} {
 		if got := FinalFooter(c.f); got != c.want {
 			t.Errorf("FinalFooter(%+v) = %q, want %q", c.f, got, c.want)

@@ -17,13 +17,13 @@ type Status struct {
 	Verbose        bool
 	VerboseSource  string
 	Queued         int
-	CostUSD        float64
-	Live           bool // a Claude process is running for the session
-	Running        bool // a turn is in progress
+	ChatCostUSD    float64 // what this chat's turns cost, all its sessions
+	Live           bool    // a Claude process is running for the session
+	Running        bool    // a turn is in progress
 	WorkDir        string
 	WorkDirSource  string
-	SpentToday     float64 // all chats, with DailyBudget > 0
-	DailyBudget    float64
+	SpentToday     float64 // all chats
+	DailyBudget    float64 // 0: no limit
 }
 
 const maxStatusValueUnits = 300
@@ -54,11 +54,15 @@ func StatusText(s Status) string {
 		"Plan mode: "+setting(s.PlanMode, "off", s.PlanModeSource),
 		"Verbose: "+setting(onOff(s.Verbose), "", s.VerboseSource),
 	)
-	if s.CostUSD > 0 {
-		lines = append(lines, "Cost this session: "+formatCost(s.CostUSD))
+	if s.ChatCostUSD > 0 {
+		lines = append(lines, "Spent in this chat: "+Dollars(s.ChatCostUSD))
 	}
-	if s.DailyBudget > 0 {
-		lines = append(lines, "Spent today (all chats): "+formatCost(s.SpentToday)+" of "+formatCost(s.DailyBudget))
+	if s.SpentToday > 0 || s.DailyBudget > 0 {
+		line := "Spent today (all chats): " + Dollars(s.SpentToday)
+		if s.DailyBudget > 0 {
+			line += " of " + Dollars(s.DailyBudget)
+		}
+		lines = append(lines, line)
 	}
 	if d := oneLine(s.WorkDir); d != "" {
 		line := "Directory: <code>" + escHead(d, maxStatusValueUnits) + "</code>"

@@ -8,11 +8,12 @@ import (
 func TestStatusGolden(t *testing.T) {
 	s := Status{SessionID: "3f2a9c1e-7d4b-4e51-9a0c-5b8f6e2d1a77", Model: "opus", ModelSource: "chat setting",
 		PermissionMode: "acceptEdits", PlanMode: "auto", PlanModeSource: "config", Verbose: true, VerboseSource: "chat setting",
-		Queued: 1, CostUSD: 0.4321, Live: true, Running: true, WorkDir: "/home/user/project"}
+		Queued: 1, ChatCostUSD: 0.4321, SpentToday: 0.5, DailyBudget: 2, Live: true, Running: true, WorkDir: "/home/user/project"}
 	got := StatusText(s)
 	checkHTML(t, "status", got)
 	for _, line := range []string{"State: working on a turn", "Queued: 1 message", "Model: <b>opus</b> <i>(chat setting)</i>",
-		"Plan mode: <b>auto</b> <i>(config)</i>", "Verbose: <b>on</b> <i>(chat setting)</i>", "Cost this session: $0.4321"} {
+		"Plan mode: <b>auto</b> <i>(config)</i>", "Verbose: <b>on</b> <i>(chat setting)</i>", "Spent in this chat: $0.4321",
+		"Spent today (all chats): $0.50 of $2.00"} {
 		if !strings.Contains(got, line) {
 			t.Errorf("status lacks %q:\n%s", line, got)
 		}
@@ -26,11 +27,22 @@ func TestStatusGolden(t *testing.T) {
 			t.Errorf("empty status lacks %q:\n%s", line, empty)
 		}
 	}
-	if strings.Contains(empty, "Queued") || strings.Contains(empty, "Cost") || strings.Contains(empty, "Directory") {
+	if strings.Contains(empty, "Queued") || strings.Contains(empty, "Spent") || strings.Contains(empty, "Directory") {
 		t.Errorf("empty status shows empty fields:\n%s", empty)
 	}
 	long := strings.Repeat("<&>", 3000)
 	checkHTML(t, "nasty status", StatusText(Status{SessionID: long, Model: long, ModelSource: long, PermissionMode: long, PlanMode: long, WorkDir: long}))
+}
+
+// Today's spend shows without a budget too; the budget only adds "of".
+func TestStatusSpendWithoutBudget(t *testing.T) {
+	got := StatusText(Status{SpentToday: 1.5})
+	if !strings.Contains(got, "Spent today (all chats): $1.50\n") && !strings.HasSuffix(got, "Spent today (all chats): $1.50") {
+		t.Errorf("status = %s", got)
+	}
+	if strings.Contains(got, " of ") || strings.Contains(got, "in this chat") {
+		t.Errorf("status shows a budget or chat cost it was not given:\n%s", got)
+	}
 }
 
 func TestHelpGolden(t *testing.T) {
