@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/redact"
 )
 
 // cmdDoctor checks the setup the way the bot would use it: one ✓/✗ line
@@ -119,8 +120,9 @@ func report(w io.Writer, secrets []string, c check) {
 	if !c.ok && c.fix != "" {
 		lines = append(lines, "    fix: "+c.fix)
 	}
+	r := redact.New(secrets...)
 	for _, l := range lines {
-		fmt.Fprintln(w, Redact(l, secrets...))
+		fmt.Fprintln(w, r.String(l))
 	}
 }
 
