@@ -71,6 +71,7 @@ type ClaudeConfig struct {
 	DailyBudgetUSD             float64           `toml:"daily_budget_usd"`
 	IncludePartialMessages     bool              `toml:"include_partial_messages"`
 	Env                        map[string]string `toml:"env"`
+	EnvAllow                   []string          `toml:"env_allow"`
 }
 
 type ProgressConfig struct {

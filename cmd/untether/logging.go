@@ -176,6 +176,22 @@ func (c *Config) Secrets() []string {
 	return slices.Compact(out)
 }
 
+// shortSecrets names the secrets too short for the redactor (see
+// redact.MinLen): they would be shown wherever they appear.
+func (c *Config) shortSecrets() []string {
+	var out []string
+	if redact.TooShort(c.Telegram.BotToken.Reveal()) {
+		out = append(out, "[telegram] bot_token")
+	}
+	for k, v := range c.Claude.Env {
+		if secretEnvName(k) && redact.TooShort(v) {
+			out = append(out, "[claude.env] "+k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func secretEnvName(name string) bool {
 	n := strings.ToUpper(name)
 	for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "AUTH", "CREDENTIAL"} {

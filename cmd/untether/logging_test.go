@@ -148,3 +148,34 @@ func TestSecretLogValue(t *testing.T) {
 		t.Errorf("got %s", b.String())
 	}
 }
+
+// What the bot hands the runner keeps its token from Claude and redacts
+// every configured secret from what Claude's events show.
+func TestRunnerOptionsKeepSecretsFromClaude(t *testing.T) {
+	t.Setenv("UNTETHER_BOT_TOKEN", testToken)
+	t.Setenv("SOME_COPY", testToken)
+	t.Setenv("HARMLESS", "1")
+	cfg, _, err := load(t, map[string]string{"claude.env": `{ API_KEY = "sk-env-secret-value", PLAIN = "x" }`,
+		"claude.env_allow": `["HARMLESS", "SOME_COPY"]`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := runnerOptions(cfg, nil)
+	env := strings.Join(opts.ChildEnv(), "\n")
+	if strings.Contains(env, testToken) || !strings.Contains(env, "HARMLESS=1") || !strings.Contains(env, "API_KEY=sk-env-secret-value") {
+		t.Errorf("child environment:\n%s", env)
+	}
+	if got := opts.Redact("a " + testToken + " b sk-env-secret-value"); got != "a [redacted] b [redacted]" {
+		t.Errorf("Redact = %q", got)
+	}
+}
+
+func TestShortSecretsAreNamed(t *testing.T) {
+	cfg, _, err := load(t, map[string]string{"claude.env": `{ DB_PASSWORD = "hunter2", LONG_TOKEN = "long-enough-value", PLAIN = "x" }`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.shortSecrets(); !slices.Equal(got, []string{"[claude.env] DB_PASSWORD"}) {
+		t.Errorf("shortSecrets() = %q", got)
+	}
+}
