@@ -54,3 +54,37 @@ func TestContractBotTokenNeverReachesClaude(t *testing.T) {
 		}
 	}
 }
+
+// With env_allow the real CLI still runs a turn and a tool (so the
+// essential variables are enough), and a variable not listed does not
+// reach its tools.
+func TestContractBotEnvAllow(t *testing.T) {
+	bin := claudetest.Binary(t)
+	api := claudetest.NewAPI(t,
+		claudetest.Answer(claudetest.ToolUse("Bash", map[string]any{"command": "env", "description": "Show the environment"})),
+		claudetest.Say("Listed."),
+	)
+	env, _ := claudetest.Env(t, api.URL())
+	env = append(env, "NOT_LISTED=hidden", "LISTED_ONE=shown")
+	// claudetest.Env's switches (fake API, no telemetry) are listed like an
+	// owner would list a gateway; the API key passes with use_api_billing.
+	claude := "use_api_billing = true\nenv_allow = [\"ANTHROPIC_BASE_URL\", \"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC\", " +
+		"\"DISABLE_AUTOUPDATER\", \"DISABLE_TELEMETRY\", \"DISABLE_ERROR_REPORTING\", \"LISTED_ONE\"]\n"
+	e := newE2EOn(t, tgtest.New(t), bin, env, claude, "")
+	e.start(t)
+	e.tg.SendMessage(e.user, e.chat, "Show me your environment.")
+	prompt := e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
+		return strings.Contains(m.Text, "env") && hasButton(m, "Approve")
+	})
+	e.tg.PressButton(e.user, e.chat, prompt.ID, buttonData(t, prompt, "Approve"))
+	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "Listed.") })
+	var out string
+	for _, req := range api.Requests() {
+		for _, tr := range req.ToolResults() {
+			out += tr.Content
+		}
+	}
+	if !strings.Contains(out, "LISTED_ONE=shown") || strings.Contains(out, "NOT_LISTED") {
+		t.Errorf("tool environment:\n%s", out)
+	}
+}
