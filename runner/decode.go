@@ -101,6 +101,17 @@ type decoder struct {
 	// open maps a tool_use id to whether it is still running, so a
 	// tool_result can be matched and a stray one ignored.
 	open map[string]bool
+	// redact removes secrets from display texts (Options.Redact); nil
+	// leaves them as they are.
+	redact func(string) string
+}
+
+// clean is redact, or s unchanged without one.
+func (d *decoder) clean(s string) string {
+	if d.redact == nil {
+		return s
+	}
+	return d.redact(s)
 }
 
 func newDecoder(workDir string) *decoder {
@@ -180,7 +191,7 @@ func (d *decoder) system(l *line) []Event {
 		}
 		// The message field of this subtype is a string, unlike other lines.
 		_ = json.Unmarshal(l.Message, &m.Message)
-		return []Event{PermissionDenied{ToolName: l.ToolName, ToolUseID: l.ToolUseID, Message: m.Message}}
+		return []Event{PermissionDenied{ToolName: l.ToolName, ToolUseID: l.ToolUseID, Message: d.clean(m.Message)}}
 	case "compact_boundary":
 		c := Compacted{}
 		if l.CompactMetadata != nil {
@@ -214,14 +225,15 @@ func (d *decoder) assistant(l *line) []Event {
 		switch b.Type {
 		case "text":
 			if b.Text != "" {
-				out = append(out, Text{MessageID: m.ID, ParentToolUseID: l.ParentToolUseID, Text: b.Text})
+				out = append(out, Text{MessageID: m.ID, ParentToolUseID: l.ParentToolUseID, Text: d.clean(b.Text)})
 			}
 		case "thinking":
 			if b.Thinking != "" {
-				out = append(out, Thinking{MessageID: m.ID, Text: b.Thinking})
+				out = append(out, Thinking{MessageID: m.ID, Text: d.clean(b.Thinking)})
 			}
 		case "tool_use":
-			kind, title := toolkinds.Describe(b.Name, b.Input, d.workDir)
+			// The title is a cut of the input: redact the input first.
+			kind, title := toolkinds.Describe(b.Name, json.RawMessage(d.clean(string(b.Input))), d.workDir)
 			d.open[b.ID] = true
 			out = append(out, ActionStarted{
 				ToolUseID:       b.ID,
@@ -253,7 +265,7 @@ func (d *decoder) user(l *line) []Event {
 			ToolUseID:       b.ToolUseID,
 			ParentToolUseID: l.ParentToolUseID,
 			OK:              !b.IsError,
-			Detail:          toolkinds.Truncate(oneLine(resultText(b.Content)), 120),
+			Detail:          toolkinds.Truncate(oneLine(d.clean(resultText(b.Content))), 120),
 		})
 	}
 	return out
@@ -303,7 +315,9 @@ func (d *decoder) streamEvent(l *line) []Event {
 		return nil
 	}
 	if ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
-		return []Event{Text{ParentToolUseID: l.ParentToolUseID, Text: ev.Delta.Text, Partial: true}}
+		// A secret split across two deltas is not caught here; partial
+		// text is never shown, the whole block that follows is.
+		return []Event{Text{ParentToolUseID: l.ParentToolUseID, Text: d.clean(ev.Delta.Text), Partial: true}}
 	}
 	return nil
 }
@@ -322,10 +336,10 @@ func (d *decoder) result(l *line) Event {
 		Denials:        l.PermissionDenials,
 	}
 	if l.Result != nil {
-		t.Result = *l.Result
+		t.Result = d.clean(*l.Result)
 	}
 	if !t.OK {
-		t.ErrorText = resultError(l, t.Result)
+		t.ErrorText = d.clean(resultError(l, t.Result))
 	}
 	// Any tool still open will never complete in this turn.
 	clear(d.open)

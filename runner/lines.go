@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 )
@@ -71,14 +72,32 @@ func trimNewline(b []byte) []byte {
 type tail struct {
 	n   int
 	buf []byte
+	cut bool // bytes were dropped from the front
 }
 
 func (t *tail) Write(p []byte) (int, error) {
 	t.buf = append(t.buf, p...)
 	if over := len(t.buf) - t.n; over > 0 {
 		t.buf = append(t.buf[:0], t.buf[over:]...)
+		t.cut = true
 	}
 	return len(p), nil
 }
 
-func (t *tail) String() string { return string(t.buf) }
+// maxPartialLine bounds what is dropped from a tail with no line break:
+// far more than any secret, so none can leave a piece at the cut.
+const maxPartialLine = 1 << 10
+
+// String returns the tail from its first whole line: the line the cut went
+// through could hold the end of a secret that no redactor would recognise.
+func (t *tail) String() string {
+	b := t.buf
+	if t.cut {
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		} else {
+			b = b[min(len(b), maxPartialLine):]
+		}
+	}
+	return string(b)
+}

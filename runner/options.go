@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/untether/untether/redact"
 )
 
 // Mode selects how Claude Code is driven.
@@ -64,6 +67,24 @@ type Options struct {
 	ExtraEnv []string
 	// UseAPIBilling keeps ANTHROPIC_API_KEY in the child's environment.
 	UseAPIBilling bool
+	// EnvAllow, when not nil, narrows Env to these names and EssentialEnv
+	// (ANTHROPIC_API_KEY too with UseAPIBilling). ExtraEnv is added all the
+	// same.
+	EnvAllow []string
+	// StripEnv names variables Claude never gets, from Env or ExtraEnv: the
+	// bot's own secrets, which Claude, its tools and MCP servers would
+	// otherwise inherit.
+	StripEnv []string
+	// StripValues are secret values Claude never gets under any name: a
+	// variable whose value contains one is dropped. Values shorter than
+	// redact.MinLen are ignored (they would match ordinary values).
+	StripValues []string
+	// Redact, when set, removes secrets from the texts of events before the
+	// runner shortens them (action titles, result excerpts, the stderr
+	// tail), so no part of a secret is left at a cut; texts it passes
+	// through whole (assistant text, results, errors) are redacted too.
+	// Inputs of approval requests stay verbatim: they go back to the CLI.
+	Redact func(string) string
 
 	MaxLineBytes   int
 	CloseGrace     time.Duration // after closing stdin, before SIGTERM
@@ -177,8 +198,18 @@ func (o Options) args(prompt string) ([]string, error) {
 	return a, nil
 }
 
-// childEnv is the bot's environment minus what must not reach Claude.
-func (o Options) childEnv() []string {
+// EssentialEnv is what Claude Code needs to run and to find the owner's
+// login, kept with EnvAllow: the search path, who and where the user is,
+// locale and terminal, the temporary folder and the time zone, and Claude
+// Code's own config folder and subscription token.
+var EssentialEnv = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "TZ",
+	"CLAUDE_CONFIG_DIR", "CLAUDE_CODE_OAUTH_TOKEN",
+}
+
+// ChildEnv is the environment Claude is started with: the base environment
+// narrowed and stripped as the fields above say, then ExtraEnv.
+func (o Options) ChildEnv() []string {
 	out := make([]string, 0, len(o.Env)+len(o.ExtraEnv))
 	for _, kv := range o.Env {
 		key, _, _ := strings.Cut(kv, "=")
@@ -189,8 +220,33 @@ func (o Options) childEnv() []string {
 		case key == "ANTHROPIC_API_KEY" && !o.UseAPIBilling:
 			// Without API billing the CLI must use the user's subscription login.
 			continue
+		case o.EnvAllow != nil && !slices.Contains(o.EnvAllow, key) && !slices.Contains(EssentialEnv, key) &&
+			(key != "ANTHROPIC_API_KEY" || !o.UseAPIBilling):
+			continue
+		case o.secretEnv(kv):
+			continue
 		}
 		out = append(out, kv)
 	}
-	return append(out, o.ExtraEnv...)
+	for _, kv := range o.ExtraEnv {
+		if !o.secretEnv(kv) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// secretEnv reports whether kv is a variable StripEnv or StripValues keep
+// from Claude.
+func (o Options) secretEnv(kv string) bool {
+	key, value, _ := strings.Cut(kv, "=")
+	if slices.Contains(o.StripEnv, key) {
+		return true
+	}
+	for _, v := range o.StripValues {
+		if len(v) >= redact.MinLen && strings.Contains(value, v) {
+			return true
+		}
+	}
+	return false
 }

@@ -76,6 +76,7 @@ func (p *pipes) closeAll() {
 func (s *Session) readStdout(r io.Reader) {
 	lr := newLineReader(r, s.opts.MaxLineBytes)
 	dec := newDecoder(s.opts.WorkDir)
+	dec.redact = s.opts.Redact
 	for {
 		raw, skipped, err := lr.next()
 		if skipped > 0 {
@@ -206,7 +207,7 @@ func (s *Session) waitLoop(p *pipes, readersDone <-chan struct{}) {
 		ex.Err = fmt.Errorf("wait for claude: %w", waitErr)
 	}
 	s.mu.Lock()
-	ex.StderrTail = s.stderrTail.String()
+	ex.StderrTail = s.cleanTail()
 	ex.MidTurn = s.turns > 0
 	clear(s.pending)
 	s.exitEvent = &ex

@@ -102,7 +102,7 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = opts.WorkDir
-	cmd.Env = opts.childEnv()
+	cmd.Env = opts.ChildEnv()
 	// Own process group: Close can signal Claude and every tool it started.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	s.cmd = cmd
@@ -164,11 +164,20 @@ func (s *Session) SessionID() string {
 // Pid is the process id of the CLI.
 func (s *Session) Pid() int { return s.cmd.Process.Pid }
 
-// StderrTail returns the last bytes the CLI wrote to stderr.
+// StderrTail returns the last bytes the CLI wrote to stderr, secrets
+// removed (Options.Redact).
 func (s *Session) StderrTail() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.stderrTail.String()
+	return s.cleanTail()
+}
+
+// cleanTail is the stderr tail, redacted; s.mu is held.
+func (s *Session) cleanTail() string {
+	if s.opts.Redact == nil {
+		return s.stderrTail.String()
+	}
+	return s.opts.Redact(s.stderrTail.String())
 }
 
 // Send writes one user message; the CLI queues it if a turn is running.

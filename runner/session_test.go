@@ -221,7 +221,7 @@ func TestArgsAndEnvironment(t *testing.T) {
 
 func TestAPIBillingKeepsKey(t *testing.T) {
 	o := Options{Env: []string{"ANTHROPIC_API_KEY=k", "CLAUDECODE=1", "PATH=/bin"}, UseAPIBilling: true}
-	env := strings.Join(o.childEnv(), " ")
+	env := strings.Join(o.ChildEnv(), " ")
 	if !strings.Contains(env, "ANTHROPIC_API_KEY=k") || strings.Contains(env, "CLAUDECODE") {
 		t.Errorf("env = %s", env)
 	}

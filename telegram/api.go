@@ -117,9 +117,11 @@ type place struct {
 var noPreview = &models.LinkPreviewOptions{IsDisabled: tgbot.True()}
 
 // send posts an HTML message and returns its id, waiting for delivery.
-// If Telegram rejects the HTML, the plain text is sent instead.
+// If Telegram rejects the HTML, the plain text is sent instead. Like edit
+// and answerCallback, it redacts everything it sends.
 func (b *Bot) send(ctx context.Context, p place, replyTo int, text string, kb view.Keyboard, prio outbox.Priority) (int, error) {
 	var id int
+	text, kb = b.redact(text), b.redactKeyboard(kb)
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {
 			params := &tgbot.SendMessageParams{
@@ -132,7 +134,9 @@ func (b *Bot) send(ctx context.Context, p place, replyTo int, text string, kb vi
 			if parse {
 				params.ParseMode = models.ParseModeHTML
 			} else {
-				params.Text = plainText(text)
+				// Unescaping and dropping tags can join a secret the
+				// HTML held apart.
+				params.Text = b.redact(plainText(text))
 			}
 			if replyTo != 0 {
 				params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
@@ -164,6 +168,7 @@ func (b *Bot) sendParsed(ctx context.Context, chatID int64, prio outbox.Priority
 // With a key, a queued older edit of the same message is superseded and the
 // call does not wait; onDone, if set, gets the result.
 func (b *Bot) edit(ctx context.Context, chatID int64, msgID int, text string, kb view.Keyboard, prio outbox.Priority, key string, onDone func(error)) error {
+	text, kb = b.redact(text), b.redactKeyboard(kb)
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {
 			params := &tgbot.EditMessageTextParams{ChatID: chatID, MessageID: msgID, Text: text,
@@ -171,7 +176,9 @@ func (b *Bot) edit(ctx context.Context, chatID int64, msgID int, text string, kb
 			if parse {
 				params.ParseMode = models.ParseModeHTML
 			} else {
-				params.Text = plainText(text)
+				// Unescaping and dropping tags can join a secret the
+				// HTML held apart.
+				params.Text = b.redact(plainText(text))
 			}
 			_, err := b.client.EditMessageText(ctx, params)
 			return b.wrap("editMessageText", err)
@@ -202,6 +209,7 @@ func (b *Bot) edit(ctx context.Context, chatID int64, msgID int, text string, kb
 
 // answerCallback shows a toast; it never waits behind chat messages.
 func (b *Bot) answerCallback(ctx context.Context, id, text string) {
+	text = b.redact(text)
 	b.out.Enqueue(outbox.Job{Unpaced: true, Do: func(ctx context.Context) error {
 		_, err := b.client.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
 		if err != nil && strings.Contains(err.Error(), "query is too old") {

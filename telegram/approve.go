@@ -45,7 +45,7 @@ func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest
 	}
 	if sub.Auto() {
 		if sub.Outcome == approvals.OutcomeDenied {
-			b.notify(a.place, t.progressID, view.AutoNotice(sub.Reason, sub.Message))
+			b.notify(a.place, t.progressID, view.AutoNotice(b.redact(sub.Reason), b.redact(sub.Message)))
 		}
 		return
 	}
@@ -60,6 +60,7 @@ func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest
 // of it: the buttons exist only once the file is delivered, and if it
 // cannot be, the prompt says so and offers Deny alone.
 func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Prompt) {
+	p = b.redactPrompt(p) // before the view cuts anything; the broker keeps the original
 	var parts []string
 	var kb view.Keyboard
 	var at view.Attached
@@ -189,9 +190,9 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models.User) {
 	key := promptKey{res.Request.SessionKey, res.Request.RequestID}
 	if !res.Final() {
-		if res.Question != nil {
-			text := view.QuestionTextIn(res.Question, isGroupID(res.Request.ChatID))
-			b.prompts.update(key, res.Question.Version, text, view.QuestionKeyboard(res.Question, prefixApproval))
+		if q := b.redactQuestion(res.Question); q != nil {
+			text := view.QuestionTextIn(q, isGroupID(res.Request.ChatID))
+			b.prompts.update(key, q.Version, text, view.QuestionKeyboard(q, prefixApproval))
 		}
 		return
 	}
@@ -202,7 +203,7 @@ func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models
 // resolvePrompt shows the outcome on the prompt, or leaves it in the book
 // for showPrompt when the prompt is still being sent.
 func (b *Bot) resolvePrompt(ctx context.Context, key promptKey, o view.Outcome) {
-	if ref, ok := b.prompts.resolve(key, o); ok {
+	if ref, ok := b.prompts.resolve(key, b.redactOutcome(o)); ok {
 		b.forgetPrompt(ref)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/cooldown"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/redact"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/outbox"
 )
@@ -81,8 +82,8 @@ type Config struct {
 	ShutdownWait   time.Duration
 	// Outbox overrides the outbox pacing (zero values are the defaults).
 	Outbox outbox.Options
-	// Secrets are removed, like the token, from anything shown in chats
-	// (stderr tails, error texts): API keys from the environment, say.
+	// Secrets are removed, like the token, from every text the bot sends
+	// (see redact.go): API keys from the environment, say.
 	Secrets []string
 	// Now is the clock of the plan cooldown and of times shown in messages;
 	// nil is time.Now. Tests inject one to step over cooldown windows.
@@ -131,12 +132,14 @@ type Bot struct {
 	log    *slog.Logger
 	engine Engine
 	store  *prefs.Store
-	client *tgbot.Bot
-	files  *http.Client // downloads of users' files
-	out    *outbox.Outbox
-	broker *approvals.Broker
-	pool   *pool
-	now    func() time.Time
+	// redactor removes the token and Secrets from every text sent.
+	redactor *redact.Redactor
+	client   *tgbot.Bot
+	files    *http.Client // downloads of users' files
+	out      *outbox.Outbox
+	broker   *approvals.Broker
+	pool     *pool
+	now      func() time.Time
 
 	allowedUsers map[int64]bool
 	allowedChats map[int64]bool
@@ -177,6 +180,7 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		log:          log,
 		engine:       engine,
 		store:        store,
+		redactor:     redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
 		now:          time.Now,
 		allowedUsers: set(cfg.AllowedUsers),
 		allowedChats: set(cfg.AllowedChats),
@@ -233,16 +237,6 @@ func set(ids []int64) map[int64]bool {
 }
 
 func (b *Bot) userAllowed(id int64) bool { return b.cfg.AllowAnyUser || b.allowedUsers[id] }
-
-// redact removes the bot token from text that may carry it (URLs in errors).
-func (b *Bot) redact(s string) string {
-	for _, secret := range append([]string{b.cfg.Token}, b.cfg.Secrets...) {
-		if len(secret) >= 6 { // short values would mangle ordinary text
-			s = strings.ReplaceAll(s, secret, "[redacted]")
-		}
-	}
-	return s
-}
 
 // Run polls until ctx ends, then stops gracefully: running turns are told
 // the bot is stopping, sessions are closed within ShutdownWait.

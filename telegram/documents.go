@@ -22,6 +22,10 @@ func (b *Bot) sendDocument(ctx context.Context, p place, replyTo int, name strin
 	if len(data) == 0 || len(data) > maxUpload {
 		return 0, fmt.Errorf("telegram sendDocument %s: %d bytes, want 1 to %d", name, len(data), maxUpload)
 	}
+	// Like send, a backstop: the caption and name never carry a secret. The
+	// contents are the caller's (an approval's input is redacted before it
+	// is written out; a file may be binary).
+	name, caption = b.redact(name), b.redact(caption)
 	var id int
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {

@@ -130,6 +130,10 @@ func startErrorView(err error) view.TurnError {
 }
 
 func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnError) {
+	// Error texts quote commands, paths and URLs: redact before the view
+	// shortens them.
+	b := t.a.b
+	e.Detail, e.StderrTail = b.redact(e.Detail), b.redact(e.StderrTail)
 	t.state = "failed"
 	t.deliver(ctx, []string{view.ErrorText(e)})
 	t.close(ctx, progress, false)

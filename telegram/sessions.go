@@ -36,14 +36,14 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 	now := b.now()
 	var current *view.SessionItem
 	if rec.SessionID != "" {
-		current = &view.SessionItem{Title: rec.Title, WorkDir: rec.WorkDir, When: rec.Started}
+		current = &view.SessionItem{Title: b.redact(rec.Title), WorkDir: rec.WorkDir, When: rec.Started}
 	}
 	// Lists nobody used are forgotten after an hour.
 	b.sessions.removeIf(func(c sessionChoice) bool { return now.Sub(c.created) > sessionTokenLife })
 	var earlier []view.SessionItem
 	for _, p := range rec.History {
 		tok := b.sessions.add(sessionChoice{key: key, chatID: pl.ChatID, past: p, created: now})
-		earlier = append(earlier, view.SessionItem{Title: p.Title, WorkDir: p.WorkDir, When: p.Ended, Data: prefixSession + tok})
+		earlier = append(earlier, view.SessionItem{Title: b.redact(p.Title), WorkDir: p.WorkDir, When: p.Ended, Data: prefixSession + tok})
 	}
 	go func() {
 		if _, err := b.send(ctx, pl, replyTo, view.SessionsText(current, earlier, now), view.SessionsKeyboard(earlier), outbox.Normal); err != nil {

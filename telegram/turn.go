@@ -283,7 +283,7 @@ func (t *turn) doCancel(ctx context.Context, conn Conn) {
 // resume, and done when the turn is over.
 func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress chan int) (Conn, bool) {
 	a, b := t.a, t.a.b
-	switch e := ev.(type) {
+	switch e := b.redactEvent(ev).(type) {
 	case runner.SessionStarted:
 		t.sawInit = true
 		a.mu.Lock()

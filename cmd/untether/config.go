@@ -75,6 +75,7 @@ type ClaudeConfig struct {
 	MaxTurnUSD                 float64           `toml:"max_turn_usd"`
 	IncludePartialMessages     bool              `toml:"include_partial_messages"`
 	Env                        map[string]string `toml:"env"`
+	EnvAllow                   []string          `toml:"env_allow"`
 }
 
 type ProgressConfig struct {

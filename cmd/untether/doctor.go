@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/redact"
 )
 
 // cmdDoctor checks the setup the way the bot would use it: one ✓/✗ line
@@ -119,8 +120,9 @@ func report(w io.Writer, secrets []string, c check) {
 	if !c.ok && c.fix != "" {
 		lines = append(lines, "    fix: "+c.fix)
 	}
+	r := redact.New(secrets...)
 	for _, l := range lines {
-		fmt.Fprintln(w, Redact(l, secrets...))
+		fmt.Fprintln(w, r.String(l))
 	}
 }
 
@@ -274,7 +276,9 @@ func (d *doctor) checkClaude(ctx context.Context) check {
 	ctx, cancel := context.WithTimeout(ctx, d.claudeTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--version")
-	cmd.Env = claudeEnv(d.cfg)
+	// The environment the bot gives Claude, so that an env_allow too
+	// narrow for the CLI shows up here.
+	cmd.Env = runnerOptions(d.cfg, nil).ChildEnv()
 	cmd.WaitDelay = time.Second // a child left holding the pipes must not hold us
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -291,22 +295,6 @@ func (d *doctor) checkClaude(ctx context.Context) check {
 		return fail(name, fmt.Sprintf("%s --version printed nothing", bin), runIt+"; is [claude] binary really Claude Code?")
 	}
 	return pass(name, "%s, version %s", bin, strings.TrimSpace(version))
-}
-
-// claudeEnv is the environment the bot gives Claude, near enough for
-// --version: ours with [claude.env] on top.
-func claudeEnv(cfg *Config) []string {
-	env := make([]string, 0, len(os.Environ())+len(cfg.Claude.Env))
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if _, override := cfg.Claude.Env[k]; !override && k != "CLAUDECODE" {
-			env = append(env, kv)
-		}
-	}
-	for k, v := range cfg.Claude.Env {
-		env = append(env, k+"="+v)
-	}
-	return env
 }
 
 func lastLines(s string, n int) []string {

@@ -5,16 +5,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/untether/untether/redact"
 )
 
 // redactedText replaces every secret the bot knows about wherever it would
 // otherwise be printed.
-const redactedText = "[redacted]"
+const redactedText = redact.Placeholder
 
 // Secret holds a credential (the bot token). Every way of printing it — fmt
 // verbs, slog, JSON/TOML/text marshalling — yields "[redacted]" (or "" when
@@ -59,50 +60,6 @@ func (s Secret) MarshalText() ([]byte, error) { return []byte(s.masked()), nil }
 // LogValue implements slog.LogValuer.
 func (s Secret) LogValue() slog.Value { return slog.StringValue(s.masked()) }
 
-// Redact returns s with every occurrence of each non-empty secret replaced by
-// "[redacted]", including the URL-escaped forms a secret takes inside a URL
-// (a bot token sits in the path of every Bot API URL, so transport errors
-// quote it).
-func Redact(s string, secrets ...string) string {
-	forms := redactionForms(secrets)
-	for _, f := range forms {
-		s = strings.ReplaceAll(s, f, redactedText)
-	}
-	return s
-}
-
-// redactionForms lists the spellings to replace, longest first so that a
-// secret containing another is replaced whole.
-func redactionForms(secrets []string) []string {
-	var forms []string
-	for _, sec := range secrets {
-		if sec == "" {
-			continue
-		}
-		for _, f := range []string{sec, url.PathEscape(sec), url.QueryEscape(sec)} {
-			forms = append(forms, f, lowerHexEscapes(f))
-		}
-	}
-	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
-	return slices.Compact(forms)
-}
-
-// lowerHexEscapes rewrites %3A as %3a: both are valid escapes and some
-// encoders emit lower case.
-func lowerHexEscapes(s string) string {
-	b := []byte(s)
-	for i := 0; i+2 < len(b); i++ {
-		if b[i] == '%' {
-			for j := i + 1; j <= i+2; j++ {
-				if b[j] >= 'A' && b[j] <= 'F' {
-					b[j] += 'a' - 'A'
-				}
-			}
-		}
-	}
-	return string(b)
-}
-
 // newLogger builds the process logger: format "text" or "json", level
 // "debug", "info", "warn" or "error" (case-insensitive). Every secret given is
 // removed from messages and attribute values before they are written.
@@ -130,19 +87,18 @@ func newLogger(w io.Writer, format, level string, secrets ...string) (*slog.Logg
 	default:
 		return nil, fmt.Errorf("log format %q is not one of text, json", format)
 	}
-	forms := redactionForms(secrets)
-	if len(forms) == 0 {
+	if len(redact.Forms(secrets...)) == 0 {
 		return slog.New(h), nil
 	}
-	return slog.New(&redactingHandler{next: h, forms: forms}), nil
+	return slog.New(&redactingHandler{next: h, r: redact.New(secrets...)}), nil
 }
 
 // redactingHandler scrubs secrets from records before the wrapped handler
 // sees them. Errors are the main risk: an *url.Error from the HTTP client
 // quotes the full Bot API URL, token included.
 type redactingHandler struct {
-	next  slog.Handler
-	forms []string
+	next slog.Handler
+	r    *redact.Redactor
 }
 
 func (h *redactingHandler) Enabled(ctx context.Context, l slog.Level) bool {
@@ -163,19 +119,14 @@ func (h *redactingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	for i, a := range attrs {
 		clean[i] = h.attr(a)
 	}
-	return &redactingHandler{next: h.next.WithAttrs(clean), forms: h.forms}
+	return &redactingHandler{next: h.next.WithAttrs(clean), r: h.r}
 }
 
 func (h *redactingHandler) WithGroup(name string) slog.Handler {
-	return &redactingHandler{next: h.next.WithGroup(name), forms: h.forms}
+	return &redactingHandler{next: h.next.WithGroup(name), r: h.r}
 }
 
-func (h *redactingHandler) scrub(s string) string {
-	for _, f := range h.forms {
-		s = strings.ReplaceAll(s, f, redactedText)
-	}
-	return s
-}
+func (h *redactingHandler) scrub(s string) string { return h.r.String(s) }
 
 func (h *redactingHandler) attr(a slog.Attr) slog.Attr {
 	v := a.Value.Resolve()
@@ -223,6 +174,22 @@ func (c *Config) Secrets() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// shortSecrets names the secrets too short for the redactor (see
+// redact.MinLen): they would be shown wherever they appear.
+func (c *Config) shortSecrets() []string {
+	var out []string
+	if redact.TooShort(c.Telegram.BotToken.Reveal()) {
+		out = append(out, "[telegram] bot_token")
+	}
+	for k, v := range c.Claude.Env {
+		if secretEnvName(k) && redact.TooShort(v) {
+			out = append(out, "[claude.env] "+k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func secretEnvName(name string) bool {

@@ -139,30 +139,6 @@ func TestSecretNeverPrinted(t *testing.T) {
 	}
 }
 
-func TestRedact(t *testing.T) {
-	tok := "123456:ABC-def_ghi"
-	cases := []struct{ in, want string }{
-		{`Post "https://api.telegram.org/bot123456:ABC-def_ghi/getUpdates": dial tcp: refused`,
-			`Post "https://api.telegram.org/bot[redacted]/getUpdates": dial tcp: refused`},
-		{"https://x/file/bot123456%3AABC-def_ghi/photo.jpg", "https://x/file/bot[redacted]/photo.jpg"},
-		{"https://x/?token=123456%3aABC-def_ghi&a=1", "https://x/?token=[redacted]&a=1"},
-		{"twice 123456:ABC-def_ghi 123456:ABC-def_ghi", "twice [redacted] [redacted]"},
-		{"no secret here 123456", "no secret here 123456"},
-	}
-	for _, c := range cases {
-		if got := Redact(c.in, tok); got != c.want {
-			t.Errorf("Redact(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-	if got := Redact("a b", "", "b"); got != "a [redacted]" {
-		t.Errorf("empty secret must be ignored: %q", got)
-	}
-	// A secret that contains another is replaced whole.
-	if got := Redact("key=abcdef", "abc", "abcdef"); got != "key=[redacted]" {
-		t.Errorf("overlapping secrets: %q", got)
-	}
-}
-
 // Logging through slog directly: a Secret attr is masked by LogValue even in
 // a plain handler.
 func TestSecretLogValue(t *testing.T) {
@@ -170,5 +146,36 @@ func TestSecretLogValue(t *testing.T) {
 	slog.New(slog.NewJSONHandler(&b, nil)).Info("x", "tok", Secret(testToken))
 	if strings.Contains(b.String(), testToken) || !strings.Contains(b.String(), `"tok":"[redacted]"`) {
 		t.Errorf("got %s", b.String())
+	}
+}
+
+// What the bot hands the runner keeps its token from Claude and redacts
+// every configured secret from what Claude's events show.
+func TestRunnerOptionsKeepSecretsFromClaude(t *testing.T) {
+	t.Setenv("UNTETHER_BOT_TOKEN", testToken)
+	t.Setenv("SOME_COPY", testToken)
+	t.Setenv("HARMLESS", "1")
+	cfg, _, err := load(t, map[string]string{"claude.env": `{ API_KEY = "sk-env-secret-value", PLAIN = "x" }`,
+		"claude.env_allow": `["HARMLESS", "SOME_COPY"]`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := runnerOptions(cfg, nil)
+	env := strings.Join(opts.ChildEnv(), "\n")
+	if strings.Contains(env, testToken) || !strings.Contains(env, "HARMLESS=1") || !strings.Contains(env, "API_KEY=sk-env-secret-value") {
+		t.Errorf("child environment:\n%s", env)
+	}
+	if got := opts.Redact("a " + testToken + " b sk-env-secret-value"); got != "a [redacted] b [redacted]" {
+		t.Errorf("Redact = %q", got)
+	}
+}
+
+func TestShortSecretsAreNamed(t *testing.T) {
+	cfg, _, err := load(t, map[string]string{"claude.env": `{ DB_PASSWORD = "hunter2", LONG_TOKEN = "long-enough-value", PLAIN = "x" }`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.shortSecrets(); !slices.Equal(got, []string{"[claude.env] DB_PASSWORD"}) {
+		t.Errorf("shortSecrets() = %q", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/redact"
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram"
@@ -69,6 +70,10 @@ func loadForRun(flags commonFlags, stderr io.Writer) (*Config, *slog.Logger, err
 	log, err := newLogger(stderr, format, level, chatSecrets(cfg)...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	for _, key := range cfg.shortSecrets() {
+		log.Warn("a secret is too short to be redacted from chats and logs; use a longer one",
+			"key", key, "min_len", redact.MinLen)
 	}
 	return cfg, log, nil
 }
@@ -160,6 +165,12 @@ func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
 		Env:             os.Environ(),
 		ExtraEnv:        extra,
 		UseAPIBilling:   cfg.Claude.UseAPIBilling,
-		Logger:          log,
+		EnvAllow:        cfg.Claude.EnvAllow,
+		// Claude, its tools and MCP servers never get the bot's token: with
+		// it a prompt-injected session could act as the bot.
+		StripEnv:    []string{envBotToken},
+		StripValues: []string{cfg.Telegram.BotToken.Reveal()},
+		Redact:      redact.New(chatSecrets(cfg)...).String,
+		Logger:      log,
 	}
 }

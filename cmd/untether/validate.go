@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/untether/untether/redact"
 )
 
 // urlHasHTTPScheme reports whether s is an absolute http(s) URL with a host.
@@ -128,12 +130,26 @@ func (c *Config) validate() []error {
 	}
 	dollars("daily_budget_usd", cl.DailyBudgetUSD)
 	dollars("max_turn_usd", cl.MaxTurnUSD)
+	tok := c.Telegram.BotToken.Reveal()
 	for name := range cl.Env {
 		switch {
 		case name == "" || strings.ContainsAny(name, "=\x00"):
 			bad("claude", "env", "%q is not a valid environment variable name", name)
 		case name == "ANTHROPIC_API_KEY" && !cl.UseAPIBilling:
 			bad("claude", "env", "ANTHROPIC_API_KEY is removed from Claude's environment unless use_api_billing = true")
+		case name == envBotToken:
+			bad("claude", "env", "%s is never passed to Claude", envBotToken)
+		case len(tok) >= redact.MinLen && strings.Contains(cl.Env[name], tok):
+			// Never echo the value: this message is logged.
+			bad("claude", "env", "%s holds the bot token, which is never passed to Claude (it would let Claude act as the bot)", name)
+		}
+	}
+	for _, name := range cl.EnvAllow {
+		switch {
+		case name == "" || strings.ContainsAny(name, "=\x00"):
+			bad("claude", "env_allow", "%q is not a valid environment variable name", name)
+		case name == envBotToken:
+			bad("claude", "env_allow", "%s is never passed to Claude", envBotToken)
 		}
 	}
 

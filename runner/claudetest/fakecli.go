@@ -265,6 +265,9 @@ func (f *fake) turn(prompt string, lines chan map[string]any, prompts *[]string)
 		}
 		b, _ := json.Marshal(map[string]any{"args": os.Args[1:], "env": env, "extra": os.Getenv("UNTETHER_EXTRA")})
 		f.result(string(b), false, "completed")
+	case "environ":
+		// The whole environment, as a tool Claude runs would inherit it.
+		f.result(strings.Join(os.Environ(), "\n"), false, "completed")
 	case "approve":
 		input := map[string]any{"command": "touch " + prompt}
 		f.emit(map[string]any{"type": "assistant", "session_id": f.session, "message": map[string]any{"id": "msg_2",
