@@ -28,6 +28,9 @@ type fakeEngine struct {
 	specs    []telegram.Spec
 	sessions []*runnertest.Session
 	startErr error
+	// wrap, if set, stands between the bot and a started session (a CLI
+	// that stops answering, say).
+	wrap func(spec telegram.Spec, s *runnertest.Session) telegram.Conn
 }
 
 func (e *fakeEngine) Interactive() bool { return true }
@@ -45,6 +48,9 @@ func (e *fakeEngine) Start(ctx context.Context, spec telegram.Spec) (telegram.Co
 	}
 	s := runnertest.New(id, e.script)
 	e.sessions = append(e.sessions, s)
+	if e.wrap != nil {
+		return e.wrap(spec, s), nil
+	}
 	return s, nil
 }
 
