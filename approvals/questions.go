@@ -234,6 +234,16 @@ func withAnswers(input json.RawMessage, answers map[string]string) (json.RawMess
 	return out, nil
 }
 
+// AwaitsText reports whether a question of the session waits for a typed
+// answer, i.e. whether TakeText could take the session's next text. It
+// never waits for Claude, so the poller may ask it for every message.
+func (b *Broker) AwaitsText(sessionKey string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := b.sessions[sessionKey]
+	return s != nil && s.awaiting != nil
+}
+
 // TakeText offers a text message from the chat as the answer to a question
 // whose Other button was pressed. It returns consumed false (and does
 // nothing) when no question of that session waits for text, the chat

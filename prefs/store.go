@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -68,7 +69,13 @@ type Store struct {
 	mu     sync.Mutex // guards closed; bbolt itself serializes transactions
 	closed bool
 	db     *bolt.DB
+	// commits counts write transactions that committed: each is a disk
+	// sync, the cost the bot must not let strangers spend.
+	commits atomic.Uint64
 }
+
+// Commits returns how many write transactions have committed since Open.
+func (s *Store) Commits() uint64 { return s.commits.Load() }
 
 // Open opens (creating if needed) the state file at path, checks it, and migrates its schema.
 // The parent directory is created with mode 0700 and the file with 0600. Errors name the file;

@@ -27,6 +27,9 @@ func (s *Store) Update(fn func(tx *Tx) error) error {
 		return err
 	}
 	err := s.db.Update(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx, s: s}) })
+	if err == nil {
+		s.commits.Add(1)
+	}
 	return s.wrap(err)
 }
 

@@ -209,14 +209,19 @@ func (b *Bot) edit(ctx context.Context, chatID int64, msgID int, text string, kb
 
 // answerCallback shows a toast; it never waits behind chat messages.
 func (b *Bot) answerCallback(ctx context.Context, id, text string) {
+	b.out.Enqueue(outbox.Job{Unpaced: true, Do: b.answerDo(id, text)})
+}
+
+// answerDo answers a press; like send, it redacts what it sends.
+func (b *Bot) answerDo(id, text string) func(context.Context) error {
 	text = b.redact(text)
-	b.out.Enqueue(outbox.Job{Unpaced: true, Do: func(ctx context.Context) error {
+	return func(ctx context.Context) error {
 		_, err := b.client.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
 		if err != nil && strings.Contains(err.Error(), "query is too old") {
 			return nil
 		}
 		return b.wrap("answerCallbackQuery", err)
-	}})
+	}
 }
 
 // notify sends a short message without waiting for it.

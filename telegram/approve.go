@@ -136,12 +136,7 @@ func resolvedOriginal(p *approvals.Prompt, parts []string, workDir string, at vi
 // handleCallback answers a button press. It runs outside every turn queue:
 // a turn waiting for approval must never block the press that approves it.
 func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
-	chatID := int64(0)
-	if cq.Message.Message != nil {
-		chatID = cq.Message.Message.Chat.ID
-	} else if cq.Message.InaccessibleMessage != nil {
-		chatID = cq.Message.InaccessibleMessage.Chat.ID
-	}
+	chatID := callbackChat(cq)
 	log := b.log.With("chat_id", chatID, "user_id", cq.From.ID)
 	switch {
 	case strings.HasPrefix(cq.Data, prefixApproval):

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -80,6 +81,12 @@ type Config struct {
 	CooldownBase   time.Duration
 	CooldownMax    time.Duration
 	ShutdownWait   time.Duration
+	// CommandWait bounds one piece of a session's router work that may
+	// wait for Claude or the disk (a command, a typed answer); default 1m.
+	CommandWait time.Duration
+	// PressBurst is how many buttons an allowed user may press back to
+	// back, then one a second; default 30, negative: no limit (benchmarks).
+	PressBurst int
 	// Outbox overrides the outbox pacing (zero values are the defaults).
 	Outbox outbox.Options
 	// Secrets are removed, like the token, from every text the bot sends
@@ -115,6 +122,12 @@ func (c *Config) defaults() {
 	if c.ShutdownWait <= 0 {
 		c.ShutdownWait = 10 * time.Second
 	}
+	if c.CommandWait <= 0 {
+		c.CommandWait = defaultCommandWait
+	}
+	if c.PressBurst == 0 {
+		c.PressBurst = defaultPressBurst
+	}
 	if c.PlanMode == "" {
 		c.PlanMode = "off"
 	}
@@ -148,14 +161,19 @@ type Bot struct {
 	cancels  tokens[cancelRef] // Cancel buttons of running turns
 	prompts  promptBook
 	sessions tokens[sessionChoice] // buttons of /sessions lists
-	refused  sync.Map              // user id → time of the last refusal sent
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
+	accounts *accounts             // per-user press limits, strangers' notices (bounded)
+	lanes    *lanes                // per-session router work off the poll loop
 	baseCtx  context.Context
 	stopping chan struct{}
 
 	mu     sync.Mutex
 	actors map[string]*actor
 	wg     sync.WaitGroup
+
+	// storedOffset is the update offset last written to the store; the
+	// poller writes its own only when they differ (see saveOffset).
+	storedOffset atomic.Int64
 }
 
 type botIdentity struct {
@@ -186,7 +204,9 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		allowedChats: set(cfg.AllowedChats),
 		actors:       map[string]*actor{},
 		stopping:     make(chan struct{}),
+		accounts:     newAccounts(accountsKept, cfg.PressBurst),
 	}
+	b.lanes = newLanes(b, cfg.CommandWait)
 	// The outbox runs up to MaxInFlight calls at once; the default transport
 	// keeps only 2 idle connections per host, so every busier moment would
 	// open (and TLS-handshake) new ones.
@@ -273,6 +293,7 @@ func (b *Bot) Run(ctx context.Context) error {
 // flushes the outbox, all within ShutdownWait.
 func (b *Bot) shutdown() {
 	close(b.stopping)
+	b.lanes.close()
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.ShutdownWait)
 	defer cancel()
 	b.mu.Lock()

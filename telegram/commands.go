@@ -63,7 +63,25 @@ func startMode(planMode, configured string) string {
 	return configured
 }
 
-// command runs a slash command at once: commands never wait behind a turn.
+// route runs a slash command; commands never wait behind a turn. /cancel
+// runs at once on the poll loop: it never waits, and it must reach a
+// session whose lane is stuck (it cancels the lane's running job too).
+// Every other command runs in its session's lane, since many wait for
+// Claude or the disk, and must stall only their own chat.
+func (b *Bot) route(key string, pl place, m *models.Message, cmd, args string) {
+	if cmd == "cancel" {
+		stuck := b.lanes.cancelRunning(key)
+		if a := b.existingActor(key); a != nil && a.requestCancel() || stuck {
+			b.notify(pl, m.ID, "Cancelling the running turn… The session stays; queued messages still run.")
+		} else {
+			b.notify(pl, m.ID, "Nothing is running.")
+		}
+		return
+	}
+	b.lanes.run(key, func(ctx context.Context) { b.command(ctx, key, pl, m, cmd, args) })
+}
+
+// command runs a slash command other than /cancel, in the session's lane.
 func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Message, cmd, args string) {
 	group := isGroup(m.Chat)
 	reply := func(text string) { b.notify(pl, m.ID, text) }
@@ -78,12 +96,6 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 			msg += fmt.Sprintf(" (%d queued message(s) dropped.)", dropped)
 		}
 		reply(msg)
-	case "cancel":
-		if a := b.existingActor(key); a != nil && a.requestCancel() {
-			reply("Cancelling the running turn… The session stays; queued messages still run.")
-		} else {
-			reply("Nothing is running.")
-		}
 	case "status":
 		reply(b.statusText(key))
 	case "planmode":

@@ -8,10 +8,10 @@ import (
 // queue, and otherwise tells the user the edit changes nothing: a silent
 // edit would leave them believing Claude got the new text.
 func (b *Bot) handleEdit(updateID int64, m *models.Message) {
-	if _, fresh := b.accept(updateID, "", nil); !fresh {
-		return
-	}
 	if m.From == nil || m.From.IsBot || !b.userAllowed(m.From.ID) {
+		return // nothing to do, nothing written
+	}
+	if _, fresh := b.accept(updateID, "", nil); !fresh {
 		return
 	}
 	group := isGroup(m.Chat)
@@ -23,14 +23,18 @@ func (b *Bot) handleEdit(updateID int64, m *models.Message) {
 		return // not a prompt: nothing was run from it
 	}
 	key, pl := sessionKey(m)
-	switch b.existingActor(key).edit(m.ID, text) {
-	case editApplied:
-		b.notify(pl, m.ID, "✏️ Updated before it ran: Claude gets the edited text.")
-	case editRunning:
-		b.notify(pl, m.ID, "This message is running already, so the edit does not reach Claude. /cancel stops it; then send the new text.")
-	default:
-		b.notify(pl, m.ID, "This message has run already; editing it does not run it again. Send the new text as a new message.")
-	}
+	// After what the session's lane still holds: the edited prompt may be
+	// waiting there to reach its actor.
+	b.lanes.inOrder(key, func() {
+		switch b.existingActor(key).edit(m.ID, text) {
+		case editApplied:
+			b.notify(pl, m.ID, "✏️ Updated before it ran: Claude gets the edited text.")
+		case editRunning:
+			b.notify(pl, m.ID, "This message is running already, so the edit does not reach Claude. /cancel stops it; then send the new text.")
+		default:
+			b.notify(pl, m.ID, "This message has run already; editing it does not run it again. Send the new text as a new message.")
+		}
+	})
 }
 
 type editResult int

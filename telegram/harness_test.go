@@ -31,6 +31,9 @@ type fakeEngine struct {
 	// ledger keeps each session's running cost across starts, so a
 	// resumed session continues its total like the real CLI.
 	ledger runnertest.Ledger
+	// wrap, if set, stands between the bot and a started session (a CLI
+	// that stops answering, say).
+	wrap func(spec telegram.Spec, s *runnertest.Session) telegram.Conn
 }
 
 func (e *fakeEngine) Interactive() bool { return true }
@@ -48,6 +51,9 @@ func (e *fakeEngine) Start(ctx context.Context, spec telegram.Spec) (telegram.Co
 	}
 	s := runnertest.New(id, e.script, runnertest.WithLedger(&e.ledger))
 	e.sessions = append(e.sessions, s)
+	if e.wrap != nil {
+		return e.wrap(spec, s), nil
+	}
 	return s, nil
 }
 

@@ -27,6 +27,8 @@ func (b *Bot) poll(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read update offset: %w", err)
 	}
+	b.storedOffset.Store(offset)
+	defer func() { b.saveOffset(offset) }()
 	client := &http.Client{Timeout: b.cfg.PollTimeout + 15*time.Second}
 	backoff := time.Second
 	for ctx.Err() == nil {
@@ -56,6 +58,10 @@ func (b *Bot) poll(ctx context.Context) error {
 			b.handleUpdate(ctx, u)
 			offset = u.ID + 1
 		}
+		if len(updates) == 0 {
+			b.saveOffset(offset) // quiet: catch up with updates that did no work
+		}
+		b.logStrangers()
 	}
 	return ctx.Err()
 }

@@ -14,35 +14,18 @@ import (
 	"github.com/untether/untether/telegram/view"
 )
 
-// refusalEvery limits refusals to a stranger in a private chat.
-const refusalEvery = time.Hour
-
 // handleUpdate routes one update. It returns quickly: turns run in actors,
-// button presses in their own goroutine.
+// button presses in their own goroutine, commands in their session's lane.
+// An update that does no work (from a stranger, a group message not meant
+// for the bot) is not written down: see skipped.
 func (b *Bot) handleUpdate(ctx context.Context, u models.Update) {
 	switch {
 	case u.CallbackQuery != nil:
-		// A press must not wait for a disk sync (a commit is the bulk of its
-		// round trip): a read tells a redelivery after a restart, the
-		// handler starts, and the record is written meanwhile. A crash in
-		// between redelivers the press to a broker that no longer knows
-		// it: the user sees "expired", nothing is decided twice.
-		if handled, err := b.store.Handled(u.ID); err == nil && handled {
-			return // redelivered after a restart: it was handled before
-		}
-		cq := u.CallbackQuery
-		b.wg.Add(1)
-		go func() {
-			defer b.wg.Done()
-			b.handleCallback(ctx, cq)
-		}()
-		b.accept(u.ID, "", nil)
+		b.handlePress(ctx, u.ID, u.CallbackQuery)
 	case u.Message != nil:
-		b.handleMessage(ctx, u.ID, u.Message)
+		b.handleMessage(u.ID, u.Message)
 	case u.EditedMessage != nil:
 		b.handleEdit(u.ID, u.EditedMessage)
-	default:
-		b.accept(u.ID, "", nil)
 	}
 }
 
@@ -55,6 +38,7 @@ func (b *Bot) accept(updateID int64, key string, p *prefs.Prompt) (seq uint64, f
 		b.log.Error("could not record update", "update_id", updateID, "err", err)
 		return 0, true
 	}
+	b.storedOffset.Store(updateID + 1)
 	return seq, fresh
 }
 
@@ -74,25 +58,18 @@ func isGroup(c models.Chat) bool { return c.Type != models.ChatTypePrivate }
 // the Bot API gives groups, supergroups and channels negative ids.
 func isGroupID(chatID int64) bool { return chatID < 0 }
 
-func (b *Bot) handleMessage(ctx context.Context, updateID int64, m *models.Message) {
+func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	key, pl := sessionKey(m)
 	if m.From == nil || m.From.IsBot {
-		b.accept(updateID, "", nil)
-		return
+		return // skipped
 	}
 	group := isGroup(m.Chat)
-	log := b.log.With("chat_id", m.Chat.ID, "user_id", m.From.ID)
 	if group && len(b.allowedChats) > 0 && !b.allowedChats[m.Chat.ID] {
-		b.accept(updateID, "", nil)
-		return
+		return // skipped
 	}
 	if !b.userAllowed(m.From.ID) {
-		b.accept(updateID, "", nil)
-		log.Info("ignored a message from a user who is not allowed")
-		if !group {
-			b.refuse(pl, m.From.ID)
-		}
-		return
+		b.refuse(pl, m.From.ID, group)
+		return // skipped
 	}
 	text, cmd, args, addressed := b.parseText(m)
 	if group && m.MediaGroupID != "" {
@@ -100,12 +77,11 @@ func (b *Bot) handleMessage(ctx context.Context, updateID int64, m *models.Messa
 		addressed = b.albumAddressed(m.MediaGroupID, addressed)
 	}
 	if group && !addressed {
-		b.accept(updateID, "", nil)
-		return
+		return // skipped
 	}
 	if cmd != "" {
 		if _, fresh := b.accept(updateID, key, nil); fresh {
-			b.command(ctx, key, pl, m, cmd, args)
+			b.route(key, pl, m, cmd, args)
 		}
 		return
 	}
@@ -123,35 +99,72 @@ func (b *Bot) handleMessage(ctx context.Context, updateID int64, m *models.Messa
 		}
 		return
 	}
+	p := &prefs.Prompt{UpdateID: updateID, ChatID: m.Chat.ID, ThreadID: pl.Thread, MessageID: m.ID,
+		UserID: m.From.ID, Text: text, Date: time.Unix(int64(m.Date), 0), Files: files}
+	if len(files) > 0 {
+		p.Album = m.MediaGroupID
+	}
 	// An answer typed for AskUserQuestion's "Other" is not a new prompt
 	// (a photo or file is one, even while a question waits for text).
-	if len(files) == 0 {
-		if consumed, res, err := b.broker.TakeText(ctx, m.Chat.ID, m.From.ID, key, text); consumed {
-			b.accept(updateID, key, nil)
-			if err != nil {
-				log.Warn("typed answer could not reach claude", "err", err)
-			}
-			b.afterPress(ctx, res, m.From)
-			return
-		}
+	if len(files) == 0 && b.broker.AwaitsText(key) {
+		b.typedAnswer(key, pl, group, p, m.From)
+		return
 	}
-	if age := b.now().Sub(time.Unix(int64(m.Date), 0)); m.Date != 0 && age > b.cfg.MaxBacklogAge {
+	if age, old := b.tooOld(p); old {
 		if _, fresh := b.accept(updateID, "", nil); !fresh {
 			return
 		}
 		b.notify(pl, m.ID, view.SkippedNote(age))
 		return
 	}
-	p := &prefs.Prompt{UpdateID: updateID, ChatID: m.Chat.ID, ThreadID: pl.Thread, MessageID: m.ID,
-		UserID: m.From.ID, Text: text, Date: time.Unix(int64(m.Date), 0), Files: files}
-	if len(files) > 0 {
-		p.Album = m.MediaGroupID
-	}
 	seq, fresh := b.accept(updateID, key, p)
 	if !fresh {
 		return
 	}
-	b.actorFor(key, pl, group).enqueue(prefs.QueuedPrompt{Key: key, Seq: seq, Prompt: *p})
+	qp := prefs.QueuedPrompt{Key: key, Seq: seq, Prompt: *p}
+	b.lanes.inOrder(key, func() { b.actorFor(key, pl, group).enqueue(qp) })
+}
+
+// typedAnswer offers a text to the question waiting for one. Writing the
+// answer to Claude may block, so it happens in the session's lane; the text
+// is stored as a prompt first, so that a crash (which ends the question
+// with the process) runs it as one, and so does a question that ended
+// meanwhile.
+func (b *Bot) typedAnswer(key string, pl place, group bool, p *prefs.Prompt, from *models.User) {
+	seq, fresh := b.accept(p.UpdateID, key, p)
+	if !fresh {
+		return
+	}
+	qp := prefs.QueuedPrompt{Key: key, Seq: seq, Prompt: *p}
+	b.lanes.run(key, func(ctx context.Context) {
+		consumed, res, err := b.broker.TakeText(ctx, p.ChatID, p.UserID, key, p.Text)
+		if !consumed {
+			if age, old := b.tooOld(p); old {
+				b.donePrompt(key, seq)
+				b.notify(pl, p.MessageID, view.SkippedNote(age))
+				return
+			}
+			b.actorFor(key, pl, group).enqueue(qp)
+			return
+		}
+		b.donePrompt(key, seq)
+		if err != nil {
+			b.log.Warn("typed answer could not reach claude", "chat_id", p.ChatID, "user_id", p.UserID, "err", err)
+		}
+		b.afterPress(ctx, res, from)
+	})
+}
+
+// tooOld tells a message that waited too long (the bot was down) to run.
+func (b *Bot) tooOld(p *prefs.Prompt) (time.Duration, bool) {
+	age := b.now().Sub(p.Date)
+	return age, p.Date.Unix() != 0 && age > b.cfg.MaxBacklogAge
+}
+
+func (b *Bot) donePrompt(key string, seq uint64) {
+	if err := b.store.DonePrompt(key, seq); err != nil {
+		b.log.Warn("could not mark a prompt done", "session_key", key, "err", err)
+	}
 }
 
 // parseText finds a command and strips the bot's mention. addressed says
@@ -207,15 +220,6 @@ func replaceFold(s, old, repl string) string {
 		return s
 	}
 	return s[:i] + repl + s[i+len(old):]
-}
-
-func (b *Bot) refuse(p place, userID int64) {
-	now := b.now()
-	if last, ok := b.refused.Load(userID); ok && now.Sub(last.(time.Time)) < refusalEvery {
-		return
-	}
-	b.refused.Store(userID, now)
-	b.notify(p, 0, view.Refusal(userID))
 }
 
 // actorFor returns the session's actor, creating it (without a goroutine).

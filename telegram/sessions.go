@@ -45,11 +45,10 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 		tok := b.sessions.add(sessionChoice{key: key, chatID: pl.ChatID, past: p, created: now})
 		earlier = append(earlier, view.SessionItem{Title: b.redact(p.Title), WorkDir: p.WorkDir, When: p.Ended, Data: prefixSession + tok})
 	}
-	go func() {
-		if _, err := b.send(ctx, pl, replyTo, view.SessionsText(current, earlier, now), view.SessionsKeyboard(earlier), outbox.Normal); err != nil {
-			b.log.Warn("could not send the session list", "chat_id", pl.ChatID, "err", err)
-		}
-	}()
+	// Sent from the session's lane: what the chat sends next waits for it.
+	if _, err := b.send(ctx, pl, replyTo, view.SessionsText(current, earlier, now), view.SessionsKeyboard(earlier), outbox.Normal); err != nil {
+		b.log.Warn("could not send the session list", "chat_id", pl.ChatID, "err", err)
+	}
 }
 
 // pressSession makes the chosen earlier session current: the live process

@@ -76,3 +76,27 @@ func TestIdleSmoke(t *testing.T) {
 		t.Errorf("%d goroutines besides HTTP connections with 60 idle chats, %d before any chat:\n%s", nonHTTP, base-baseHTTP, out.String())
 	}
 }
+
+// Junk mode: strangers' presses cost the state file nothing and get few
+// answers (the owner's answer time is for people to read, not asserted).
+func TestJunkSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds of real pacing")
+	}
+	var out, errs bytes.Buffer
+	if code := run(context.Background(), []string{"-junk-presses", "100", "-junk-users", "20", "-timeout", "60s"}, &out, &errs); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errs.String())
+	}
+	m := regexp.MustCompile(`(?m)^junk: presses=100 strangers=20 owner_answer_ms_before=\d+ owner_answer_ms_during=\d+ ` +
+		`junk_answered=(\d+) commits_alone=(\d+) commits_during=(\d+) peak_goroutines=\d+$`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no junk summary in the required form:\n%s", out.String())
+	}
+	answered, _ := strconv.Atoi(m[1])
+	alone, _ := strconv.Atoi(m[2])
+	during, _ := strconv.Atoi(m[3])
+	if answered > 10 || during > alone {
+		t.Errorf("junk answered %d times (want at most 10); the owner's turn cost %d commits alone and %d behind the junk:\n%s",
+			answered, alone, during, out.String())
+	}
+}

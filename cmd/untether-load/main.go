@@ -5,6 +5,7 @@
 //
 //	go run ./cmd/untether-load                  # 50 chats, 3 turns each (~1.5 min)
 //	go run ./cmd/untether-load -idle-chats 1000 # memory with 1,000 idle chats
+//	go run ./cmd/untether-load -junk-presses 300 # the owner's answer behind strangers' presses
 package main
 
 import (
@@ -36,6 +37,8 @@ type config struct {
 	global        int
 	rtt           time.Duration
 	idleChats     int
+	junkPresses   int
+	junkUsers     int
 	idleTimeout   time.Duration
 	memProfile    string
 	timeout       time.Duration
@@ -63,6 +66,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.global, "global", 0, "override the outbox's global calls per second (0: the bot's default)")
 	fs.IntVar(&c.idleChats, "idle-chats", 0, "memory mode: this many chats use the bot once, then idle")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", time.Second, "idle mode: the bot's idle_timeout (closes each chat's Claude session)")
+	fs.IntVar(&c.junkPresses, "junk-presses", 0, "junk mode: this many button presses from users who are not allowed arrive just before the owner's message")
+	fs.IntVar(&c.junkUsers, "junk-users", 30, "junk mode: how many different users send the presses")
 	fs.StringVar(&c.memProfile, "memprofile", "", "idle mode: write a heap profile of the idle bot to this file")
 	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "give up after this long")
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed (stagger, think and press delays, answer sizes)")
@@ -73,8 +78,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	switch {
 	case c.chats < 1 || c.groups < 0 || c.groups > c.chats || c.turns < 1:
 		return c, errors.New("need -chats >= 1, 0 <= -groups <= -chats, -turns >= 1")
-	case c.eventsPerSec <= 0 || c.turnTime < 0 || c.answerKB < 0 || c.idleChats < 0:
-		return c, errors.New("-events must be > 0; -turn-time, -answer-kb, -idle-chats >= 0")
+	case c.eventsPerSec <= 0 || c.turnTime < 0 || c.answerKB < 0 || c.idleChats < 0 || c.junkPresses < 0:
+		return c, errors.New("-events must be > 0; -turn-time, -answer-kb, -idle-chats, -junk-presses >= 0")
 	}
 	return c, nil
 }
@@ -105,6 +110,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	if cfg.idleChats > 0 {
 		rep, err := runIdle(ctx, cfg, log)
+		if rep != nil {
+			rep.print(stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "untether-load:", err)
+			return 1
+		}
+		return 0
+	}
+	if cfg.junkPresses > 0 {
+		rep, err := runJunk(ctx, cfg, log)
 		if rep != nil {
 			rep.print(stdout)
 		}

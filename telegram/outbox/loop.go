@@ -46,7 +46,7 @@ func (o *Outbox) dispatch(now time.Time) time.Time {
 		if g := o.global.next(o.globalInterval, 1); g.After(now) {
 			return g
 		}
-		j := o.pickUnpaced(now)
+		j := pickReady(&o.unpaced, now)
 		if j == nil && o.ready.Len() > 0 {
 			c := heap.Pop(&o.ready).(*chatState)
 			j = c.popHead()
@@ -59,6 +59,11 @@ func (o *Outbox) dispatch(now time.Time) time.Time {
 			if g := c.group; g != nil {
 				g.pace.take(now, o.groupInterval)
 				g.win.take(now, low)
+			}
+		}
+		if j == nil && o.bgInflight == 0 {
+			if j = pickReady(&o.background, now); j != nil {
+				o.bgInflight++
 			}
 		}
 		if j == nil {
@@ -85,6 +90,11 @@ func (o *Outbox) dispatch(now time.Time) time.Time {
 			earliest(j.notBefore)
 		}
 	}
+	for _, j := range o.background {
+		if j.notBefore.After(now) {
+			earliest(j.notBefore)
+		}
+	}
 	if !now.Before(o.nextSweep) {
 		o.sweep(now)
 		o.nextSweep = now.Add(sweepEvery)
@@ -95,13 +105,14 @@ func (o *Outbox) dispatch(now time.Time) time.Time {
 	return next
 }
 
-// pickUnpaced takes the oldest unpaced job that is not waiting for a retry.
-func (o *Outbox) pickUnpaced(now time.Time) *job {
-	for i, j := range o.unpaced {
+// pickReady takes the oldest job of q that is not waiting for a retry.
+func pickReady(q *[]*job, now time.Time) *job {
+	for i, j := range *q {
 		if !j.notBefore.After(now) {
-			copy(o.unpaced[i:], o.unpaced[i+1:])
-			o.unpaced[len(o.unpaced)-1] = nil
-			o.unpaced = o.unpaced[:len(o.unpaced)-1]
+			s := *q
+			copy(s[i:], s[i+1:])
+			s[len(s)-1] = nil
+			*q = s[:len(s)-1]
 			return j
 		}
 	}
@@ -150,6 +161,9 @@ func (o *Outbox) complete(j *job, err error, jctx context.Context) {
 
 	o.mu.Lock()
 	o.inflight--
+	if j.chat == nil && j.Priority == Low {
+		o.bgInflight--
+	}
 	c := j.chat
 	if c != nil {
 		c.running = false

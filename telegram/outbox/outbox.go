@@ -11,7 +11,10 @@
 // FIFO within a priority. Across chats, the chat whose next job has the
 // highest priority (then the oldest) goes first when several are ready.
 // Unpaced jobs (answerCallbackQuery) bypass the chat queues and only wait for
-// the global limiter and a free worker. Calls run on short-lived goroutines
+// the global limiter and a free worker; Low unpaced jobs (answers nobody is
+// waiting for: presses from strangers) run one at a time, only when no other
+// job is ready, so they can never delay a chat's messages by more than one
+// call. Calls run on short-lived goroutines
 // bounded by Options.MaxInFlight; an idle chat costs no goroutine.
 //
 // Budgets: the per-chat and per-group limits are exact sliding windows, like
@@ -79,7 +82,8 @@ type Job struct {
 	Key string
 	// Unpaced jobs count only toward the global limit (answerCallbackQuery:
 	// not a chat message, must not wait behind progress edits). They go
-	// before all paced work, FIFO; Priority is ignored for them.
+	// before all paced work, FIFO, unless their Priority is Low: those go
+	// after every job that is ready, one at a time (background work).
 	Unpaced bool
 	// Do performs the call. It may run more than once (retries); ctx is
 	// cancelled by Close, by the Send context, or by Options.CallTimeout.
@@ -166,7 +170,7 @@ type Stats struct {
 	Superseded uint64             // queued jobs replaced by a newer version with the same key
 	Dropped    uint64             // queued jobs removed by Drop or an abandoned Send
 	Queued     [numPriorities]int // paced jobs waiting, indexed Low, Normal, High
-	Unpaced    int                // unpaced jobs waiting
+	Unpaced    int                // unpaced jobs waiting (Low ones included)
 	InFlight   int                // calls running now
 	Chats      int                // chats with pacing state in memory
 }
@@ -244,7 +248,7 @@ func (o *Outbox) Stats() Stats {
 	defer o.mu.Unlock()
 	s := o.stats
 	s.InFlight = o.inflight
-	s.Unpaced = len(o.unpaced)
+	s.Unpaced = len(o.unpaced) + len(o.background)
 	s.Chats = len(o.chats)
 	return s
 }
@@ -297,7 +301,8 @@ func (o *Outbox) Close() {
 	}
 	var pending []*job
 	pending = append(pending, o.unpaced...)
-	o.unpaced = nil
+	pending = append(pending, o.background...)
+	o.unpaced, o.background = nil, nil
 	for _, c := range o.chats {
 		for p := range c.q {
 			pending = append(pending, c.q[p]...)

@@ -1,9 +1,11 @@
 package outbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -170,6 +172,62 @@ func TestUnpacedNotBehindPacedWork(t *testing.T) {
 			if d := edits[i] - edits[i-1]; d != time.Second {
 				t.Fatalf("edit gap %d = %v, want exactly 1s", i, d)
 			}
+		}
+	})
+}
+
+// Low unpaced jobs (answers to strangers' presses) are background work:
+// every ready job goes first, whatever its priority, and they run one at a
+// time, so a flood of them delays a chat's message by at most one call.
+func TestLowUnpacedGoesAfterReadyWork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		o := newTestOutbox(t, Options{MaxInFlight: 1, GlobalPerSecond: -1})
+		g := newGate()
+		chans := []<-chan error{g.hold(o, r, 9)}
+		for i := range 5 {
+			j := r.job(0, Low, fmt.Sprintf("junk%d", i))
+			j.Unpaced = true
+			chans = append(chans, o.Enqueue(j))
+		}
+		ans := r.job(0, Normal, "owner-toast")
+		ans.Unpaced = true
+		chans = append(chans, o.Enqueue(ans), o.Enqueue(r.job(1, Low, "owner-edit")), o.Enqueue(r.job(2, High, "owner-final")))
+		close(g.release)
+		waitAll(t, chans...)
+		var got []string
+		for _, c := range r.snapshot() {
+			got = append(got, c.label)
+		}
+		want := []string{"busy", "owner-toast", "owner-final", "owner-edit", "junk0", "junk1", "junk2", "junk3", "junk4"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("order = %v, want %v", got, want)
+		}
+	})
+}
+
+func TestLowUnpacedRunOneAtATime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := newTestOutbox(t, Options{GlobalPerSecond: -1})
+		var mu sync.Mutex
+		running, most := 0, 0
+		var chans []<-chan error
+		for range 6 {
+			chans = append(chans, o.Enqueue(Job{Unpaced: true, Priority: Low, Do: func(ctx context.Context) error {
+				mu.Lock()
+				running++
+				most = max(most, running)
+				mu.Unlock()
+				time.Sleep(100 * time.Millisecond)
+				mu.Lock()
+				running--
+				mu.Unlock()
+				return nil
+			}}))
+		}
+		waitAll(t, chans...)
+		if most != 1 {
+			t.Fatalf("%d background calls ran at once, want 1", most)
 		}
 	})
 }

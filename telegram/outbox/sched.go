@@ -32,6 +32,8 @@ type Outbox struct {
 	chats      map[int64]*chatState
 	keys       map[string]*job // coalescing key -> newest job with that key
 	unpaced    []*job
+	background []*job   // unpaced Low jobs: only when nothing else is ready
+	bgInflight int      // background calls running (at most one)
 	ready      chatHeap // chats that may call now, best head first
 	waiting    chatHeap // chats with jobs that must wait, earliest first
 	global     pacer
@@ -213,7 +215,8 @@ func (o *Outbox) enqueue(j *job) {
 		o.keys[j.Key] = j
 	}
 	if j.Unpaced {
-		o.unpaced = append(o.unpaced, j)
+		q := o.unpacedQueue(j)
+		*q = append(*q, j)
 		return
 	}
 	c := o.chatFor(j.ChatID)
@@ -224,12 +227,21 @@ func (o *Outbox) enqueue(j *job) {
 	o.reschedule(c)
 }
 
+// unpacedQueue is where an unpaced job waits: Low ones in the background.
+func (o *Outbox) unpacedQueue(j *job) *[]*job {
+	if j.Priority == Low {
+		return &o.background
+	}
+	return &o.unpaced
+}
+
 // requeueFront puts a job that must be retried back at the head of its
 // priority, so later jobs of the chat keep their order behind it.
 func (o *Outbox) requeueFront(j *job) {
 	j.state = stateQueued
 	if j.Unpaced {
-		o.unpaced = slices.Insert(o.unpaced, 0, j)
+		q := o.unpacedQueue(j)
+		*q = slices.Insert(*q, 0, j)
 		return
 	}
 	p := j.Priority.index()
@@ -244,8 +256,9 @@ func (o *Outbox) unqueue(j *job) {
 		delete(o.keys, j.Key)
 	}
 	if j.chat == nil {
-		if i := slices.Index(o.unpaced, j); i >= 0 {
-			o.unpaced = slices.Delete(o.unpaced, i, i+1)
+		q := o.unpacedQueue(j)
+		if i := slices.Index(*q, j); i >= 0 {
+			*q = slices.Delete(*q, i, i+1)
 		}
 		return
 	}
@@ -322,7 +335,7 @@ func (o *Outbox) reschedule(c *chatState) {
 }
 
 func (o *Outbox) checkDrained() {
-	if !o.draining || o.drainDone || o.inflight > 0 || len(o.unpaced) > 0 {
+	if !o.draining || o.drainDone || o.inflight > 0 || len(o.unpaced) > 0 || len(o.background) > 0 {
 		return
 	}
 	for _, n := range o.stats.Queued {

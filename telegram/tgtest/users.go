@@ -147,11 +147,17 @@ type CallbackAnswer struct {
 	Time      time.Time
 }
 
+// CallbackTimeout is how long a button press can be answered. Telegram does
+// not publish it; a press answered some 10-20 s late is refused as "query is
+// too old", so the fake refuses after 15 s (of its clock).
+const CallbackTimeout = 15 * time.Second
+
 type callbackQuery struct {
 	chatID    int64
 	messageID int
 	data      string
 	answered  bool
+	at        time.Time // when the user pressed
 }
 
 type callbacks struct {
@@ -205,7 +211,7 @@ func hasButton(kb *keyboard, data string) bool {
 func (s *Server) callbackLocked(from User, cs *chatState, messageID int, data string) string {
 	id := strconv.FormatInt(s.cbs.next, 10)
 	s.cbs.next++
-	s.cbs.queries[id] = &callbackQuery{chatID: cs.chat.ID, messageID: messageID, data: data}
+	s.cbs.queries[id] = &callbackQuery{chatID: cs.chat.ID, messageID: messageID, data: data, at: s.now()}
 	var msg any = struct {
 		Chat      Chat  `json:"chat"`
 		MessageID int   `json:"message_id"`
@@ -227,7 +233,7 @@ func (s *Server) callbackLocked(from User, cs *chatState, messageID int, data st
 func (s *Server) answerCallbackQuery(c Call) (any, *apiError) {
 	id := c.Params["callback_query_id"]
 	q, ok := s.cbs.queries[id]
-	if !ok || q.answered {
+	if !ok || q.answered || c.Time.Sub(q.at) > CallbackTimeout {
 		return nil, badRequest("query is too old and response timeout expired or query ID is invalid")
 	}
 	text := c.Params["text"]
