@@ -10,8 +10,6 @@ package approvals
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/untether/untether/cooldown"
 	"github.com/untether/untether/scope"
+	"github.com/untether/untether/token"
 )
 
 // Defaults for Config's zero values.
@@ -417,9 +416,7 @@ func (b *Broker) revokeLocked(p *pending) {
 // tokenLocked mints a token for one action of p.
 func (b *Broker) tokenLocked(p *pending, action ActionKind, option int) string {
 	for {
-		var raw [12]byte
-		_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails (it panics instead)
-		t := base64.RawURLEncoding.EncodeToString(raw[:])
+		t := token.New()
 		if _, taken := b.tokens[t]; taken {
 			continue
 		}

@@ -95,7 +95,7 @@ func TestApproveAndDeny(t *testing.T) {
 	if !b.SetPrompt(req.SessionKey, req.RequestID, PromptRef{ChatID: chatA, MessageID: 42}) {
 		t.Fatal("SetPrompt on a pending request returned false")
 	}
-	res := mustPress(t, b, token(t, p, ActionApprove))
+	res := mustPress(t, b, tokenOf(t, p, ActionApprove))
 	if res.Outcome != OutcomeApproved || res.Toast != "Approved" || res.UserID != owner ||
 		res.Request.RequestID != "r1" || res.Prompt != (PromptRef{ChatID: chatA, MessageID: 42}) {
 		t.Fatalf("result = %+v", res)
@@ -113,7 +113,7 @@ func TestApproveAndDeny(t *testing.T) {
 	if len(p2.Actions) != 2 || p2.AlwaysAllow != nil {
 		t.Fatalf("without suggestions there must be no Always allow: %+v", p2)
 	}
-	res = mustPress(t, b, token(t, p2, ActionDeny))
+	res = mustPress(t, b, tokenOf(t, p2, ActionDeny))
 	c = r2.only(t)
 	if c.allow || c.id != "r2" || c.interrupt || c.message != msgDenied || res.Message != msgDenied {
 		t.Fatalf("deny wrote %+v, result %+v", c, res)
@@ -143,7 +143,7 @@ func TestAlwaysAllow(t *testing.T) {
 	if fmt.Sprint(p.AlwaysAllow) != fmt.Sprint(wantLines) {
 		t.Fatalf("AlwaysAllow = %q, want %q", p.AlwaysAllow, wantLines)
 	}
-	res := mustPress(t, b, token(t, p, ActionAlways))
+	res := mustPress(t, b, tokenOf(t, p, ActionAlways))
 	if res.Outcome != OutcomeAlways || res.Toast != "Always allowed" {
 		t.Fatalf("result = %+v", res)
 	}
@@ -189,7 +189,7 @@ func TestTimeout(t *testing.T) {
 			got[0].Prompt.MessageID != 7 || got[0].Message != c.message || got[0].Err != nil {
 			t.Fatalf("hook got %+v", got)
 		}
-		if _, err := b.Press(context.Background(), token(t, p, ActionApprove), owner, chatA); refusalKind(err) != Stale {
+		if _, err := b.Press(context.Background(), tokenOf(t, p, ActionApprove), owner, chatA); refusalKind(err) != Stale {
 			t.Fatalf("press after timeout: err %v, want Stale", err)
 		}
 	})
@@ -214,7 +214,7 @@ func TestAnswerStopsTimer(t *testing.T) {
 		b, hook := newTestBroker(Config{Timeout: time.Minute})
 		r := &fakeResponder{}
 		p := mustPrompt(t, b, toolReq("r1", "Bash", `{}`), r)
-		mustPress(t, b, token(t, p, ActionDeny))
+		mustPress(t, b, tokenOf(t, p, ActionDeny))
 		time.Sleep(2 * time.Minute)
 		synctest.Wait()
 		if len(r.all()) != 1 || len(hook.all()) != 0 {
@@ -232,7 +232,7 @@ func TestConcurrentPresses(t *testing.T) {
 		// Approve and Deny pressed at once, many times, released together.
 		var toks []string
 		for range 8 {
-			toks = append(toks, token(t, p, ActionApprove), token(t, p, ActionDeny))
+			toks = append(toks, tokenOf(t, p, ActionApprove), tokenOf(t, p, ActionDeny))
 		}
 		start := make(chan struct{})
 		var (
@@ -275,7 +275,7 @@ func TestRefusals(t *testing.T) {
 	b, _ := newTestBroker(Config{})
 	r := &fakeResponder{}
 	p := mustPrompt(t, b, toolReq("r1", "Bash", `{}`), r)
-	tok := token(t, p, ActionApprove)
+	tok := tokenOf(t, p, ActionApprove)
 
 	var ref *Refusal
 	_, err := b.Press(context.Background(), "no-such-token", owner, chatA)
@@ -302,7 +302,7 @@ func TestRefusals(t *testing.T) {
 
 	nobody := New(Config{}) // no IsAllowed: nobody may press
 	p = mustPrompt(t, nobody, toolReq("r2", "Bash", `{}`), r)
-	if _, err := nobody.Press(context.Background(), token(t, p, ActionApprove), owner, chatA); refusalKind(err) != Unauthorized {
+	if _, err := nobody.Press(context.Background(), tokenOf(t, p, ActionApprove), owner, chatA); refusalKind(err) != Unauthorized {
 		t.Fatalf("without IsAllowed: %v, want Unauthorized", err)
 	}
 }
@@ -311,7 +311,7 @@ func TestPressWriteError(t *testing.T) {
 	b, _ := newTestBroker(Config{})
 	boom := errors.New("broken pipe")
 	p := mustPrompt(t, b, toolReq("r1", "Bash", `{}`), &fakeResponder{err: boom})
-	res, err := b.Press(context.Background(), token(t, p, ActionApprove), owner, chatA)
+	res, err := b.Press(context.Background(), tokenOf(t, p, ActionApprove), owner, chatA)
 	if !errors.Is(err, boom) || refusalKind(err) != "" {
 		t.Fatalf("err = %v, want the responder error", err)
 	}
@@ -342,9 +342,9 @@ func TestSeveralPending(t *testing.T) {
 	if _, err := b.Submit(context.Background(), toolReq("r1", "Bash", `{}`), r); err == nil {
 		t.Fatal("a duplicate request id in one session was accepted")
 	}
-	mustPress(t, b, token(t, prompts[2], ActionDeny))
-	mustPress(t, b, token(t, prompts[0], ActionApprove))
-	mustPress(t, b, token(t, prompts[1], ActionApprove))
+	mustPress(t, b, tokenOf(t, prompts[2], ActionDeny))
+	mustPress(t, b, tokenOf(t, prompts[0], ActionApprove))
+	mustPress(t, b, tokenOf(t, prompts[1], ActionApprove))
 	calls := r.all()
 	want := []struct {
 		id    string
@@ -362,7 +362,7 @@ func TestSeveralPending(t *testing.T) {
 	if len(rb.all()) != 0 || len(b.Pending("200")) != 1 {
 		t.Fatal("answering one session touched the other")
 	}
-	if _, err := b.Press(context.Background(), token(t, po, ActionApprove), owner, chatB); err != nil {
+	if _, err := b.Press(context.Background(), tokenOf(t, po, ActionApprove), owner, chatB); err != nil {
 		t.Fatal(err)
 	}
 	if c := rb.only(t); !c.allow || c.id != "r1" || !strings.Contains(string(c.input), "elsewhere") {
@@ -399,7 +399,7 @@ func TestCancelSession(t *testing.T) {
 		got[1].Prompt.MessageID != 9 || got[1].Reason != "the turn was cancelled" {
 		t.Fatalf("hook got %+v", got)
 	}
-	if _, err := b.Press(context.Background(), token(t, p1, ActionApprove), owner, chatA); refusalKind(err) != Stale {
+	if _, err := b.Press(context.Background(), tokenOf(t, p1, ActionApprove), owner, chatA); refusalKind(err) != Stale {
 		t.Fatalf("press after cancel: %v, want Stale", err)
 	}
 	if len(rb.all()) != 0 || len(b.Pending("200")) != 1 {
@@ -444,7 +444,7 @@ func TestWithdraw(t *testing.T) {
 		got[0].Prompt.MessageID != 5 || got[0].Message != "" || !got[0].Outcome.Final() {
 		t.Fatalf("hook got %+v", got)
 	}
-	_, err := b.Press(context.Background(), token(t, p1, ActionApprove), owner, chatA)
+	_, err := b.Press(context.Background(), tokenOf(t, p1, ActionApprove), owner, chatA)
 	var ref *Refusal
 	if !errors.As(err, &ref) || ref.Kind != Stale || ref.Toast != ToastStale {
 		t.Fatalf("press after withdraw: %v, want Stale", err)

@@ -2,8 +2,6 @@ package telegram
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"strings"
 	"time"
@@ -238,10 +236,4 @@ func displayName(u *models.User) string {
 type cancelRef struct {
 	key    string
 	chatID int64
-}
-
-func randomToken() string {
-	var buf [12]byte
-	_, _ = rand.Read(buf[:])
-	return base64.RawURLEncoding.EncodeToString(buf[:])
 }

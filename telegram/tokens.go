@@ -1,6 +1,10 @@
 package telegram
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/untether/untether/token"
+)
 
 // tokens maps the short random callback_data of bot-made buttons (not the
 // approval broker's) to what a press means. A press with a token that is not
@@ -11,7 +15,7 @@ type tokens[T any] struct {
 }
 
 func (tk *tokens[T]) add(v T) string {
-	tok := randomToken()
+	tok := token.New()
 	tk.mu.Lock()
 	defer tk.mu.Unlock()
 	if tk.m == nil {
