@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/go-telegram/bot/models"
@@ -13,13 +12,6 @@ import (
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
-)
-
-// Callback data prefixes: "a:" approval tokens (minted by the broker),
-// "c:" cancel buttons of progress messages (minted here).
-const (
-	prefixApproval = "a:"
-	prefixCancel   = "c:"
 )
 
 // approval hands a can_use_tool request to the broker, and shows a prompt
@@ -131,53 +123,6 @@ func resolvedOriginal(p *approvals.Prompt, parts []string, workDir string, at vi
 	return last
 }
 
-// handleCallback answers a button press. It runs outside every turn queue:
-// a turn waiting for approval must never block the press that approves it.
-func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
-	chatID := callbackChat(cq)
-	log := b.log.With("chat_id", chatID, "user_id", cq.From.ID)
-	switch {
-	case strings.HasPrefix(cq.Data, prefixApproval):
-		res, err := b.broker.Press(ctx, strings.TrimPrefix(cq.Data, prefixApproval), cq.From.ID, chatID)
-		var ref *approvals.Refusal
-		if errors.As(err, &ref) {
-			b.answerCallback(ctx, cq.ID, ref.Toast)
-			return
-		}
-		toast := res.Toast
-		if res.Outcome == approvals.OutcomeAwaitingText && cq.Message.Message != nil && isGroup(cq.Message.Message.Chat) {
-			// In a group the bot only takes messages addressed to it.
-			toast = "Reply to the question with your answer"
-		}
-		b.answerCallback(ctx, cq.ID, toast)
-		if err != nil {
-			log.Warn("decision could not reach claude", "request_id", res.Request.RequestID, "err", err)
-		}
-		b.afterPress(ctx, res, &cq.From)
-	case strings.HasPrefix(cq.Data, prefixCancel):
-		target, ok := b.cancels.get(strings.TrimPrefix(cq.Data, prefixCancel))
-		switch {
-		case !b.userAllowed(cq.From.ID):
-			b.answerCallback(ctx, cq.ID, "You are not allowed to do this")
-		case !ok:
-			b.answerCallback(ctx, cq.ID, "This turn is already over")
-		case target.chatID != chatID:
-			b.answerCallback(ctx, cq.ID, "This button belongs to another chat")
-		default:
-			a := b.existingActor(target.key)
-			if a != nil && a.requestCancel() {
-				b.answerCallback(ctx, cq.ID, "Cancelling…")
-			} else {
-				b.answerCallback(ctx, cq.ID, "This turn is already over")
-			}
-		}
-	case strings.HasPrefix(cq.Data, prefixSession):
-		b.pressSession(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSession))
-	default:
-		b.answerCallback(ctx, cq.ID, "This button has expired")
-	}
-}
-
 // afterPress edits the prompt: the outcome and who decided (no buttons), or
 // the next state of a question.
 func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models.User) {
@@ -221,19 +166,4 @@ func (b *Bot) forgetPrompt(ref approvals.PromptRef) {
 func (b *Bot) onResolved(r approvals.Resolution) {
 	b.resolvePrompt(context.Background(), promptKey{r.Request.SessionKey, r.Request.RequestID},
 		view.Outcome{Kind: r.Outcome, Reason: r.Reason})
-}
-
-func displayName(u *models.User) string {
-	if u == nil {
-		return ""
-	}
-	if u.Username != "" {
-		return "@" + u.Username
-	}
-	return strings.TrimSpace(u.FirstName + " " + u.LastName)
-}
-
-type cancelRef struct {
-	key    string
-	chatID int64
 }

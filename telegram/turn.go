@@ -87,7 +87,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	first := t.render()
 	t.rendered = first
 	go func() {
-		id, err := b.send(ctx, a.place, qp.MessageID, first, view.ProgressKeyboard("c:"+t.cancelT), outbox.Normal)
+		id, err := b.send(ctx, a.place, qp.MessageID, first, view.ProgressKeyboard(cancelData(t.cancelT)), outbox.Normal)
 		if err != nil {
 			log.Warn("could not send progress message", "err", err)
 		}
@@ -436,7 +436,7 @@ func (t *turn) flush() {
 	}
 	t.rendered = text
 	t.lastEdit = t.a.b.now()
-	kb := view.ProgressKeyboard("c:" + t.cancelT)
+	kb := view.ProgressKeyboard(cancelData(t.cancelT))
 	_ = t.a.b.edit(context.Background(), t.a.place.ChatID, t.progressID, text, kb, outbox.Low, t.progressKey(), nil)
 }
 
