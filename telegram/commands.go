@@ -12,57 +12,6 @@ import (
 	"github.com/untether/untether/telegram/view"
 )
 
-// chatSettings are the effective per-chat values and where each comes from.
-type chatSettings struct {
-	Model, ModelSource   string
-	PlanMode, PlanSource string
-	Verbose              bool
-	VerboseSource        string
-	PermissionMode       string // the mode a new process starts in
-	PermissionSource     string
-	WorkDir, WorkSource  string
-}
-
-const (
-	fromChat   = "chat setting"
-	fromConfig = "config"
-)
-
-func (b *Bot) settings(key string) chatSettings {
-	s := chatSettings{Model: b.cfg.Model, ModelSource: fromConfig, PlanMode: b.cfg.PlanMode, PlanSource: fromConfig,
-		VerboseSource: fromConfig, WorkDir: b.cfg.WorkDir, WorkSource: fromConfig}
-	p, err := b.store.GetPrefs(key)
-	if err != nil {
-		b.log.Warn("could not read chat settings", "session_key", key, "err", err)
-	}
-	if p.Model != "" {
-		s.Model, s.ModelSource = p.Model, fromChat
-	}
-	if p.PlanMode != prefs.PlanUnset {
-		s.PlanMode, s.PlanSource = string(p.PlanMode), fromChat
-	}
-	if p.Verbose != nil {
-		s.Verbose, s.VerboseSource = *p.Verbose, fromChat
-	}
-	if p.WorkDir != "" {
-		s.WorkDir, s.WorkSource = p.WorkDir, fromChat
-	}
-	s.PermissionMode, s.PermissionSource = startMode(s.PlanMode, b.cfg.PermissionMode), s.PlanSource
-	return s
-}
-
-// startMode is the permission mode implied by the plan-mode setting.
-func startMode(planMode, configured string) string {
-	switch planMode {
-	case "on", "auto":
-		return "plan"
-	}
-	if configured == "plan" {
-		return "default" // plan mode off overrides a configured plan mode
-	}
-	return configured
-}
-
 // route runs a slash command; commands never wait behind a turn. /cancel
 // runs at once on the poll loop: it never waits, and it must reach a
 // session whose lane is stuck (it cancels the lane's running job too).
@@ -164,11 +113,7 @@ func (b *Bot) planModeCommand(ctx context.Context, key string, pl place, group b
 	msg := fmt.Sprintf("Plan mode: <b>%s</b> (%s).", st.PlanMode, st.PlanSource)
 	if a := b.existingActor(key); a != nil {
 		if conn := a.liveConn(); conn != nil {
-			mode := st.PermissionMode
-			if mode == "" {
-				mode = "default" // no mode configured; the CLI refuses an empty one
-			}
-			if err := conn.SetPermissionMode(ctx, mode); err != nil {
+			if err := conn.SetPermissionMode(ctx, st.liveMode()); err != nil {
 				return msg + " It applies when the session next starts (" + render.Escape(err.Error()) + ")."
 			}
 			return msg + " Applied to the running session."
