@@ -69,14 +69,7 @@ func (b *Bot) statusText(key string) string {
 	if rec, ok, err := b.store.GetSession(key); err == nil && ok {
 		s.SessionID = rec.SessionID
 	}
-	var err error
-	if s.ChatCostUSD, err = b.store.Cost(key); err != nil {
-		b.log.Warn("could not read the chat's cost", "session_key", key, "err", err)
-	}
-	if s.SpentToday, err = b.store.Spend(b.now()); err != nil {
-		b.log.Warn("could not read today's spend", "session_key", key, "err", err)
-	}
-	s.DailyBudget = b.cfg.DailyBudget
+	b.statusMoney(key, &s)
 	if a := b.existingActor(key); a != nil {
 		as := a.status()
 		s.Queued, s.Running, s.Live = as.Queued, as.Running, as.Live

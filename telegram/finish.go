@@ -15,7 +15,7 @@ import (
 // reduces the progress message to a one-line summary.
 func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress chan int) {
 	b := t.a.b
-	overBudget := tc.Subtype == "error_max_budget_usd" || tc.TerminalReason == "budget_exhausted"
+	overBudget := stoppedAtTurnLimit(tc)
 	footer := view.FinalFooter(view.Footer{Cost: t.recordCost(tc), Duration: tc.Duration, Turns: tc.NumTurns,
 		InTokens:  tc.Usage.InputTokens + tc.Usage.CacheReadInputTokens + tc.Usage.CacheCreationInputTokens,
 		OutTokens: tc.Usage.OutputTokens, OK: tc.OK || overBudget})
@@ -42,36 +42,6 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 	}
 	t.deliver(ctx, parts)
 	t.close(ctx, progress, tc.OK)
-}
-
-// recordCost returns what the turn cost: the increase of the session's
-// running total (result.total_cost_usd keeps growing across turns and
-// --resume), which is also added to the chat's total and today's spend.
-func (t *turn) recordCost(tc runner.TurnCompleted) float64 {
-	a, b := t.a, t.a.b
-	id := tc.SessionID
-	if conn := a.liveConn(); id == "" && conn != nil {
-		id = conn.SessionID()
-	}
-	if id == "" {
-		if tc.TotalCostUSD > 0 {
-			b.log.Warn("a turn's cost was not counted: no session id", "chat_id", a.place.ChatID, "total_usd", tc.TotalCostUSD)
-		}
-		return 0
-	}
-	cost, err := b.store.RecordTurnCost(a.key, id, tc.TotalCostUSD, b.now())
-	if err != nil {
-		b.log.Warn("could not record the turn's cost", "chat_id", a.place.ChatID, "session_id", id, "err", err)
-		return 0
-	}
-	if b.cfg.MaxTurnUSD > 0 && cost > 0 {
-		// The CLI applies --max-budget-usd to everything a process spent
-		// since it started, not to one turn (docs/protocol.md): the next
-		// turn gets a process of its own, resuming the session, so its
-		// limit is whole again.
-		a.restartAfterTurn()
-	}
-	return cost
 }
 
 // deliver sends the final parts in order; a final is never dropped (the
