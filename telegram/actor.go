@@ -314,6 +314,60 @@ func (a *actor) idle(ctx context.Context) bool {
 	}
 }
 
+// ensureConn returns the live connection, starting (or resuming) one.
+func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
+	b := a.b
+	a.mu.Lock()
+	conn, restart := a.conn, a.restart
+	a.restart = false
+	a.mu.Unlock()
+	if conn != nil && restart {
+		a.closeConn(ctx, "settings changed")
+		conn = nil
+	}
+	if conn != nil {
+		b.pool.touch(a)
+		return conn, nil
+	}
+	err := b.pool.acquire(t.cancelReq, a, func(h *actor) bool { return h.busy() }, func() {
+		b.notify(a.place, t.qp.MessageID, fmt.Sprintf("Waiting for a free Claude slot: %d sessions are busy (max_live_sessions).", b.cfg.MaxLive))
+	})
+	if err != nil {
+		if t.cancelReq.Err() != nil {
+			return nil, errTurnCancelled
+		}
+		return nil, err
+	}
+	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
+	st := b.settings(a.key)
+	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
+	if rec, ok, err := b.store.GetSession(a.key); err != nil {
+		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
+	} else if ok {
+		spec.Resume = rec.SessionID
+	}
+	conn, err = b.engine.Start(ctx, spec)
+	if err != nil {
+		b.pool.release(a)
+		return nil, err
+	}
+	t.resumed = spec.Resume
+	t.sawInit = false
+	a.mu.Lock()
+	a.conn = conn
+	a.mode = spec.PermissionMode
+	a.mu.Unlock()
+	return conn, nil
+}
+
+// busy says whether the actor must keep its process: a turn is running
+// (which includes waiting for an approval).
+func (a *actor) busy() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.turn != nil
+}
+
 func (a *actor) setMode(m string) {
 	a.mu.Lock()
 	a.mode = m

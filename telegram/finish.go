@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 
 	"github.com/untether/untether/runner"
@@ -137,4 +138,18 @@ func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 	if err := b.store.RemoveLive(a.place.ChatID, t.progressID); err != nil {
 		b.log.Warn("could not forget progress message", "chat_id", a.place.ChatID, "err", err)
 	}
+}
+
+// exitErrorView tells a turn that ended because Claude exited.
+func exitErrorView(e runner.Exited, redact func(string) string) view.TurnError {
+	what := "Claude exited without finishing the turn"
+	detail := fmt.Sprintf("exit code %d", e.ExitCode)
+	if e.Signal != "" {
+		detail += ", signal " + e.Signal
+	}
+	if e.Err != nil {
+		detail = e.Err.Error()
+	}
+	return view.TurnError{What: what, Detail: redact(detail), StderrTail: redact(e.StderrTail),
+		Hint: "Your next message starts Claude again (the conversation is resumed)."}
 }

@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -141,60 +140,6 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	t.state = "working"
 	t.dirty = true
 	t.run(ctx, conn, progress)
-}
-
-// ensureConn returns the live connection, starting (or resuming) one.
-func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
-	b := a.b
-	a.mu.Lock()
-	conn, restart := a.conn, a.restart
-	a.restart = false
-	a.mu.Unlock()
-	if conn != nil && restart {
-		a.closeConn(ctx, "settings changed")
-		conn = nil
-	}
-	if conn != nil {
-		b.pool.touch(a)
-		return conn, nil
-	}
-	err := b.pool.acquire(t.cancelReq, a, func(h *actor) bool { return h.busy() }, func() {
-		b.notify(a.place, t.qp.MessageID, fmt.Sprintf("Waiting for a free Claude slot: %d sessions are busy (max_live_sessions).", b.cfg.MaxLive))
-	})
-	if err != nil {
-		if t.cancelReq.Err() != nil {
-			return nil, errTurnCancelled
-		}
-		return nil, err
-	}
-	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
-	st := b.settings(a.key)
-	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
-	if rec, ok, err := b.store.GetSession(a.key); err != nil {
-		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
-	} else if ok {
-		spec.Resume = rec.SessionID
-	}
-	conn, err = b.engine.Start(ctx, spec)
-	if err != nil {
-		b.pool.release(a)
-		return nil, err
-	}
-	t.resumed = spec.Resume
-	t.sawInit = false
-	a.mu.Lock()
-	a.conn = conn
-	a.mode = spec.PermissionMode
-	a.mu.Unlock()
-	return conn, nil
-}
-
-// busy says whether the actor must keep its process: a turn is running
-// (which includes waiting for an approval).
-func (a *actor) busy() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.turn != nil
 }
 
 // run consumes events until the turn ends.
@@ -486,17 +431,4 @@ func (t *turn) addLive(kind prefs.LiveKind, msgID int) {
 	if err != nil {
 		a.b.log.Warn("could not record live message", "chat_id", a.place.ChatID, "err", err)
 	}
-}
-
-func exitErrorView(e runner.Exited, redact func(string) string) view.TurnError {
-	what := "Claude exited without finishing the turn"
-	detail := fmt.Sprintf("exit code %d", e.ExitCode)
-	if e.Signal != "" {
-		detail += ", signal " + e.Signal
-	}
-	if e.Err != nil {
-		detail = e.Err.Error()
-	}
-	return view.TurnError{What: what, Detail: redact(detail), StderrTail: redact(e.StderrTail),
-		Hint: "Your next message starts Claude again (the conversation is resumed)."}
 }
