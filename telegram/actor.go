@@ -196,7 +196,7 @@ func (a *actor) pop() (prefs.QueuedPrompt, bool) {
 // prompt without a sender (user id 0) cannot be checked and is refused.
 func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
 	b := a.b
-	chatOK := !isGroupID(qp.ChatID) || len(b.allowedChats) == 0 || b.allowedChats[qp.ChatID]
+	chatOK := !isGroup(qp.ChatID) || len(b.allowedChats) == 0 || b.allowedChats[qp.ChatID]
 	userOK := qp.UserID != 0 && b.userAllowed(qp.UserID)
 	if chatOK && userOK {
 		return true

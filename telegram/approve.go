@@ -61,7 +61,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 		replyTo = t.qp.MessageID
 	}
 	if p.Kind == approvals.KindQuestion && p.Question != nil {
-		parts = []string{view.QuestionTextIn(p.Question, isGroupID(a.place.ChatID))}
+		parts = []string{view.QuestionTextIn(p.Question, isGroup(a.place.ChatID))}
 		kb = view.QuestionKeyboard(p.Question, prefixApproval)
 	} else {
 		if at.File = view.PromptFullInput(p, workDir, now); at.File != nil {
@@ -129,7 +129,7 @@ func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models
 	key := promptKey{res.Request.SessionKey, res.Request.RequestID}
 	if !res.Final() {
 		if q := b.redactQuestion(res.Question); q != nil {
-			text := view.QuestionTextIn(q, isGroupID(res.Request.ChatID))
+			text := view.QuestionTextIn(q, isGroup(res.Request.ChatID))
 			b.prompts.update(key, q.Version, text, view.QuestionKeyboard(q, prefixApproval))
 		}
 		return

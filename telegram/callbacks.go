@@ -58,7 +58,7 @@ func (b *Bot) pressApproval(ctx context.Context, cq *models.CallbackQuery, chatI
 		return
 	}
 	toast := res.Toast
-	if res.Outcome == approvals.OutcomeAwaitingText && cq.Message.Message != nil && isGroup(cq.Message.Message.Chat) {
+	if res.Outcome == approvals.OutcomeAwaitingText && isGroup(chatID) {
 		// In a group the bot only takes messages addressed to it.
 		toast = "Reply to the question with your answer"
 	}

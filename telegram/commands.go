@@ -32,7 +32,7 @@ func (b *Bot) route(key string, pl place, m *models.Message, cmd, args string) {
 
 // command runs a slash command other than /cancel, in the session's lane.
 func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Message, cmd, args string) {
-	group := isGroup(m.Chat)
+	group := isGroup(m.Chat.ID)
 	reply := func(text string) { b.notify(pl, m.ID, text) }
 	switch cmd {
 	case "start", "help":

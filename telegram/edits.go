@@ -14,7 +14,7 @@ func (b *Bot) handleEdit(updateID int64, m *models.Message) {
 	if _, fresh := b.accept(updateID, "", nil); !fresh {
 		return
 	}
-	group := isGroup(m.Chat)
+	group := isGroup(m.Chat.ID)
 	if group && len(b.allowedChats) > 0 && !b.allowedChats[m.Chat.ID] {
 		return
 	}

@@ -43,7 +43,7 @@ func (b *Bot) recover(ctx context.Context) error {
 			continue
 		}
 		b.log.Info("running a message accepted before the restart", "chat_id", qp.ChatID, "update_id", qp.UpdateID)
-		b.actorFor(qp.Key, pl, qp.ChatID < 0).enqueue(qp)
+		b.actorFor(qp.Key, pl, isGroup(qp.ChatID)).enqueue(qp)
 	}
 	return nil
 }

@@ -52,18 +52,18 @@ func sessionKey(m *models.Message) (string, place) {
 	return strconv.FormatInt(m.Chat.ID, 10), p
 }
 
-func isGroup(c models.Chat) bool { return c.Type != models.ChatTypePrivate }
-
-// isGroupID tells groups from private chats where only the id is known:
-// the Bot API gives groups, supergroups and channels negative ids.
-func isGroupID(chatID int64) bool { return chatID < 0 }
+// isGroup is the one rule that tells groups (and supergroups, channels)
+// from private chats. It needs only the chat id, which every stored prompt
+// and request keeps: the Bot API gives a private chat its user's positive
+// id and every other chat a negative one.
+func isGroup(chatID int64) bool { return chatID < 0 }
 
 func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	key, pl := sessionKey(m)
 	if m.From == nil || m.From.IsBot {
 		return // skipped
 	}
-	group := isGroup(m.Chat)
+	group := isGroup(m.Chat.ID)
 	if group && len(b.allowedChats) > 0 && !b.allowedChats[m.Chat.ID] {
 		return // skipped
 	}
@@ -198,11 +198,11 @@ func (b *Bot) parseText(m *models.Message) (text, cmd, args string, addressed bo
 				addressed = true
 			}
 		}
-		if addressed || isGroup(m.Chat) {
+		if addressed || isGroup(m.Chat.ID) {
 			text = strings.TrimSpace(replaceFold(text, mention, ""))
 		}
 	}
-	return text, "", "", addressed || !isGroup(m.Chat)
+	return text, "", "", addressed || !isGroup(m.Chat.ID)
 }
 
 // utf16Slice cuts s by UTF-16 offsets, as Telegram's entities count.
