@@ -42,14 +42,23 @@ func (b *Bot) accept(updateID int64, key string, p *prefs.Prompt) (seq uint64, f
 	return seq, fresh
 }
 
-// sessionKey is the chat, or chat:thread in a forum topic.
+// sessionKey is the session a message belongs to, and where answers go.
 func sessionKey(m *models.Message) (string, place) {
 	p := place{ChatID: m.Chat.ID}
 	if m.Chat.IsForum && m.IsTopicMessage && m.MessageThreadID != 0 {
 		p.Thread = m.MessageThreadID
-		return strconv.FormatInt(m.Chat.ID, 10) + ":" + strconv.Itoa(m.MessageThreadID), p
 	}
-	return strconv.FormatInt(m.Chat.ID, 10), p
+	return SessionKey(p.ChatID, p.Thread), p
+}
+
+// SessionKey names a session in the store, the approvals broker and
+// Spec.SessionKey: the chat's id, or "chat:thread" for a forum topic
+// (thread 0 is the chat itself). It is the only place such a key is made.
+func SessionKey(chatID int64, thread int) string {
+	if thread == 0 {
+		return strconv.FormatInt(chatID, 10)
+	}
+	return strconv.FormatInt(chatID, 10) + ":" + strconv.Itoa(thread)
 }
 
 // isGroup is the one rule that tells groups (and supergroups, channels)
