@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/untether/untether/human"
 	"github.com/untether/untether/toolkinds"
 )
 
@@ -128,22 +129,10 @@ func FormatElapsed(d time.Duration) string {
 	return fmt.Sprintf("%dh %02dm", s/3600, s%3600/60)
 }
 
-// HumanDuration is a short human form: "45s", "3 min", "2 h".
-func HumanDuration(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return strconv.Itoa(int(d.Seconds())) + "s"
-	case d < time.Hour:
-		return strconv.Itoa(int(d.Minutes())) + " min"
-	default:
-		return strconv.Itoa(int(d.Hours())) + " h"
-	}
-}
-
 // SkippedNote answers a message that waited longer than max_backlog_age
 // while the bot was down.
 func SkippedNote(age time.Duration) string {
-	return "Skipped: sent while I was offline, " + HumanDuration(age) + " ago — send it again to run it."
+	return "Skipped: sent while I was offline, " + human.Duration(age) + " ago — send it again to run it."
 }
 
 // ProgressText renders the progress message:

@@ -16,7 +16,7 @@ func TestSessionsText(t *testing.T) {
 	text := SessionsText(cur, earlier, now)
 	checkHTML(t, "sessions", text)
 	for _, want := range []string{
-		"Current: <b>fix the &lt;login&gt; bug please</b> · <code>/code/api</code> · started 2 h ago",
+		"Current: <b>fix the &lt;login&gt; bug please</b> · <code>/code/api</code> · started 2 hours ago",
 		"1. <b>write the docs for the whole project, every page of it</b> · <code>/code/web</code> · ended 3 days ago",
 		"2. <b>(untitled)</b> · ended just now",
 		"Tap one to continue it",
