@@ -92,20 +92,20 @@ func TestApproveAndDeny(t *testing.T) {
 	if p.Kind != KindTool || len(p.Actions) != 3 {
 		t.Fatalf("prompt = %+v, want a tool prompt with Approve, Deny, Always", p)
 	}
-	if !b.SetPrompt(req.SessionKey, req.RequestID, PromptRef{ChatID: chatA, MessageID: 42}) {
-		t.Fatal("SetPrompt on a pending request returned false")
+	if pend := b.Pending(req.SessionKey); len(pend) != 1 || pend[0].RequestID != req.RequestID {
+		t.Fatalf("Pending before the answer = %+v", pend)
 	}
 	res := mustPress(t, b, tokenOf(t, p, ActionApprove))
 	if res.Outcome != OutcomeApproved || res.Toast != "Approved" || res.UserID != owner ||
-		res.Request.RequestID != "r1" || res.Prompt != (PromptRef{ChatID: chatA, MessageID: 42}) {
+		res.Request.RequestID != "r1" || res.Request.ChatID != chatA {
 		t.Fatalf("result = %+v", res)
 	}
 	c := r.only(t)
 	if !c.allow || c.id != "r1" || !bytes.Equal(c.input, req.Input) || c.perms != nil {
 		t.Fatalf("approve wrote %+v", c)
 	}
-	if b.SetPrompt(req.SessionKey, req.RequestID, PromptRef{}) {
-		t.Fatal("SetPrompt after the answer returned true")
+	if pend := b.Pending(req.SessionKey); len(pend) != 0 {
+		t.Fatalf("still pending after the answer: %+v", pend)
 	}
 
 	r2 := &fakeResponder{}
@@ -168,7 +168,6 @@ func TestTimeout(t *testing.T) {
 		if want := start.Add(5 * time.Minute); !p.Deadline.Equal(want) {
 			t.Fatalf("Deadline = %v, want %v", p.Deadline, want)
 		}
-		b.SetPrompt(req.SessionKey, req.RequestID, PromptRef{ChatID: chatA, MessageID: 7})
 
 		time.Sleep(5*time.Minute - time.Second)
 		synctest.Wait()
@@ -186,7 +185,7 @@ func TestTimeout(t *testing.T) {
 		}
 		got := hook.all()
 		if len(got) != 1 || got[0].Outcome != OutcomeTimedOut || got[0].Request.RequestID != "r1" ||
-			got[0].Prompt.MessageID != 7 || got[0].Message != c.message || got[0].Err != nil {
+			got[0].Request.SessionKey != req.SessionKey || got[0].Message != c.message || got[0].Err != nil {
 			t.Fatalf("hook got %+v", got)
 		}
 		if _, err := b.Press(context.Background(), tokenOf(t, p, ActionApprove), owner, chatA); refusalKind(err) != Stale {
@@ -375,7 +374,6 @@ func TestCancelSession(t *testing.T) {
 	r := &fakeResponder{}
 	p1 := mustPrompt(t, b, toolReq("r1", "Bash", `{}`), r)
 	mustPrompt(t, b, toolReq("r2", ToolExitPlanMode, planInputJSON), r)
-	b.SetPrompt("100", "r2", PromptRef{ChatID: chatA, MessageID: 9})
 	other := toolReq("r3", "Bash", `{}`)
 	other.ChatID, other.SessionKey = chatB, "200"
 	rb := &fakeResponder{}
@@ -396,7 +394,7 @@ func TestCancelSession(t *testing.T) {
 	}
 	got := hook.all()
 	if len(got) != 2 || got[0].Outcome != OutcomeCancelled || got[1].Request.RequestID != "r2" ||
-		got[1].Prompt.MessageID != 9 || got[1].Reason != "the turn was cancelled" {
+		got[1].Request.SessionKey != "100" || got[1].Reason != "the turn was cancelled" {
 		t.Fatalf("hook got %+v", got)
 	}
 	if _, err := b.Press(context.Background(), tokenOf(t, p1, ActionApprove), owner, chatA); refusalKind(err) != Stale {
@@ -431,7 +429,6 @@ func TestWithdraw(t *testing.T) {
 	r := &fakeResponder{}
 	p1 := mustPrompt(t, b, toolReq("r1", "Bash", `{}`), r)
 	mustPrompt(t, b, toolReq("r2", "Bash", `{}`), r)
-	b.SetPrompt("100", "r1", PromptRef{ChatID: chatA, MessageID: 5})
 
 	if !b.Withdraw("100", "r1") {
 		t.Fatal("Withdraw of a pending request reported false")
@@ -441,7 +438,7 @@ func TestWithdraw(t *testing.T) {
 	}
 	got := hook.all()
 	if len(got) != 1 || got[0].Outcome != OutcomeWithdrawn || got[0].Request.RequestID != "r1" ||
-		got[0].Prompt.MessageID != 5 || got[0].Message != "" || !got[0].Outcome.Final() {
+		got[0].Request.SessionKey != "100" || got[0].Message != "" || !got[0].Outcome.Final() {
 		t.Fatalf("hook got %+v", got)
 	}
 	_, err := b.Press(context.Background(), tokenOf(t, p1, ActionApprove), owner, chatA)

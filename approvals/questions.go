@@ -271,7 +271,6 @@ func (b *Broker) TakeText(ctx context.Context, chatID, userID int64, sessionKey,
 		answer = strings.Join(append(p.q.selectedLabels(), text), ", ")
 	}
 	res, dec := b.answerLocked(p, answer)
-	res.Prompt = p.ref
 	b.mu.Unlock()
 	res, err := b.finish(ctx, p, res, dec, userID)
 	return true, res, err

@@ -138,20 +138,12 @@ type Prompt struct {
 	Deadline time.Time // when the request times out unless answered
 }
 
-// PromptRef is the message that shows a prompt, as the bot stored it with
-// SetPrompt. Zero when none was stored.
-type PromptRef struct {
-	ChatID    int64
-	MessageID int
-}
-
 // Result is what a successful Press or TakeText did.
 type Result struct {
 	Outcome Outcome
 	Toast   string // short text for the callback answer
 	UserID  int64  // who decided
 	Request Request
-	Prompt  PromptRef
 	// Question is the view to show now, for non-final question outcomes.
 	Question *QuestionView
 	// Answers is what was sent for OutcomeAnswered (question text → answer).
@@ -168,7 +160,6 @@ func (r Result) Final() bool { return r.Outcome.Final() }
 type Resolution struct {
 	Outcome Outcome // OutcomeTimedOut, OutcomeCancelled or OutcomeWithdrawn
 	Request Request
-	Prompt  PromptRef
 	Reason  string // why, in a few words ("timed out", the CancelSession reason)
 	Message string // the deny message written to Claude ("" when withdrawn: nothing is written)
 	Err     error  // the Responder's error, if the deny could not be written

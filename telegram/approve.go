@@ -44,10 +44,10 @@ func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest
 	b.showPrompt(ctx, a, t, sub.Prompt)
 }
 
-// showPrompt sends the prompt (a reply to the progress message), the
-// keyboard on its last part, and tells the broker where it is. A tool
-// prompt that cannot show the whole input is preceded by a file with all
-// of it: the buttons exist only once the file is delivered, and if it
+// showPrompt sends the prompt (a reply to the progress message) with the
+// keyboard on its last part, and records that message in the prompt book.
+// A tool prompt that cannot show the whole input is preceded by a file with
+// all of it: the buttons exist only once the file is delivered, and if it
 // cannot be, the prompt says so and offers Deny alone.
 func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Prompt) {
 	p = b.redactPrompt(p) // before the view cuts anything; the broker keeps the original
@@ -91,7 +91,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 		}
 		replyTo, last = id, id
 	}
-	ref := approvals.PromptRef{ChatID: a.place.ChatID, MessageID: last}
+	ref := promptRef{ChatID: a.place.ChatID, MessageID: last}
 	// Recorded before anyone can resolve it through the book, so the
 	// record is always removed after it is added.
 	if err := b.store.AddLive(prefs.LiveMessage{Kind: prefs.LivePrompt, ChatID: a.place.ChatID, MessageID: last,
@@ -103,9 +103,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 	// come first and left its result in the book.
 	if b.prompts.shown(key, ref, resolvedOriginal(p, parts, workDir, at)) {
 		b.forgetPrompt(ref)
-		return
 	}
-	b.broker.SetPrompt(a.key, p.Request.RequestID, ref)
 }
 
 // resolvedOriginal is the prompt's last part as it should read once
@@ -147,7 +145,7 @@ func (b *Bot) resolvePrompt(ctx context.Context, key promptKey, o view.Outcome) 
 }
 
 // editPrompt queues an edit of a prompt message (see promptBook).
-func (b *Bot) editPrompt(ref approvals.PromptRef, text string, kb view.Keyboard) {
+func (b *Bot) editPrompt(ref promptRef, text string, kb view.Keyboard) {
 	_ = b.edit(context.Background(), ref.ChatID, ref.MessageID, text, kb, outbox.High, promptEditKey(ref), func(err error) {
 		if err != nil && !errors.Is(err, outbox.ErrClosed) {
 			b.log.Warn("could not edit prompt", "chat_id", ref.ChatID, "err", err)
@@ -156,7 +154,7 @@ func (b *Bot) editPrompt(ref approvals.PromptRef, text string, kb view.Keyboard)
 }
 
 // forgetPrompt drops the record of a resolved prompt's message.
-func (b *Bot) forgetPrompt(ref approvals.PromptRef) {
+func (b *Bot) forgetPrompt(ref promptRef) {
 	if err := b.store.RemoveLive(ref.ChatID, ref.MessageID); err != nil {
 		b.log.Warn("could not forget prompt message", "chat_id", ref.ChatID, "err", err)
 	}
