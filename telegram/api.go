@@ -149,8 +149,11 @@ func (b *Bot) send(ctx context.Context, p place, replyTo int, text string, kb vi
 			return nil
 		}
 	}
-	err := b.sendParsed(ctx, p.ChatID, prio, do)
-	return id, err
+	if err := b.sendParsed(ctx, p.ChatID, prio, do); err != nil {
+		// The job may still be running (ctx ended first): id is its to write.
+		return 0, err
+	}
+	return id, nil
 }
 
 // sendParsed runs a send with parse_mode HTML and, if Telegram rejects the
