@@ -12,7 +12,7 @@ import (
 func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo int) {
 	rec, _, err := b.store.GetSession(key)
 	if err != nil {
-		b.notify(pl, replyTo, "Could not read the sessions: "+b.redact(err.Error()))
+		b.notify(pl, replyTo, view.SessionsUnreadable(b.redact(err.Error())))
 		return
 	}
 	now := b.now()

@@ -88,3 +88,9 @@ func SessionSwitched(s SessionItem, by string) string {
 	}
 	return fit(out + ". Your next message continues it.")
 }
+
+// SessionsUnreadable answers /sessions when the state file could not be
+// read; err is the error's text (redacted), shown as text.
+func SessionsUnreadable(err string) string {
+	return fit("Could not read the sessions: " + esc(err))
+}

@@ -42,3 +42,12 @@ func TestSessionsText(t *testing.T) {
 		t.Errorf("switched = %q", sw)
 	}
 }
+
+func TestSessionsUnreadableEscapes(t *testing.T) {
+	got := SessionsUnreadable(`decode "1": invalid character '<' & <b>more</b>`)
+	want := `Could not read the sessions: decode &quot;1&quot;: invalid character '&lt;' &amp; &lt;b&gt;more&lt;/b&gt;`
+	if got != want {
+		t.Errorf("SessionsUnreadable = %q, want %q", got, want)
+	}
+	checkHTML(t, "SessionsUnreadable", got)
+}
