@@ -54,15 +54,10 @@ func (b *Bot) pressApproval(ctx context.Context, cq *models.CallbackQuery, chatI
 	res, err := b.broker.Press(ctx, tok, cq.From.ID, chatID)
 	var ref *approvals.Refusal
 	if errors.As(err, &ref) {
-		b.answerCallback(ctx, cq.ID, ref.Toast)
+		b.answerCallback(ctx, cq.ID, view.RefusalToast(ref.Kind))
 		return
 	}
-	toast := res.Toast
-	if res.Outcome == approvals.OutcomeAwaitingText && isGroup(chatID) {
-		// In a group the bot only takes messages addressed to it.
-		toast = "Reply to the question with your answer"
-	}
-	b.answerCallback(ctx, cq.ID, toast)
+	b.answerCallback(ctx, cq.ID, view.PressToast(res, isGroup(chatID)))
 	if err != nil {
 		b.log.Warn("decision could not reach claude", "chat_id", chatID, "user_id", cq.From.ID, "request_id", res.Request.RequestID, "err", err)
 	}
