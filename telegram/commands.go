@@ -2,13 +2,11 @@ package telegram
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/go-telegram/bot/models"
 
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/telegram/render"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -20,11 +18,8 @@ import (
 func (b *Bot) route(key string, pl place, m *models.Message, cmd, args string) {
 	if cmd == "cancel" {
 		stuck := b.lanes.cancelRunning(key)
-		if a := b.existingActor(key); a != nil && a.requestCancel() || stuck {
-			b.notify(pl, m.ID, "Cancelling the running turn… The session stays; queued messages still run.")
-		} else {
-			b.notify(pl, m.ID, "Nothing is running.")
-		}
+		a := b.existingActor(key)
+		b.notify(pl, m.ID, view.CancelReply(a != nil && a.requestCancel() || stuck))
 		return
 	}
 	b.lanes.run(key, func(ctx context.Context) { b.command(ctx, key, pl, m, cmd, args) })
@@ -39,12 +34,7 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 		reply(view.HelpText(group, b.me.Username))
 	case "new":
 		a := b.actorFor(key, pl, group)
-		dropped := a.requestReset()
-		msg := "Fresh start: your next message begins a new Claude session."
-		if dropped > 0 {
-			msg += fmt.Sprintf(" (%d queued message(s) dropped.)", dropped)
-		}
-		reply(msg)
+		reply(view.NewSessionReply(a.requestReset()))
 	case "status":
 		reply(b.statusText(key))
 	case "planmode":
@@ -58,7 +48,7 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 	case "sessions", "resume":
 		b.sessionsCommand(ctx, key, pl, m.ID)
 	default:
-		reply(fmt.Sprintf("Unknown command /%s. %s", render.Escape(cmd), "Send /help for the list."))
+		reply(view.UnknownCommand(cmd))
 	}
 }
 
@@ -91,28 +81,27 @@ func (b *Bot) planModeCommand(ctx context.Context, key string, pl place, group b
 	switch arg {
 	case "", "show":
 		st := b.settings(key)
-		return fmt.Sprintf("Plan mode: <b>%s</b> (%s).", st.PlanMode, st.PlanSource)
+		return view.PlanModeShow(st.PlanMode, st.PlanSource)
 	case "on", "off", "auto":
 		err = b.store.SetPlanMode(key, prefs.PlanMode(arg))
 	case "clear":
 		err = b.store.SetPlanMode(key, prefs.PlanUnset)
 	default:
-		return "Usage: /planmode on | off | auto | show | clear"
+		return view.UsagePlanMode
 	}
 	if err != nil {
-		return "Could not save the setting: " + render.Escape(b.redact(err.Error()))
+		return view.SettingNotSaved(b.redact(err.Error()))
 	}
 	st := b.settings(key)
-	msg := fmt.Sprintf("Plan mode: <b>%s</b> (%s).", st.PlanMode, st.PlanSource)
 	if a := b.existingActor(key); a != nil {
 		if conn := a.liveConn(); conn != nil {
 			if err := conn.SetPermissionMode(ctx, st.liveMode()); err != nil {
-				return msg + " It applies when the session next starts (" + render.Escape(err.Error()) + ")."
+				return view.PlanModeSet(st.PlanMode, st.PlanSource, true, err.Error())
 			}
-			return msg + " Applied to the running session."
+			return view.PlanModeSet(st.PlanMode, st.PlanSource, true, "")
 		}
 	}
-	return msg + " It applies when the session next starts."
+	return view.PlanModeSet(st.PlanMode, st.PlanSource, false, "")
 }
 
 func (b *Bot) modelCommand(key, arg string) string {
@@ -120,29 +109,22 @@ func (b *Bot) modelCommand(key, arg string) string {
 	switch {
 	case arg == "" || arg == "show":
 		st := b.settings(key)
-		if st.Model == "" {
-			return "Model: the Claude Code default (config)."
-		}
-		return fmt.Sprintf("Model: <b>%s</b> (%s).", render.Escape(st.Model), st.ModelSource)
+		return view.ModelShow(st.Model, st.ModelSource)
 	case arg == "clear":
 		err = b.store.SetModel(key, "")
 	case strings.ContainsAny(arg, " \t\n") || len(arg) > 100:
-		return "Usage: /model <name> | show | clear"
+		return view.UsageModel
 	default:
 		err = b.store.SetModel(key, arg)
 	}
 	if err != nil {
-		return "Could not save the setting: " + render.Escape(b.redact(err.Error()))
+		return view.SettingNotSaved(b.redact(err.Error()))
 	}
 	if a := b.existingActor(key); a != nil && a.liveConn() != nil {
 		a.restartAfterTurn()
 	}
 	st := b.settings(key)
-	name := st.Model
-	if name == "" {
-		name = "the Claude Code default"
-	}
-	return fmt.Sprintf("Model: <b>%s</b> (%s). It applies from your next message; the conversation continues.", render.Escape(name), st.ModelSource)
+	return view.ModelSet(st.Model, st.ModelSource)
 }
 
 func (b *Bot) verboseCommand(key, arg string) string {
@@ -156,15 +138,11 @@ func (b *Bot) verboseCommand(key, arg string) string {
 		err = b.store.ClearVerbose(key)
 	case "", "show":
 	default:
-		return "Usage: /verbose on | off"
+		return view.UsageVerbose
 	}
 	if err != nil {
-		return "Could not save the setting: " + render.Escape(b.redact(err.Error()))
+		return view.SettingNotSaved(b.redact(err.Error()))
 	}
 	st := b.settings(key)
-	state := "off"
-	if st.Verbose {
-		state = "on"
-	}
-	return fmt.Sprintf("Verbose progress: <b>%s</b> (%s).", state, st.VerboseSource)
+	return view.VerboseShow(st.Verbose, st.VerboseSource)
 }

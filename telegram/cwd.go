@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/untether/untether/telegram/render"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -18,19 +17,16 @@ import (
 func (b *Bot) cwdCommand(key, arg string) string {
 	arg = strings.TrimSpace(arg)
 	st := b.settings(key)
-	show := func(st chatSettings) string {
-		return fmt.Sprintf("Working directory: <code>%s</code> (%s).", render.Escape(st.WorkDir), st.WorkSource)
-	}
 	var dir string
 	switch arg {
 	case "", "show":
-		return show(st)
+		return view.WorkDirShow(st.WorkDir, st.WorkSource)
 	case "clear":
 		dir = ""
 	default:
 		var err error
 		if dir, err = b.resolveWorkDir(st.WorkDir, arg); err != nil {
-			return render.Escape(err.Error())
+			return view.WorkDirRefused(err.Error())
 		}
 	}
 	target := dir
@@ -39,23 +35,25 @@ func (b *Bot) cwdCommand(key, arg string) string {
 	}
 	if target == st.WorkDir {
 		if err := b.store.SetWorkDir(key, dir); err != nil {
-			return "Could not save the setting: " + render.Escape(b.redact(err.Error()))
+			return view.SettingNotSaved(b.redact(err.Error()))
 		}
-		return show(b.settings(key)) + " Unchanged."
+		st = b.settings(key)
+		return view.WorkDirUnchanged(st.WorkDir, st.WorkSource)
 	}
 	a := b.existingActor(key)
 	if a != nil && a.working() {
-		return "A turn is running or queued in this chat: wait for it, or /cancel it, then change the directory."
+		return view.WorkDirBusy
 	}
 	if err := b.store.SetWorkDir(key, dir); err != nil {
-		return "Could not save the setting: " + render.Escape(b.redact(err.Error()))
+		return view.SettingNotSaved(b.redact(err.Error()))
 	}
 	if a != nil {
 		a.requestNewSession()
 	} else if err := b.store.ArchiveSession(key); err != nil {
 		b.log.Warn("could not clear session", "session_key", key, "err", err)
 	}
-	return show(b.settings(key)) + " Your next message starts a fresh Claude session there (a session belongs to its directory)."
+	st = b.settings(key)
+	return view.WorkDirChanged(st.WorkDir, st.WorkSource)
 }
 
 // resolveWorkDir turns the user's path (absolute, ~/…, or relative to the
