@@ -1,8 +1,8 @@
 // Package human says amounts the way people do. It is the one formatter
-// of durations for texts people and Claude read: the bot's messages (how
-// long ago, how long is left) and the approvals broker's messages to
-// Claude (how long it waited, how long a cooldown lasts). It imports
-// nothing of ours, so every package may use it.
+// of durations and sizes for texts people and Claude read: the bot's
+// messages (how long ago, how long is left, how big a file is) and the
+// approvals broker's messages to Claude (how long it waited, how long a
+// cooldown lasts). It imports nothing of ours, so every package may use it.
 package human
 
 import (
@@ -48,4 +48,16 @@ func say(d time.Duration, up bool) string {
 		return strconv.FormatInt(int64(n), 10) + " " + u.many
 	}
 	panic("unreachable: the last unit has no bound")
+}
+
+// Bytes says a size the way file managers do: "512 B", "12 KB", "1.5 MB".
+func Bytes(n int64) string {
+	switch {
+	case n < 1024:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return strconv.FormatFloat(float64(n)/1024, 'f', 0, 64) + " KB"
+	default:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
+	}
 }

@@ -36,3 +36,12 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1 KB", 12 * 1024: "12 KB",
+		1<<20 - 1: "1024 KB", 1 << 20: "1.0 MB", 1536 * 1024: "1.5 MB", 20 << 20: "20.0 MB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	a.mu.Unlock()
 	signal(a.wake)
 	if busy {
-		a.b.notify(a.place, qp.MessageID, fmt.Sprintf("Queued: it runs after the current turn (%d ahead). /cancel stops the current one.", ahead))
+		a.b.notify(a.place, qp.MessageID, view.QueuedNote(ahead))
 	}
 }
 
@@ -330,7 +330,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 		return conn, nil
 	}
 	err := b.pool.acquire(t.cancelReq, a, func(h *actor) bool { return h.busy() }, func() {
-		b.notify(a.place, t.qp.MessageID, fmt.Sprintf("Waiting for a free Claude slot: %d sessions are busy (max_live_sessions).", b.cfg.MaxLive))
+		b.notify(a.place, t.qp.MessageID, view.WaitingForSlot(b.cfg.MaxLive))
 	})
 	if err != nil {
 		if t.cancelReq.Err() != nil {

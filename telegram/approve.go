@@ -39,7 +39,7 @@ func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest
 		}
 		return
 	}
-	t.state = "waiting for approval"
+	t.state = view.StateWaiting
 	t.dirty = true
 	b.showPrompt(ctx, a, t, sub.Prompt)
 }

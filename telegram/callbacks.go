@@ -44,7 +44,7 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	case strings.HasPrefix(cq.Data, prefixSession):
 		b.pressSession(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSession))
 	default:
-		b.answerCallback(ctx, cq.ID, "This button has expired")
+		b.answerCallback(ctx, cq.ID, view.ToastExpired)
 	}
 }
 
@@ -69,17 +69,17 @@ func (b *Bot) pressCancel(ctx context.Context, cq *models.CallbackQuery, chatID 
 	target, ok := b.cancels.get(tok)
 	switch {
 	case !b.userAllowed(cq.From.ID):
-		b.answerCallback(ctx, cq.ID, "You are not allowed to do this")
+		b.answerCallback(ctx, cq.ID, view.ToastNotAllowedToDo)
 	case !ok:
-		b.answerCallback(ctx, cq.ID, "This turn is already over")
+		b.answerCallback(ctx, cq.ID, view.ToastTurnOver)
 	case target.chatID != chatID:
-		b.answerCallback(ctx, cq.ID, "This button belongs to another chat")
+		b.answerCallback(ctx, cq.ID, view.ToastForeignChat)
 	default:
 		a := b.existingActor(target.key)
 		if a != nil && a.requestCancel() {
-			b.answerCallback(ctx, cq.ID, "Cancelling…")
+			b.answerCallback(ctx, cq.ID, view.ToastCancelling)
 		} else {
-			b.answerCallback(ctx, cq.ID, "This turn is already over")
+			b.answerCallback(ctx, cq.ID, view.ToastTurnOver)
 		}
 	}
 }
@@ -91,25 +91,25 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 	ok = ok && b.now().Sub(c.created) <= sessionTokenLife
 	switch {
 	case !b.userAllowed(cq.From.ID):
-		b.answerCallback(ctx, cq.ID, "You are not allowed to do this")
+		b.answerCallback(ctx, cq.ID, view.ToastNotAllowedToDo)
 		return
 	case !ok:
-		b.answerCallback(ctx, cq.ID, "This list is out of date: send /sessions again")
+		b.answerCallback(ctx, cq.ID, view.ToastSessionsStale)
 		return
 	case c.chatID != chatID:
-		b.answerCallback(ctx, cq.ID, "This button belongs to another chat")
+		b.answerCallback(ctx, cq.ID, view.ToastForeignChat)
 		return
 	}
 	a := b.existingActor(c.key)
 	if a != nil && a.working() {
-		b.answerCallback(ctx, cq.ID, "A turn is running or queued: try again when it is over")
+		b.answerCallback(ctx, cq.ID, view.ToastSessionBusy)
 		return
 	}
 	dir := ""
 	if c.past.WorkDir != "" && c.past.WorkDir != b.cfg.WorkDir {
 		resolved, err := b.resolveWorkDir(b.cfg.WorkDir, c.past.WorkDir)
 		if err != nil {
-			b.answerCallback(ctx, cq.ID, "Its directory is no longer allowed or gone")
+			b.answerCallback(ctx, cq.ID, view.ToastSessionDir)
 			return
 		}
 		dir = resolved
@@ -120,7 +120,7 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 	}
 	if err != nil {
 		b.log.Warn("could not switch sessions", "chat_id", chatID, "session_id", c.past.ID, "err", err)
-		b.answerCallback(ctx, cq.ID, "Could not switch: see the bot's log")
+		b.answerCallback(ctx, cq.ID, view.ToastSwitchFailed)
 		return
 	}
 	// One was used; the others describe a history that just changed.
@@ -128,7 +128,7 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 	if a != nil {
 		a.restartAfterTurn() // the next turn starts a process resuming the chosen id
 	}
-	b.answerCallback(ctx, cq.ID, "Switched")
+	b.answerCallback(ctx, cq.ID, view.ToastSwitched)
 	if m := cq.Message.Message; m != nil {
 		item := view.SessionItem{Title: c.past.Title, WorkDir: c.past.WorkDir}
 		_ = b.edit(ctx, chatID, m.ID, view.SessionSwitched(item, displayName(&cq.From)), nil, outbox.High, "", nil)

@@ -133,16 +133,16 @@ func (a *actor) sessionWorkDir(ctx context.Context, replyTo int) string {
 		return st.WorkDir
 	}
 	resolved, err := filepath.EvalSymlinks(st.WorkDir)
-	var why string
+	var why view.DirProblem
 	switch {
 	case err != nil:
-		why = "no longer exists"
+		why = view.DirGone
 	case !isDir(resolved):
-		why = "is no longer a directory"
+		why = view.DirNotDir
 	case !b.insideRoots(resolved) && resolved != filepath.Clean(st.WorkDir):
-		why = "now leads to " + resolved + ", outside [claude] project_roots"
+		why = view.DirLeadsOutside
 	case !b.insideRoots(resolved):
-		why = "is no longer inside [claude] project_roots"
+		why = view.DirOutsideRoots
 	default:
 		return resolved
 	}
@@ -152,6 +152,6 @@ func (a *actor) sessionWorkDir(ctx context.Context, replyTo int) string {
 		b.log.Warn("could not clear the working directory", "chat_id", a.place.ChatID, "err", err)
 	}
 	a.dropSession(ctx)
-	b.notify(a.place, replyTo, view.WorkDirFallback(st.WorkDir, why, b.cfg.WorkDir))
+	b.notify(a.place, replyTo, view.WorkDirFallback(st.WorkDir, why, resolved, b.cfg.WorkDir))
 	return b.cfg.WorkDir
 }

@@ -17,7 +17,9 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/human"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/telegram/view"
 )
 
 // Files users send: what a message carries, the download into the chat's
@@ -31,7 +33,7 @@ const maxDownload = 20 << 20
 const downloadTimeout = 3 * time.Minute
 
 // attachments lists the photo (largest size) and document of m. kind names
-// content the bot cannot pass on (voice, video, stickers, ...), if any.
+// content the bot cannot pass on (view.ContentVoice, ...), if any.
 func attachments(m *models.Message) (files []prefs.File, kind string) {
 	if n := len(m.Photo); n > 0 {
 		best := m.Photo[0]
@@ -48,19 +50,19 @@ func attachments(m *models.Message) (files []prefs.File, kind string) {
 	}
 	switch {
 	case m.Voice != nil:
-		kind = "voice messages"
+		kind = view.ContentVoice
 	case m.Audio != nil:
-		kind = "audio"
+		kind = view.ContentAudio
 	case m.Video != nil, m.VideoNote != nil, m.Animation != nil:
-		kind = "videos"
+		kind = view.ContentVideo
 	case m.Sticker != nil:
-		kind = "stickers"
+		kind = view.ContentSticker
 	case m.Location != nil, m.Venue != nil:
-		kind = "locations"
+		kind = view.ContentLocation
 	case m.Contact != nil:
-		kind = "contacts"
+		kind = view.ContentContact
 	case m.Poll != nil:
-		kind = "polls"
+		kind = view.ContentPoll
 	}
 	return files, kind
 }
@@ -235,20 +237,9 @@ func describeFile(f prefs.File) string {
 		parts = append(parts, f.MIME)
 	}
 	if f.Size > 0 {
-		parts = append(parts, humanBytes(f.Size))
+		parts = append(parts, human.Bytes(f.Size))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n < 1024:
-		return strconv.FormatInt(n, 10) + " B"
-	case n < 1<<20:
-		return fmt.Sprintf("%.0f KB", float64(n)/1024)
-	default:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
 }
 
 // sweepEvery is how often saved files past UploadKeep are looked for.

@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os/exec"
 
 	"github.com/untether/untether/runner"
@@ -23,18 +22,17 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 	var parts []string
 	switch {
 	case tc.OK:
-		t.state = "done"
+		t.state = view.StateDone
 		parts = view.FinalParts(tc.Result, footer, render.Message)
 	case overBudget:
-		t.state = "stopped at the spending limit"
+		t.state = view.StateBudgetStopped
 		parts = []string{view.TurnBudgetStopped(b.cfg.MaxTurnUSD, footer)}
 	case tc.TerminalReason == "aborted_streaming" || tc.TerminalReason == "aborted_tools" || t.cancelled:
-		t.state = "cancelled"
+		t.state = view.StateCancelled
 		parts = []string{view.CancelledText}
 	default:
-		t.state = "failed"
-		parts = []string{view.ErrorText(view.TurnError{What: "The turn failed", Detail: b.redact(tc.ErrorText),
-			Hint: "Send another message to continue; the session is kept."})}
+		t.state = view.StateFailed
+		parts = []string{view.ErrorText(view.TurnFailed(b.redact(tc.ErrorText)))}
 	}
 	// A progress edit still queued would spend the chat's budget between
 	// two parts of the answer; the summary edit replaces it anyway.
@@ -83,7 +81,7 @@ var errTurnCancelled = errors.New("the turn was cancelled before Claude started 
 func (t *turn) finishStart(ctx context.Context, progress chan int, err error) {
 	if errors.Is(err, errTurnCancelled) {
 		t.cancelled = true
-		t.state = "cancelled"
+		t.state = view.StateCancelled
 		t.deliver(ctx, []string{view.CancelledBeforeStartText})
 		t.close(ctx, progress, false)
 		return
@@ -94,10 +92,9 @@ func (t *turn) finishStart(ctx context.Context, progress chan int, err error) {
 func startErrorView(err error) view.TurnError {
 	var ee *exec.Error
 	if errors.As(err, &ee) || errors.Is(err, exec.ErrNotFound) {
-		return view.TurnError{What: "Claude Code was not found", Detail: err.Error(),
-			Hint: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or set [claude] binary in the config."}
+		return view.ClaudeNotFound(err.Error())
 	}
-	return view.TurnError{What: "Could not start Claude", Detail: err.Error(), Hint: "Check the bot's log; the next message will try again."}
+	return view.StartFailed(err.Error())
 }
 
 func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnError) {
@@ -105,7 +102,7 @@ func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnEr
 	// shortens them.
 	b := t.a.b
 	e.Detail, e.StderrTail = b.redact(e.Detail), b.redact(e.StderrTail)
-	t.state = "failed"
+	t.state = view.StateFailed
 	t.deliver(ctx, []string{view.ErrorText(e)})
 	t.close(ctx, progress, false)
 }
@@ -113,7 +110,7 @@ func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnEr
 // finishStopped tells the user the bot is going down mid-turn: an edit
 // alone would not notify them.
 func (t *turn) finishStopped(ctx context.Context, progress chan int) {
-	t.deliver(ctx, []string{"⏹ The bot is stopping, so this turn was interrupted. Send your message again once it is back; the session is kept."})
+	t.deliver(ctx, []string{view.StoppingText})
 	t.close(ctx, progress, false)
 }
 
@@ -142,14 +139,9 @@ func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 
 // exitErrorView tells a turn that ended because Claude exited.
 func exitErrorView(e runner.Exited, redact func(string) string) view.TurnError {
-	what := "Claude exited without finishing the turn"
-	detail := fmt.Sprintf("exit code %d", e.ExitCode)
-	if e.Signal != "" {
-		detail += ", signal " + e.Signal
-	}
+	var err string
 	if e.Err != nil {
-		detail = e.Err.Error()
+		err = redact(e.Err.Error())
 	}
-	return view.TurnError{What: what, Detail: redact(detail), StderrTail: redact(e.StderrTail),
-		Hint: "Your next message starts Claude again (the conversation is resumed)."}
+	return view.ClaudeExited(e.ExitCode, e.Signal, err, redact(e.StderrTail))
 }

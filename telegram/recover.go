@@ -18,7 +18,7 @@ func (b *Bot) recover(ctx context.Context) error {
 		return fmt.Errorf("read live messages: %w", err)
 	}
 	for _, m := range live {
-		text := "⏹ Interrupted by restart. Send your message again to continue; the session is kept."
+		text := view.RestartedText
 		if m.Kind == prefs.LivePrompt {
 			text = view.OutcomeText("", view.Outcome{Kind: view.OutcomeExpired})
 		}

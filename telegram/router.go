@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -97,14 +96,13 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	files, other := attachments(m)
 	if text == "" && len(files) == 0 {
 		if _, fresh := b.accept(updateID, "", nil); fresh && other != "" {
-			b.notify(pl, m.ID, "I can pass text, photos and files to Claude, but not "+other+".")
+			b.notify(pl, m.ID, view.Unsupported(other))
 		}
 		return
 	}
 	if f, big := tooBig(files); big {
 		if _, fresh := b.accept(updateID, "", nil); fresh {
-			b.notify(pl, m.ID, fmt.Sprintf("That file is %s, and Telegram lets bots download files of up to %d MB: "+
-				"send a smaller one, or put it in the working folder another way.", humanBytes(f.Size), maxDownload>>20))
+			b.notify(pl, m.ID, view.FileTooBig(f.Size, maxDownload))
 		}
 		return
 	}

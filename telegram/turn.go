@@ -64,7 +64,7 @@ func (t *turn) setQueued(n int) {
 // other items): done together with qp.
 func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...uint64) {
 	b := a.b
-	t := &turn{a: a, qp: qp, merged: merged, started: b.now(), state: "starting", index: map[string]int{}}
+	t := &turn{a: a, qp: qp, merged: merged, started: b.now(), state: view.StateStarting, index: map[string]int{}}
 	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
 	defer t.requestCancel()
 	t.cancelT = b.cancels.add(cancelRef{key: a.key, chatID: a.place.ChatID})
@@ -102,8 +102,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		text, err := b.withFiles(ctx, qp)
 		if err != nil {
 			log.Warn("could not download a file the user sent", "err", err)
-			t.finishError(ctx, t.begin(progress), view.TurnError{What: "Could not download your file",
-				Detail: b.redact(err.Error()), Hint: "Send it again; Telegram keeps files downloadable for an hour or more."})
+			t.finishError(ctx, t.begin(progress), view.DownloadFailed(err.Error()))
 			return
 		}
 		qp.Text, t.qp.Text = text, text
@@ -137,7 +136,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		t.finishStart(ctx, progress, err)
 		return
 	}
-	t.state = "working"
+	t.state = view.StateWorking
 	t.dirty = true
 	t.run(ctx, conn, progress)
 }
@@ -168,7 +167,7 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 			t.doCancel(ctx, conn)
 			t.schedule(editTimer)
 		case <-a.quit:
-			t.state = "stopped: the bot is shutting down"
+			t.state = view.StateShuttingDown
 			a.closeConn(ctx, "bot stopping")
 			t.finishStopped(ctx, progress)
 			return
@@ -211,7 +210,7 @@ func (t *turn) doCancel(ctx context.Context, conn Conn) {
 		return
 	}
 	t.cancelled = true
-	t.state = "cancelling"
+	t.state = view.StateCancelling
 	t.dirty = true
 	if _, err := b.broker.CancelSession(ctx, a.key, "the turn was cancelled"); err != nil {
 		b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
@@ -252,8 +251,8 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 			t.actions[i].Detail = e.Detail
 			t.dirty = true
 		}
-		if t.state == "waiting for approval" && len(b.broker.Pending(a.key)) == 0 {
-			t.state = "working"
+		if t.state == view.StateWaiting && len(b.broker.Pending(a.key)) == 0 {
+			t.state = view.StateWorking
 		}
 	case runner.Text:
 		if !e.Partial && e.ParentToolUseID == "" {
@@ -269,8 +268,8 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 	case runner.ApprovalCancelled:
 		// Claude took the request back: its prompt loses its buttons now,
 		// not when the turn ends.
-		if b.broker.Withdraw(a.key, e.RequestID) && t.state == "waiting for approval" && len(b.broker.Pending(a.key)) == 0 {
-			t.state = "working"
+		if b.broker.Withdraw(a.key, e.RequestID) && t.state == view.StateWaiting && len(b.broker.Pending(a.key)) == 0 {
+			t.state = view.StateWorking
 			t.dirty = true
 		}
 	case runner.TurnCompleted:
@@ -299,7 +298,7 @@ func (t *turn) resumeFailed(ctx context.Context, e runner.Exited, progress chan 
 	if err := b.store.ClearSession(a.key); err != nil {
 		b.log.Warn("could not clear session", "err", err)
 	}
-	b.notify(a.place, t.qp.MessageID, "Couldn't resume the previous Claude session; starting a fresh one.")
+	b.notify(a.place, t.qp.MessageID, view.ResumeFailedNote)
 	conn, err := a.ensureConn(ctx, t)
 	if err == nil {
 		err = conn.Send(ctx, t.qp.Text)

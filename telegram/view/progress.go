@@ -28,11 +28,23 @@ type Action struct {
 	Detail string // result summary, shown only in verbose mode
 }
 
+// The states of a turn, as the progress message names them.
+const (
+	StateStarting      = "starting"
+	StateWorking       = "working"
+	StateWaiting       = "waiting for approval"
+	StateCancelling    = "cancelling"
+	StateCancelled     = "cancelled"
+	StateDone          = "done"
+	StateFailed        = "failed"
+	StateBudgetStopped = "stopped at the spending limit"
+	StateShuttingDown  = "stopped: the bot is shutting down"
+)
+
 // Progress is everything the progress message shows.
 type Progress struct {
-	// State is a short word or phrase: "starting", "working", "waiting for
-	// approval", "cancelling", "done", "failed", "interrupted by restart",
-	// "queued". Unknown states are shown as given.
+	// State is one of the State constants, or another short phrase
+	// ("interrupted by restart", "queued"), shown as given.
 	State   string
 	Elapsed time.Duration
 	Steps   int      // actions so far; 0 hides the count
@@ -61,12 +73,12 @@ const (
 )
 
 var stateMarks = map[string]string{
-	"starting":               "⏳",
-	"working":                "⏳",
-	"waiting for approval":   "✋",
-	"cancelling":             "✖",
-	"done":                   "✓",
-	"failed":                 "✗",
+	StateStarting:            "⏳",
+	StateWorking:             "⏳",
+	StateWaiting:             "✋",
+	StateCancelling:          "✖",
+	StateDone:                "✓",
+	StateFailed:              "✗",
 	"interrupted by restart": "⏹",
 	"queued":                 "🕒",
 }
@@ -255,10 +267,10 @@ func ProgressSummary(p Progress, ok bool) string {
 	if !ok {
 		mark = "✗"
 		switch s := oneLine(p.State); s {
-		case "", "starting", "working", "waiting for approval", "queued", "done":
-			word = "failed"
-		case "cancelling":
-			word = "cancelled"
+		case "", StateStarting, StateWorking, StateWaiting, "queued", StateDone:
+			word = StateFailed
+		case StateCancelling:
+			word = StateCancelled
 		default:
 			word = clip(s, maxStateRunes)
 		}

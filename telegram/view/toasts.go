@@ -17,6 +17,26 @@ const (
 	// ToastForeignChat answers a press on a button that belongs to another
 	// chat's message.
 	ToastForeignChat = "This button belongs to another chat"
+	// ToastExpired answers a press on a button the bot no longer knows.
+	ToastExpired = "This button has expired"
+	// ToastNotAllowedToDo answers a press on a bot button (Cancel, a
+	// /sessions entry) from a user who is not allowed.
+	ToastNotAllowedToDo = "You are not allowed to do this"
+)
+
+// Toasts for a turn's Cancel button.
+const (
+	ToastCancelling = "Cancelling…"
+	ToastTurnOver   = "This turn is already over"
+)
+
+// Toasts for the buttons of a /sessions list.
+const (
+	ToastSwitched      = "Switched"
+	ToastSessionsStale = "This list is out of date: send /sessions again"
+	ToastSessionBusy   = "A turn is running or queued: try again when it is over"
+	ToastSessionDir    = "Its directory is no longer allowed or gone"
+	ToastSwitchFailed  = "Could not switch: see the bot's log"
 )
 
 // PressToast answers a press on an approval or question button, from what
