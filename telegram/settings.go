@@ -1,6 +1,9 @@
 package telegram
 
-import "github.com/untether/untether/prefs"
+import (
+	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/telegram/view"
+)
 
 // A chat's effective settings: the chat's own value where it set one (see
 // the commands /model, /planmode, /verbose, /cwd), else the config's.
@@ -17,8 +20,8 @@ type chatSettings struct {
 }
 
 const (
-	fromChat   = "chat setting"
-	fromConfig = "config"
+	fromChat   = view.SourceChat
+	fromConfig = view.SourceConfig
 )
 
 // settings returns the session's effective settings. A store that cannot
