@@ -1,5 +1,6 @@
-// Package prefs is the bot's whole durable state: one bbolt file, and nothing else the bot keeps
-// survives a restart. Despite its name it holds far more than preferences:
+// Package prefs is the bot's whole durable state: what the bot remembers across a restart is in
+// this one bbolt file (files users send are saved as files, not here). Despite its name it holds
+// far more than preferences:
 //
 //   - prefs: each session key's own settings (plan mode, model, verbose, working directory);
 //   - sessions: each session key's current Claude session id, its /sessions history, resume
