@@ -203,14 +203,7 @@ func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
 	}
 	b.log.Warn("a queued prompt was not run: no longer allowed", "chat_id", qp.ChatID, "user_id", qp.UserID,
 		"session_key", a.key, "chat_allowed", chatOK)
-	err := b.store.Update(func(tx *prefs.Tx) error {
-		for _, seq := range append([]uint64{qp.Seq}, merged...) {
-			if err := tx.DonePrompt(a.key, seq); err != nil {
-				return fmt.Errorf("prompt %d: %w", seq, err)
-			}
-		}
-		return nil
-	})
+	err := b.store.DonePrompt(a.key, append([]uint64{qp.Seq}, merged...)...)
 	if err != nil {
 		b.log.Warn("could not drop a refused prompt", "chat_id", qp.ChatID, "session_key", a.key, "err", err)
 	}

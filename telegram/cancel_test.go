@@ -115,7 +115,7 @@ func TestCancelWhileWaitingForASlot(t *testing.T) {
 	if slices.Contains(ran, "b1") {
 		t.Errorf("the cancelled prompt ran after all: %q", ran)
 	}
-	if q, err := h.store.PendingPrompts(boKey); err != nil || len(q) != 0 {
+	if q, err := h.pending(boKey); err != nil || len(q) != 0 {
 		t.Errorf("queue after the cancel: %+v, %v", q, err)
 	}
 	for _, txt := range h.messages(boChat.ID) {

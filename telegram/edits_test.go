@@ -26,7 +26,7 @@ func TestEditedMessages(t *testing.T) {
 	// Edited while queued: the new text is what runs, also after a restart.
 	h.tg.EditMessage(h.user, h.dm, second, "second")
 	h.awaitText(h.dm.ID, "Updated before it ran")
-	q, err := h.store.PendingPrompts(strconv.FormatInt(h.dm.ID, 10))
+	q, err := h.pending(strconv.FormatInt(h.dm.ID, 10))
 	if err != nil || len(q) != 1 || q[0].Text != "second" {
 		t.Errorf("stored queue after the edit: %+v, %v", q, err)
 	}

@@ -154,7 +154,7 @@ func TestAlbumRunsAsOnePrompt(t *testing.T) {
 	case <-time.After(300 * time.Millisecond):
 	}
 	// Every item's stored prompt is done: a restart would not run them again.
-	if q, err := h.store.PendingPrompts(strconv.FormatInt(h.dm.ID, 10)); err != nil || len(q) != 0 {
+	if q, err := h.pending(strconv.FormatInt(h.dm.ID, 10)); err != nil || len(q) != 0 {
 		t.Errorf("pending after the album ran: %+v, %v", q, err)
 	}
 	// A photo outside the album is a prompt of its own.

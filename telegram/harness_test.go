@@ -195,3 +195,15 @@ func (h *harness) messages(chatID int64) []string {
 	}
 	return out
 }
+
+// pending returns the prompts stored for key that have not begun, oldest first.
+func (h *harness) pending(key string) ([]prefs.QueuedPrompt, error) {
+	all, err := h.store.AllPendingPrompts()
+	var out []prefs.QueuedPrompt
+	for _, qp := range all {
+		if qp.Key == key {
+			out = append(out, qp)
+		}
+	}
+	return out, err
+}

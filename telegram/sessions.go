@@ -28,7 +28,7 @@ type sessionChoice struct {
 // sessionsCommand lists the chat's sessions with a button for each earlier
 // one.
 func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo int) {
-	rec, _, err := b.store.GetSession(key)
+	rec, _, err := b.store.Session(key)
 	if err != nil {
 		b.notify(pl, replyTo, "Could not read the sessions: "+b.redact(err.Error()))
 		return

@@ -170,7 +170,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
 	st := b.settings(a.key)
 	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
-	if rec, ok, err := b.store.GetSession(a.key); err != nil {
+	if rec, ok, err := b.store.Session(a.key); err != nil {
 		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
 	} else if ok {
 		spec.Resume = rec.SessionID
@@ -371,7 +371,7 @@ func (t *turn) storeSession(id string) {
 		return
 	}
 	a, b := t.a, t.a.b
-	rec, ok, err := b.store.GetSession(a.key)
+	rec, ok, err := b.store.Session(a.key)
 	if err == nil && ok && rec.SessionID == id {
 		return
 	}
@@ -458,21 +458,12 @@ func (t *turn) begin(progress chan int) chan int {
 		progress = nil
 	case <-wait.C:
 	}
-	err := b.store.Update(func(tx *prefs.Tx) error {
-		if t.progressID != 0 {
-			err := tx.AddLive(prefs.LiveMessage{Kind: prefs.LiveProgress, ChatID: a.place.ChatID, MessageID: t.progressID,
-				ThreadID: a.place.Thread, SessionKey: a.key, Created: b.now()})
-			if err != nil {
-				return err
-			}
-		}
-		for _, seq := range append([]uint64{t.qp.Seq}, t.merged...) {
-			if err := tx.DonePrompt(a.key, seq); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	var live *prefs.LiveMessage
+	if t.progressID != 0 {
+		live = &prefs.LiveMessage{Kind: prefs.LiveProgress, ChatID: a.place.ChatID, MessageID: t.progressID,
+			ThreadID: a.place.Thread, SessionKey: a.key, Created: b.now()}
+	}
+	err := b.store.BeginTurn(a.key, append([]uint64{t.qp.Seq}, t.merged...), live)
 	if err != nil {
 		b.log.Warn("could not record the start of a turn", "chat_id", a.place.ChatID, "err", err)
 	}
