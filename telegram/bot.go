@@ -87,6 +87,10 @@ type Config struct {
 	// PressBurst is how many buttons an allowed user may press back to
 	// back, then one a second; default 30, negative: no limit (benchmarks).
 	PressBurst int
+	// Transport carries every Bot API call and file download; nil is Go's
+	// default. Tests give tgtest's in-memory one, which lets the bot run
+	// inside a testing/synctest bubble (no sockets, the bubble's clock).
+	Transport http.RoundTripper
 	// Outbox overrides the outbox pacing (zero values are the defaults).
 	Outbox outbox.Options
 	// Secrets are removed, like the token, from every text the bot sends
@@ -207,11 +211,15 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		accounts:     newAccounts(accountsKept, cfg.PressBurst),
 	}
 	b.lanes = newLanes(b, cfg.CommandWait)
-	// The outbox runs up to MaxInFlight calls at once; the default transport
-	// keeps only 2 idle connections per host, so every busier moment would
-	// open (and TLS-handshake) new ones.
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 16
+	tr := cfg.Transport
+	if tr == nil {
+		// The outbox runs up to MaxInFlight calls at once; the default
+		// transport keeps only 2 idle connections per host, so every busier
+		// moment would open (and TLS-handshake) new ones.
+		def := http.DefaultTransport.(*http.Transport).Clone()
+		def.MaxIdleConnsPerHost = 16
+		tr = def
+	}
 	opts := []tgbot.Option{
 		tgbot.WithSkipGetMe(),
 		tgbot.WithHTTPClient(cfg.PollTimeout+10*time.Second, &http.Client{Timeout: cfg.PollTimeout + 10*time.Second, Transport: tr}),
