@@ -96,9 +96,6 @@ type Config struct {
 	// Secrets are removed, like the token, from every text the bot sends
 	// (see redact.go): API keys from the environment, say.
 	Secrets []string
-	// Now is the clock of the plan cooldown and of times shown in messages;
-	// nil is time.Now. Tests inject one to step over cooldown windows.
-	Now func() time.Time
 }
 
 func (c *Config) defaults() {
@@ -156,7 +153,6 @@ type Bot struct {
 	out      *outbox.Outbox
 	broker   *approvals.Broker
 	pool     *pool
-	now      func() time.Time
 
 	allowedUsers map[int64]bool
 	allowedChats map[int64]bool
@@ -203,7 +199,6 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		engine:       engine,
 		store:        store,
 		redactor:     redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
-		now:          time.Now,
 		allowedUsers: set(cfg.AllowedUsers),
 		allowedChats: set(cfg.AllowedChats),
 		actors:       map[string]*actor{},
@@ -226,9 +221,6 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 	}
 	if cfg.APIURL != "" {
 		opts = append(opts, tgbot.WithServerURL(strings.TrimRight(cfg.APIURL, "/")))
-	}
-	if cfg.Now != nil {
-		b.now = cfg.Now
 	}
 	client, err := tgbot.New(cfg.Token, opts...)
 	if err != nil {
@@ -330,7 +322,7 @@ func (b *Bot) shutdown() {
 // saved from now on: a model that keeps coming back too soon must not get
 // a fresh start because the bot restarted.
 func (b *Bot) storedCooldown() *cooldown.Tracker {
-	cool := cooldown.New(b.cfg.CooldownBase, b.cfg.CooldownMax, b.now)
+	cool := cooldown.New(b.cfg.CooldownBase, b.cfg.CooldownMax, time.Now)
 	saved, err := b.store.Cooldowns()
 	if err != nil {
 		b.log.Warn("could not read the saved plan cooldowns", "err", err)
