@@ -1,6 +1,10 @@
 package telegram
 
-import "github.com/untether/untether/telegram/view"
+import (
+	"time"
+
+	"github.com/untether/untether/telegram/view"
+)
 
 // overBudget tells whether today's spend (the turns' real costs, see
 // turn.recordCost) reached [claude] daily_budget_usd,
@@ -10,7 +14,7 @@ func (b *Bot) overBudget() (view.TurnError, bool) {
 	if b.cfg.DailyBudget <= 0 {
 		return view.TurnError{}, false
 	}
-	spent, err := b.store.Spend(b.now())
+	spent, err := b.store.Spend(time.Now())
 	if err != nil {
 		b.log.Warn("could not read today's spend", "err", err)
 		return view.TurnError{}, false

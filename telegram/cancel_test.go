@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/runnertest"
@@ -17,6 +18,7 @@ import (
 // being sent (Telegram refuses it for a while), it must not stop the next
 // turn, which comes later and runs to its answer.
 func TestLateCancelDoesNotReachNextTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	gate := make(chan struct{})
 	h := newHarness(t, func(tr *runnertest.Turn) {
 		tr.Start("m")
@@ -74,12 +76,14 @@ func TestLateCancelDoesNotReachNextTurn(t *testing.T) {
 			t.Errorf("a cancel meant for the first turn reached a later one: %q", txt)
 		}
 	}
+	})
 }
 
 // /cancel while the turn waits for a free Claude slot stops it there: the
 // user sees it cancelled at once, Claude never gets the prompt, and it is
 // not run later when a slot frees.
 func TestCancelWhileWaitingForASlot(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	g := &gatedScript{}
 	var mu sync.Mutex
 	var ran []string
@@ -123,4 +127,5 @@ func TestCancelWhileWaitingForASlot(t *testing.T) {
 			t.Errorf("the cancelled prompt was answered: %q", txt)
 		}
 	}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 
@@ -124,7 +125,7 @@ func (b *Bot) statusText(key string) string {
 	if s.ChatCostUSD, err = b.store.Cost(key); err != nil {
 		b.log.Warn("could not read the chat's cost", "session_key", key, "err", err)
 	}
-	if s.SpentToday, err = b.store.Spend(b.now()); err != nil {
+	if s.SpentToday, err = b.store.Spend(time.Now()); err != nil {
 		b.log.Warn("could not read today's spend", "session_key", key, "err", err)
 	}
 	s.DailyBudget = b.cfg.DailyBudget

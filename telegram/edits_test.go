@@ -4,12 +4,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
 func TestEditedMessages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	release := make(chan struct{})
 	h := newHarness(t, func(tr *runnertest.Turn) {
 		tr.Start("m")
@@ -47,9 +49,11 @@ func TestEditedMessages(t *testing.T) {
 	if n := len(h.eng.starts()); n != 1 {
 		t.Errorf("%d sessions started", n)
 	}
+	})
 }
 
 func TestEditsOfOtherMessagesAreIgnored(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	h := newHarness(t, echoScript)
 	g := tgtest.Supergroup(-100779, "team")
 	h.tg.AddChat(g)
@@ -72,4 +76,5 @@ func TestEditsOfOtherMessagesAreIgnored(t *testing.T) {
 			t.Errorf("an edit of a command got a reply: %q", txt)
 		}
 	}
+	})
 }

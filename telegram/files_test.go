@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/untether/untether/runner/runnertest"
@@ -39,6 +40,7 @@ func savedFiles(t *testing.T, prompt string) []string {
 }
 
 func TestPhotoReachesClaudeAsAFile(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	prompts := make(chan string, 4)
 	h := newHarness(t, promptScript(prompts))
 	png := bytes.Repeat([]byte("\x89PNG-pixels"), 500)
@@ -60,9 +62,11 @@ func TestPhotoReachesClaudeAsAFile(t *testing.T) {
 		t.Fatalf("saved file: %d bytes, %v; want the largest size's %d bytes", len(got), err, len(png))
 	}
 	h.awaitText(h.dm.ID, "Seen.")
+	})
 }
 
 func TestDocumentWithoutCaption(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	prompts := make(chan string, 4)
 	h := newHarness(t, promptScript(prompts))
 	h.tg.SendDocument(h.user, h.dm, "../../etc/pass wd;rm.log", "text/plain", []byte("panic: boom\n"), "")
@@ -80,9 +84,23 @@ func TestDocumentWithoutCaption(t *testing.T) {
 	if got, _ := os.ReadFile(paths[0]); string(got) != "panic: boom\n" {
 		t.Errorf("saved %q", got)
 	}
+	})
 }
 
 // inGroup starts a bot whose Claude hands over its prompts, and a group.
+// noOtherPrompt fails if a prompt runs before the album's quiet time
+// (AlbumWait) is well past, on the bubble's clock.
+func noOtherPrompt(t *testing.T, prompts <-chan string, what string) {
+	t.Helper()
+	time.Sleep(300 * time.Millisecond)
+	synctest.Wait()
+	select {
+	case p := <-prompts:
+		t.Errorf("%s: %q", what, p)
+	default:
+	}
+}
+
 func inGroup(t *testing.T) (*harness, tgtest.Chat, chan string) {
 	prompts := make(chan string, 4)
 	h := newHarness(t, promptScript(prompts))
@@ -92,6 +110,7 @@ func inGroup(t *testing.T) (*harness, tgtest.Chat, chan string) {
 }
 
 func TestFileInGroupNeedsAddressing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	h, g, prompts := inGroup(t)
 	h.tg.SendDocument(h.user, g, "notes.txt", "text/plain", []byte("not for the bot"), "lunch menu")
 	h.tg.SendDocument(h.user, g, "trace.txt", "text/plain", []byte("stack"), "@"+h.tg.Bot().Username+" explain this")
@@ -103,18 +122,22 @@ func TestFileInGroupNeedsAddressing(t *testing.T) {
 	if n := len(h.eng.starts()); n != 1 {
 		t.Errorf("%d sessions started; the unaddressed file must be ignored", n)
 	}
+	})
 }
 
 func TestFileTooBigIsRefused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	h := newHarness(t, echoScript)
 	h.tg.SendDocument(h.user, h.dm, "disk.img", "application/octet-stream", []byte("x"), "look", tgtest.FileSize(tgtest.MaxDownload+1))
 	h.awaitText(h.dm.ID, "That file is 20.0 MB, and Telegram lets bots download files of up to 20 MB")
 	if n := len(h.eng.starts()); n != 0 {
 		t.Errorf("claude started %d times for a file it cannot get", n)
 	}
+	})
 }
 
 func TestFileDownloadFailureIsReported(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	h := newHarness(t, echoScript)
 	h.tg.FailWhen(func(c tgtest.Call) bool { return c.Method == "getFile" },
 		tgtest.Failure{Code: 400, Description: "Bad Request: wrong file_id or the file is temporarily unavailable"})
@@ -126,9 +149,11 @@ func TestFileDownloadFailureIsReported(t *testing.T) {
 	if n := len(h.eng.starts()); n != 0 {
 		t.Errorf("claude started %d times without the file", n)
 	}
+	})
 }
 
 func TestAlbumRunsAsOnePrompt(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	prompts := make(chan string, 4)
 	h := newHarness(t, promptScript(prompts))
 	h.tg.SendPhoto(h.user, h.dm, []byte("first"), "Compare these screens.", tgtest.InAlbum("alb1"))
@@ -148,11 +173,7 @@ func TestAlbumRunsAsOnePrompt(t *testing.T) {
 		}
 	}
 	h.awaitText(h.dm.ID, "Seen.")
-	select {
-	case p := <-prompts:
-		t.Errorf("a second prompt ran: %q", p)
-	case <-time.After(300 * time.Millisecond):
-	}
+		noOtherPrompt(t, prompts, "a second prompt ran")
 	// Every item's stored prompt is done: a restart would not run them again.
 	if q, err := h.pending(strconv.FormatInt(h.dm.ID, 10)); err != nil || len(q) != 0 {
 		t.Errorf("pending after the album ran: %+v, %v", q, err)
@@ -162,9 +183,11 @@ func TestAlbumRunsAsOnePrompt(t *testing.T) {
 	if p := <-prompts; !strings.HasPrefix(p, "And this one?") || len(savedFiles(t, p)) != 1 {
 		t.Errorf("next prompt = %q", p)
 	}
+	})
 }
 
 func TestAlbumInGroupFollowsItsCaption(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	h, g, prompts := inGroup(t)
 	h.tg.SendPhoto(h.user, g, []byte("a"), "@"+h.tg.Bot().Username+" what changed?", tgtest.InAlbum("g1"))
 	h.tg.SendPhoto(h.user, g, []byte("b"), "", tgtest.InAlbum("g1"))
@@ -174,14 +197,12 @@ func TestAlbumInGroupFollowsItsCaption(t *testing.T) {
 		t.Errorf("prompt = %q", prompt)
 	}
 	h.awaitText(g.ID, "Seen.")
-	select {
-	case p := <-prompts:
-		t.Errorf("an album not addressed to the bot ran: %q", p)
-	case <-time.After(300 * time.Millisecond):
-	}
+		noOtherPrompt(t, prompts, "an album not addressed to the bot ran")
+	})
 }
 
 func TestOldUploadsAreRemoved(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	h := newHarness(t, echoScript)
 	h.say("hello")
 	h.awaitText(h.dm.ID, "Answer: hello") // running, so it stops cleanly
@@ -215,10 +236,10 @@ func TestOldUploadsAreRemoved(t *testing.T) {
 	_ = os.Chtimes(outside, old, old)
 
 	h.start(func(c *telegram.Config) { c.UploadKeep = time.Hour })
-	h.tg.Await(wait, "old uploads removed", func() bool {
-		_, err := os.Stat(stale)
-		return errors.Is(err, fs.ErrNotExist)
-	})
+		synctest.Wait() // the bot is up and idle: the sweep at start has run
+		if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("old file kept: %v", err)
+		}
 	if _, err := os.Stat(gone); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("old file in another chat's folder kept: %v", err)
 	}
@@ -230,11 +251,13 @@ func TestOldUploadsAreRemoved(t *testing.T) {
 			t.Errorf("%s removed: %v", p, err)
 		}
 	}
+	})
 }
 
 // TestFileFromALocalBotAPIServer: a self-hosted Bot API server in --local
 // mode gives an absolute path instead of a download URL.
 func TestFileFromALocalBotAPIServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
 	prompts := make(chan string, 4)
 	serverDir := t.TempDir()
 	h := newHarnessPre(t, promptScript(prompts), func(s *tgtest.Server) { s.LocalMode(serverDir) })
@@ -254,4 +277,5 @@ func TestFileFromALocalBotAPIServer(t *testing.T) {
 			t.Errorf("downloaded %s over HTTP in local mode", c.Params["file_path"])
 		}
 	}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"time"
 
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
@@ -59,7 +60,7 @@ func (t *turn) recordCost(tc runner.TurnCompleted) float64 {
 		}
 		return 0
 	}
-	cost, err := b.store.RecordTurnCost(a.key, id, tc.TotalCostUSD, b.now())
+	cost, err := b.store.RecordTurnCost(a.key, id, tc.TotalCostUSD, time.Now())
 	if err != nil {
 		b.log.Warn("could not record the turn's cost", "chat_id", a.place.ChatID, "session_id", id, "err", err)
 		return 0

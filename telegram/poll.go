@@ -29,7 +29,7 @@ func (b *Bot) poll(ctx context.Context) error {
 	}
 	b.storedOffset.Store(offset)
 	defer func() { b.saveOffset(offset) }()
-	client := &http.Client{Timeout: b.cfg.PollTimeout + 15*time.Second}
+	client := &http.Client{Timeout: b.cfg.PollTimeout + 15*time.Second, Transport: b.cfg.Transport}
 	backoff := time.Second
 	for ctx.Err() == nil {
 		updates, err := b.getUpdates(ctx, client, offset)

@@ -33,7 +33,7 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 		b.notify(pl, replyTo, "Could not read the sessions: "+b.redact(err.Error()))
 		return
 	}
-	now := b.now()
+	now := time.Now()
 	var current *view.SessionItem
 	if rec.SessionID != "" {
 		current = &view.SessionItem{Title: b.redact(rec.Title), WorkDir: rec.WorkDir, When: rec.Started}
@@ -55,7 +55,7 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 // is closed and the next message resumes the chosen one, in its directory.
 func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID int64, tok string) {
 	c, ok := b.sessions.get(tok)
-	ok = ok && b.now().Sub(c.created) <= sessionTokenLife
+	ok = ok && time.Since(c.created) <= sessionTokenLife
 	switch {
 	case !b.userAllowed(cq.From.ID):
 		b.answerCallback(ctx, cq.ID, "You are not allowed to do this")
