@@ -19,12 +19,12 @@ func TestAcceptUpdateWritesAllThreeTogether(t *testing.T) {
 	if !fresh || seq == 0 {
 		t.Fatalf("AcceptUpdate = seq %d fresh %v", seq, fresh)
 	}
-	must(t, s.view(func(tx *Tx) error {
-		handled, err := tx.Handled(900)
+	must(t, s.view(func(tx *txn) error {
+		handled, err := tx.handled(900)
 		must(t, err)
-		off, err := tx.Offset()
+		off, err := tx.offset()
 		must(t, err)
-		q, err := tx.PendingPrompts("4")
+		q, err := tx.allPendingPrompts()
 		must(t, err)
 		if !handled || off != 901 || len(q) != 1 || q[0].Seq != seq || !reflect.DeepEqual(q[0].Prompt, *p) {
 			t.Errorf("after accept: handled %v offset %d queue %+v", handled, off, q)
@@ -39,7 +39,7 @@ func TestAcceptUpdateWritesAllThreeTogether(t *testing.T) {
 	if fresh || seq != 0 {
 		t.Errorf("duplicate accept = seq %d fresh %v", seq, fresh)
 	}
-	if q, _ := s.PendingPrompts("4"); len(q) != 1 {
+	if q := pendingOf(t, s, "4"); len(q) != 1 {
 		t.Errorf("duplicate queued again: %+v", q)
 	}
 	if off, _ := s.Offset(); off != 901 {
@@ -93,12 +93,12 @@ func TestAcceptUpdateIsAtomicForConcurrentReaders(t *testing.T) {
 				return
 			default:
 			}
-			must(t, s.view(func(tx *Tx) error {
-				off, err := tx.Offset()
+			must(t, s.view(func(tx *txn) error {
+				off, err := tx.offset()
 				if err != nil {
 					return err
 				}
-				q, err := tx.PendingPrompts("k")
+				q, err := tx.allPendingPrompts() // all under "k"
 				if err != nil {
 					return err
 				}
@@ -107,11 +107,11 @@ func TestAcceptUpdateIsAtomicForConcurrentReaders(t *testing.T) {
 					t.Errorf("offset %d but %d prompts queued", off, len(q))
 				}
 				if off > 1 {
-					last, err := tx.Handled(off - 1)
+					last, err := tx.handled(off - 1)
 					if err != nil {
 						return err
 					}
-					next, err := tx.Handled(off)
+					next, err := tx.handled(off)
 					if err != nil {
 						return err
 					}
@@ -147,7 +147,7 @@ func TestConcurrentChats(t *testing.T) {
 				}
 				errs := []error{
 					s.SetModel(key, fmt.Sprint("model-", c)),
-					s.SetSession(key, fmt.Sprint("sess-", c, "-", r)),
+					s.StartSession(key, fmt.Sprint("sess-", c, "-", r), "", ""),
 					s.AddLive(LiveMessage{Kind: LiveProgress, ChatID: int64(-1000 - c), MessageID: r, SessionKey: key}),
 				}
 				// Every round is a new session costing 0.25 in the chat and
@@ -159,7 +159,7 @@ func TestConcurrentChats(t *testing.T) {
 				if r%2 == 0 {
 					errs = append(errs, s.DonePrompt(key, seq), s.RemoveLive(int64(-1000-c), r))
 				}
-				_, err = s.GetPrefs(key)
+				_, err = s.Prefs(key)
 				errs = append(errs, err)
 				_, err = s.AllPendingPrompts()
 				errs = append(errs, err)
@@ -185,8 +185,8 @@ func TestConcurrentChats(t *testing.T) {
 	}
 	for c := range chats {
 		key := fmt.Sprint(-1000 - c)
-		p, _ := s.GetPrefs(key)
-		rec, _, _ := s.GetSession(key)
+		p, _ := s.Prefs(key)
+		rec, _, _ := s.Session(key)
 		cost, _ := s.Cost(key)
 		if p.Model != fmt.Sprint("model-", c) || rec.SessionID != fmt.Sprint("sess-", c, "-", rounds-1) || cost != 0.25*rounds {
 			t.Errorf("chat %s: prefs %+v session %+v cost %v", key, p, rec, cost)
@@ -198,7 +198,7 @@ func TestConcurrentChats(t *testing.T) {
 }
 
 func BenchmarkAcceptUpdate(b *testing.B) {
-	s := openAt(b, dbPath(b), WithHandledWindow(1000))
+	s := openAt(b, dbPath(b), withHandledWindow(1000))
 	p := &Prompt{ChatID: 1, MessageID: 2, UserID: 3, Text: "please refactor the parser and run the tests"}
 	var id int64
 	for b.Loop() {
@@ -223,7 +223,7 @@ func TestCloseDuringUseIsClean(t *testing.T) {
 			for j := range 50 {
 				_, _, err := s.AcceptUpdate(int64(i*100+j), "k", &Prompt{Text: "x"})
 				if err != nil {
-					if !errors.Is(err, ErrClosed) {
+					if !errors.Is(err, errClosed) {
 						t.Errorf("accept during close: %v", err)
 					}
 					return
@@ -239,7 +239,7 @@ func TestCloseDuringUseIsClean(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if _, err := s.Offset(); !errors.Is(err, ErrClosed) {
+	if _, err := s.Offset(); !errors.Is(err, errClosed) {
 		t.Errorf("Offset after Close: %v", err)
 	}
 }
@@ -250,7 +250,7 @@ func TestEditPrompt(t *testing.T) {
 	must(t, err)
 	found, err := s.EditPrompt("7", seq, "fix the bug")
 	must(t, err)
-	q, _ := s.PendingPrompts("7")
+	q := pendingOf(t, s, "7")
 	if !found || len(q) != 1 || q[0].Text != "fix the bug" || len(q[0].Files) != 1 || q[0].MessageID != 3 {
 		t.Fatalf("after edit: found %v, queue %+v", found, q)
 	}

@@ -17,8 +17,8 @@ const (
 	PlanAuto  PlanMode = "auto"
 )
 
-// Valid reports whether m is one of the defined modes (PlanUnset included).
-func (m PlanMode) Valid() bool {
+// valid reports whether m is one of the defined modes (PlanUnset included).
+func (m PlanMode) valid() bool {
 	switch m {
 	case PlanUnset, PlanOn, PlanOff, PlanAuto:
 		return true
@@ -35,8 +35,8 @@ type Prefs struct {
 	WorkDir  string   `json:"work_dir,omitempty"`
 }
 
-// IsZero reports whether nothing is set.
-func (p Prefs) IsZero() bool {
+// isZero reports whether nothing is set.
+func (p Prefs) isZero() bool {
 	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == ""
 }
 
@@ -55,7 +55,7 @@ type SessionRecord struct {
 	Title   string    `json:"title,omitempty"`
 	Started time.Time `json:"started,omitzero"`
 	WorkDir string    `json:"work_dir,omitempty"`
-	// History holds earlier sessions, newest first, at most MaxHistory.
+	// History holds earlier sessions, newest first, at most maxHistory.
 	History []PastSession `json:"history,omitempty"`
 	// Totals is the running total Claude Code last reported for each of
 	// these sessions (current and History), by session id: it keeps growing
@@ -74,8 +74,8 @@ type PastSession struct {
 	Ended   time.Time `json:"ended,omitzero"`
 }
 
-// MaxHistory bounds the sessions kept per chat besides the current one.
-const MaxHistory = 10
+// maxHistory bounds the sessions kept per chat besides the current one.
+const maxHistory = 10
 
 // archive moves the current session into the history (newest first).
 func (rec *SessionRecord) archive(now time.Time) {
@@ -84,8 +84,8 @@ func (rec *SessionRecord) archive(now time.Time) {
 	}
 	past := PastSession{ID: rec.SessionID, Title: rec.Title, WorkDir: rec.WorkDir, Started: rec.Started, Ended: now}
 	rec.History = append([]PastSession{past}, rec.withoutID(rec.SessionID)...)
-	if len(rec.History) > MaxHistory {
-		rec.History = rec.History[:MaxHistory]
+	if len(rec.History) > maxHistory {
+		rec.History = rec.History[:maxHistory]
 	}
 	rec.SessionID, rec.Title, rec.WorkDir, rec.Started, rec.ResumeFailures = "", "", "", time.Time{}, 0
 }
@@ -101,7 +101,197 @@ func (rec *SessionRecord) withoutID(id string) []PastSession {
 }
 
 // Prefs returns key's preferences; all unset if none were stored.
-func (t *Tx) Prefs(key string) (Prefs, error) {
+func (s *Store) Prefs(key string) (p Prefs, err error) {
+	err = s.view(func(tx *txn) error { p, err = tx.prefs(key); return err })
+	return p, err
+}
+
+// SetPlanMode sets key's plan mode; PlanUnset clears it, an undefined mode is refused.
+func (s *Store) SetPlanMode(key string, m PlanMode) error {
+	return s.updatePrefs(key, func(p *Prefs) { p.PlanMode = m })
+}
+
+// SetModel sets key's model; "" clears it.
+func (s *Store) SetModel(key, model string) error {
+	return s.updatePrefs(key, func(p *Prefs) { p.Model = model })
+}
+
+// SetVerbose sets key's verbose flag; nil clears it.
+func (s *Store) SetVerbose(key string, v *bool) error {
+	return s.updatePrefs(key, func(p *Prefs) { p.Verbose = v })
+}
+
+// SetWorkDir sets key's working directory; "" returns to the config's.
+func (s *Store) SetWorkDir(key, dir string) error {
+	return s.updatePrefs(key, func(p *Prefs) { p.WorkDir = dir })
+}
+
+// Session returns key's session record; ok is true only if it holds a session id to resume.
+// The record is returned even when ok is false, so DroppedID and the history can be reported.
+func (s *Store) Session(key string) (rec SessionRecord, ok bool, err error) {
+	err = s.view(func(tx *txn) error { rec, ok, err = tx.session(key); return err })
+	return rec, ok, err
+}
+
+// StartSession records id as key's current session, with what /sessions shows of it. A session
+// it replaces goes into the history, and id leaves the history if it was there (it is current
+// again). A different id than before starts with a clean failure count; the same id again
+// keeps its count, title and working directory.
+func (s *Store) StartSession(key, id, title, workDir string) error {
+	if id == "" {
+		return fmt.Errorf("empty session id for %q (use ClearSession)", key)
+	}
+	return s.update(func(tx *txn) error {
+		rec, _, err := tx.session(key)
+		if err != nil {
+			return err
+		}
+		now := s.opts.now()
+		if rec.SessionID != id {
+			rec.archive(now)
+			rec.History = rec.withoutID(id)
+			rec.SessionID, rec.Started, rec.Title, rec.WorkDir = id, now, title, workDir
+		} else {
+			if rec.Title == "" {
+				rec.Title = title
+			}
+			if rec.WorkDir == "" {
+				rec.WorkDir = workDir
+			}
+		}
+		rec.Updated = now
+		return tx.putSession(key, rec)
+	})
+}
+
+// ClearSession forgets key's current session without keeping it in the history (a session that
+// cannot be resumed); the history stays.
+func (s *Store) ClearSession(key string) error {
+	return s.update(func(tx *txn) error {
+		rec, _, err := tx.session(key)
+		if err != nil {
+			return err
+		}
+		rec.SessionID, rec.Title, rec.WorkDir, rec.Started, rec.ResumeFailures = "", "", "", time.Time{}, 0
+		if len(rec.History) == 0 {
+			b, err := tx.bucket(bucketSessions)
+			if err != nil {
+				return err
+			}
+			return b.Delete([]byte(key)) // nothing left worth keeping
+		}
+		rec.Updated = s.opts.now()
+		return tx.putSession(key, rec)
+	})
+}
+
+// ArchiveSession ends key's current session (/new): it goes into the history, from where
+// /sessions can bring it back.
+func (s *Store) ArchiveSession(key string) error {
+	return s.update(func(tx *txn) error {
+		rec, _, err := tx.session(key)
+		if err != nil {
+			return err
+		}
+		rec.archive(s.opts.now())
+		rec.Updated = s.opts.now()
+		return tx.putSession(key, rec)
+	})
+}
+
+// MarkResumeFailed records that resuming id failed. retry reports whether id is still stored
+// and may be tried again; after the second failure it is dropped. A call for an id that is no
+// longer current changes nothing and returns false.
+func (s *Store) MarkResumeFailed(key, id string) (retry bool, err error) {
+	err = s.update(func(tx *txn) error {
+		rec, ok, err := tx.session(key)
+		if err != nil {
+			return err
+		}
+		if !ok || rec.SessionID != id {
+			return nil
+		}
+		now := s.opts.now()
+		rec.Updated = now
+		rec.ResumeFailures++
+		if rec.ResumeFailures >= s.opts.maxResumeFailures {
+			rec.DroppedID, rec.DroppedAt = id, now
+			rec.SessionID, rec.ResumeFailures = "", 0
+		}
+		retry = rec.SessionID != ""
+		return tx.putSession(key, rec)
+	})
+	return retry, err
+}
+
+// Cost returns the total cost in USD of key's turns (see RecordTurnCost).
+func (s *Store) Cost(key string) (usd float64, err error) {
+	if err := checkKey(key); err != nil {
+		return 0, err
+	}
+	err = s.view(func(tx *txn) error {
+		b, err := tx.bucket(bucketCosts)
+		if err != nil {
+			return err
+		}
+		usd, err = getDollars(b, []byte(key))
+		return err
+	})
+	return usd, err
+}
+
+// KnownChats returns, sorted, every session key that has preferences, a session record, a cost
+// or queued prompts.
+func (s *Store) KnownChats() (keys []string, err error) {
+	seen := map[string]bool{}
+	err = s.view(func(tx *txn) error {
+		for _, name := range [][]byte{bucketPrefs, bucketSessions, bucketCosts, bucketPrompts} {
+			b, err := tx.bucket(name)
+			if err != nil {
+				return err
+			}
+			c := b.Cursor()
+			for k, _ := c.First(); k != nil; k, _ = c.Next() {
+				seen[string(k)] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	keys = make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// updatePrefs applies fn to key's preferences and stores the result (removing the entry when
+// nothing is left set). An invalid plan mode is refused.
+func (s *Store) updatePrefs(key string, fn func(*Prefs)) error {
+	return s.update(func(tx *txn) error {
+		p, err := tx.prefs(key)
+		if err != nil {
+			return err
+		}
+		fn(&p)
+		if !p.PlanMode.valid() {
+			return fmt.Errorf("invalid plan mode %q", p.PlanMode)
+		}
+		b, err := tx.bucket(bucketPrefs)
+		if err != nil {
+			return err
+		}
+		if p.isZero() {
+			return b.Delete([]byte(key))
+		}
+		return putJSON(b, []byte(key), p)
+	})
+}
+
+func (t *txn) prefs(key string) (Prefs, error) {
 	var p Prefs
 	if err := checkKey(key); err != nil {
 		return p, err
@@ -114,30 +304,8 @@ func (t *Tx) Prefs(key string) (Prefs, error) {
 	return p, err
 }
 
-// UpdatePrefs applies fn to key's preferences and stores the result (removing the entry when
-// nothing is left set). An invalid plan mode is rejected.
-func (t *Tx) UpdatePrefs(key string, fn func(*Prefs)) error {
-	p, err := t.Prefs(key)
-	if err != nil {
-		return err
-	}
-	fn(&p)
-	if !p.PlanMode.Valid() {
-		return fmt.Errorf("invalid plan mode %q", p.PlanMode)
-	}
-	b, err := t.bucket(bucketPrefs)
-	if err != nil {
-		return err
-	}
-	if p.IsZero() {
-		return b.Delete([]byte(key))
-	}
-	return putJSON(b, []byte(key), p)
-}
-
-// Session returns key's session record; ok is true only if it holds a session id to resume.
-// The record is returned even when ok is false, so DroppedID can be reported.
-func (t *Tx) Session(key string) (rec SessionRecord, ok bool, err error) {
+// session is Store.Session inside a transaction.
+func (t *txn) session(key string) (rec SessionRecord, ok bool, err error) {
 	if err := checkKey(key); err != nil {
 		return rec, false, err
 	}
@@ -151,212 +319,10 @@ func (t *Tx) Session(key string) (rec SessionRecord, ok bool, err error) {
 	return rec, rec.SessionID != "", nil
 }
 
-// SetSession records id as key's current Claude session. A different id than before starts
-// with a clean failure count.
-func (t *Tx) SetSession(key, id string) error {
-	return t.StartSession(key, id, "", "")
-}
-
-// StartSession records id as key's current session, with what /sessions
-// shows of it. A session it replaces goes into the history, and id leaves
-// the history if it was there (it is current again).
-func (t *Tx) StartSession(key, id, title, workDir string) error {
-	if id == "" {
-		return fmt.Errorf("empty session id for %q (use ClearSession)", key)
-	}
-	rec, _, err := t.Session(key)
-	if err != nil {
-		return err
-	}
-	now := t.s.opts.now()
-	if rec.SessionID != id {
-		rec.archive(now)
-		rec.History = rec.withoutID(id)
-		rec.SessionID, rec.Started, rec.Title, rec.WorkDir = id, now, title, workDir
-	} else {
-		if rec.Title == "" {
-			rec.Title = title
-		}
-		if rec.WorkDir == "" {
-			rec.WorkDir = workDir
-		}
-	}
-	rec.Updated = now
-	return t.putSession(key, rec)
-}
-
-// ClearSession forgets key's current session without keeping it in the
-// history (a session that cannot be resumed); the history stays.
-func (t *Tx) ClearSession(key string) error {
-	rec, _, err := t.Session(key)
-	if err != nil {
-		return err
-	}
-	rec.SessionID, rec.Title, rec.WorkDir, rec.Started, rec.ResumeFailures = "", "", "", time.Time{}, 0
-	if len(rec.History) == 0 {
-		b, err := t.bucket(bucketSessions)
-		if err != nil {
-			return err
-		}
-		return b.Delete([]byte(key)) // nothing left worth keeping
-	}
-	rec.Updated = t.s.opts.now()
-	return t.putSession(key, rec)
-}
-
-// ArchiveSession ends key's current session (/new): it goes into the
-// history, from where /sessions can bring it back.
-func (t *Tx) ArchiveSession(key string) error {
-	rec, _, err := t.Session(key)
-	if err != nil {
-		return err
-	}
-	rec.archive(t.s.opts.now())
-	rec.Updated = t.s.opts.now()
-	return t.putSession(key, rec)
-}
-
-// MarkResumeFailed records that resuming id failed. retry reports whether id is still stored
-// and may be tried again; after WithMaxResumeFailures failures it is dropped. A call for an id
-// that is no longer current changes nothing and returns false.
-func (t *Tx) MarkResumeFailed(key, id string) (retry bool, err error) {
-	rec, ok, err := t.Session(key)
-	if err != nil {
-		return false, err
-	}
-	if !ok || rec.SessionID != id {
-		return false, nil
-	}
-	now := t.s.opts.now()
-	rec.Updated = now
-	rec.ResumeFailures++
-	if rec.ResumeFailures >= t.s.opts.maxResumeFailures {
-		rec.DroppedID, rec.DroppedAt = id, now
-		rec.SessionID, rec.ResumeFailures = "", 0
-	}
-	return rec.SessionID != "", t.putSession(key, rec)
-}
-
-func (t *Tx) putSession(key string, rec SessionRecord) error {
+func (t *txn) putSession(key string, rec SessionRecord) error {
 	b, err := t.bucket(bucketSessions)
 	if err != nil {
 		return err
 	}
 	return putJSON(b, []byte(key), rec)
-}
-
-// Cost returns the total cost in USD of key's turns (see Store.RecordTurnCost).
-func (t *Tx) Cost(key string) (float64, error) {
-	if err := checkKey(key); err != nil {
-		return 0, err
-	}
-	b, err := t.bucket(bucketCosts)
-	if err != nil {
-		return 0, err
-	}
-	return getDollars(b, []byte(key))
-}
-
-// KnownChats returns, sorted, every session key that has preferences, a session record, a cost
-// or queued prompts.
-func (t *Tx) KnownChats() ([]string, error) {
-	seen := map[string]bool{}
-	for _, name := range [][]byte{bucketPrefs, bucketSessions, bucketCosts, bucketPrompts} {
-		b, err := t.bucket(name)
-		if err != nil {
-			return nil, err
-		}
-		c := b.Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			seen[string(k)] = true
-		}
-	}
-	keys := make([]string, 0, len(seen))
-	for k := range seen {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys, nil
-}
-
-// The Store methods below are one transaction each.
-
-// GetPrefs returns key's preferences.
-func (s *Store) GetPrefs(key string) (p Prefs, err error) {
-	err = s.view(func(tx *Tx) error { p, err = tx.Prefs(key); return err })
-	return p, err
-}
-
-// UpdatePrefs applies fn to key's preferences in one transaction.
-func (s *Store) UpdatePrefs(key string, fn func(*Prefs)) error {
-	return s.Update(func(tx *Tx) error { return tx.UpdatePrefs(key, fn) })
-}
-
-// SetPlanMode sets key's plan mode; PlanUnset clears it.
-func (s *Store) SetPlanMode(key string, m PlanMode) error {
-	return s.UpdatePrefs(key, func(p *Prefs) { p.PlanMode = m })
-}
-
-// SetModel sets key's model; "" clears it.
-func (s *Store) SetModel(key, model string) error {
-	return s.UpdatePrefs(key, func(p *Prefs) { p.Model = model })
-}
-
-// SetWorkDir sets key's working directory ("" returns to the config's).
-func (s *Store) SetWorkDir(key, dir string) error {
-	return s.UpdatePrefs(key, func(p *Prefs) { p.WorkDir = dir })
-}
-
-// SetVerbose sets key's verbose flag.
-func (s *Store) SetVerbose(key string, v bool) error {
-	return s.UpdatePrefs(key, func(p *Prefs) { p.Verbose = &v })
-}
-
-// ClearVerbose unsets key's verbose flag.
-func (s *Store) ClearVerbose(key string) error {
-	return s.UpdatePrefs(key, func(p *Prefs) { p.Verbose = nil })
-}
-
-// GetSession returns key's session record; see Tx.Session.
-func (s *Store) GetSession(key string) (rec SessionRecord, ok bool, err error) {
-	err = s.view(func(tx *Tx) error { rec, ok, err = tx.Session(key); return err })
-	return rec, ok, err
-}
-
-// SetSession records key's current Claude session id.
-func (s *Store) SetSession(key, id string) error {
-	return s.Update(func(tx *Tx) error { return tx.SetSession(key, id) })
-}
-
-// ClearSession forgets key's current session; see Tx.ClearSession.
-func (s *Store) ClearSession(key string) error {
-	return s.Update(func(tx *Tx) error { return tx.ClearSession(key) })
-}
-
-// StartSession records key's current session; see Tx.StartSession.
-func (s *Store) StartSession(key, id, title, workDir string) error {
-	return s.Update(func(tx *Tx) error { return tx.StartSession(key, id, title, workDir) })
-}
-
-// ArchiveSession moves key's current session into its history.
-func (s *Store) ArchiveSession(key string) error {
-	return s.Update(func(tx *Tx) error { return tx.ArchiveSession(key) })
-}
-
-// MarkResumeFailed records a failed resume of id; see Tx.MarkResumeFailed.
-func (s *Store) MarkResumeFailed(key, id string) (retry bool, err error) {
-	err = s.Update(func(tx *Tx) error { retry, err = tx.MarkResumeFailed(key, id); return err })
-	return retry, err
-}
-
-// Cost returns key's total cost in USD.
-func (s *Store) Cost(key string) (usd float64, err error) {
-	err = s.view(func(tx *Tx) error { usd, err = tx.Cost(key); return err })
-	return usd, err
-}
-
-// KnownChats returns every session key the store knows anything about, sorted.
-func (s *Store) KnownChats() (keys []string, err error) {
-	err = s.view(func(tx *Tx) error { keys, err = tx.KnownChats(); return err })
-	return keys, err
 }

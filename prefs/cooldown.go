@@ -18,7 +18,7 @@ func (s *Store) SetCooldown(key string, c Cooldown) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	return s.Update(func(tx *Tx) error {
+	return s.update(func(tx *txn) error {
 		b, err := tx.bucket(bucketCooldown)
 		if err != nil {
 			return err
@@ -36,7 +36,7 @@ func (s *Store) SetCooldown(key string, c Cooldown) error {
 // Cooldowns returns every stored cooldown by session key.
 func (s *Store) Cooldowns() (map[string]Cooldown, error) {
 	out := map[string]Cooldown{}
-	err := s.view(func(tx *Tx) error {
+	err := s.view(func(tx *txn) error {
 		b, err := tx.bucket(bucketCooldown)
 		if err != nil {
 			return err

@@ -47,7 +47,7 @@ func TestMigratesVersionOneFile(t *testing.T) {
 	must(t, db.Close())
 
 	s := openAt(t, path)
-	p, err := s.GetPrefs("42")
+	p, err := s.Prefs("42")
 	must(t, err)
 	if p.Model != "opus" {
 		t.Errorf("prefs lost in migration: %+v", p)

@@ -1,7 +1,6 @@
 package prefs
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -14,26 +13,26 @@ func TestPrefsRoundTrip(t *testing.T) {
 	s := openTest(t)
 	const key = "-100123:7"
 
-	p, err := s.GetPrefs(key)
-	if err != nil || !p.IsZero() {
+	p, err := s.Prefs(key)
+	if err != nil || !p.isZero() {
 		t.Fatalf("fresh prefs = %+v, %v; want all unset", p, err)
 	}
 	must(t, s.SetPlanMode(key, PlanAuto))
 	must(t, s.SetModel(key, "claude-opus-4"))
-	must(t, s.SetVerbose(key, false))
-	p, err = s.GetPrefs(key)
+	must(t, s.SetVerbose(key, ptr(false)))
+	p, err = s.Prefs(key)
 	must(t, err)
 	want := Prefs{PlanMode: PlanAuto, Model: "claude-opus-4", Verbose: ptr(false)}
 	if !reflect.DeepEqual(p, want) {
 		t.Fatalf("prefs = %+v, want %+v", p, want)
 	}
-	if other, _ := s.GetPrefs("-100123"); !other.IsZero() {
+	if other, _ := s.Prefs("-100123"); !other.isZero() {
 		t.Errorf("prefs leaked to another key: %+v", other)
 	}
 
 	must(t, s.SetModel(key, ""))
-	must(t, s.ClearVerbose(key))
-	p, err = s.GetPrefs(key)
+	must(t, s.SetVerbose(key, nil))
+	p, err = s.Prefs(key)
 	must(t, err)
 	if !reflect.DeepEqual(p, Prefs{PlanMode: PlanAuto}) {
 		t.Fatalf("after clearing model and verbose: %+v", p)
@@ -46,26 +45,27 @@ func TestPrefsRoundTrip(t *testing.T) {
 	if err := s.SetPlanMode(key, "sometimes"); err == nil {
 		t.Error("invalid plan mode accepted")
 	}
-	must(t, s.UpdatePrefs(key, func(p *Prefs) { p.Verbose = ptr(true); p.PlanMode = PlanOn }))
-	p, _ = s.GetPrefs(key)
+	must(t, s.SetVerbose(key, ptr(true)))
+	must(t, s.SetPlanMode(key, PlanOn))
+	p, _ = s.Prefs(key)
 	if p.Verbose == nil || !*p.Verbose || p.PlanMode != PlanOn {
-		t.Errorf("UpdatePrefs result = %+v", p)
+		t.Errorf("prefs after setting verbose and plan mode = %+v", p)
 	}
-	if _, err := s.GetPrefs(""); err == nil {
+	if _, err := s.Prefs(""); err == nil {
 		t.Error("empty key accepted")
 	}
 }
 
 func TestSessionRecordAndResumeFailures(t *testing.T) {
 	clock := newTestClock()
-	s := openTest(t, WithClock(clock.Now), WithMaxResumeFailures(2))
+	s := openTest(t, withClock(clock.Now), withMaxResumeFailures(2))
 	const key = "42"
 
-	if _, ok, err := s.GetSession(key); ok || err != nil {
+	if _, ok, err := s.Session(key); ok || err != nil {
 		t.Fatalf("fresh session: ok=%v err=%v", ok, err)
 	}
-	must(t, s.SetSession(key, "sess-a"))
-	rec, ok, err := s.GetSession(key)
+	must(t, s.StartSession(key, "sess-a", "", ""))
+	rec, ok, err := s.Session(key)
 	must(t, err)
 	if !ok || rec.SessionID != "sess-a" || !rec.Updated.Equal(clock.Now()) {
 		t.Fatalf("record = %+v ok=%v", rec, ok)
@@ -79,7 +79,7 @@ func TestSessionRecordAndResumeFailures(t *testing.T) {
 	if retry, err := s.MarkResumeFailed(key, "sess-a"); !retry || err != nil {
 		t.Fatalf("first failure: retry=%v err=%v, want retry", retry, err)
 	}
-	rec, ok, _ = s.GetSession(key)
+	rec, ok, _ = s.Session(key)
 	if !ok || rec.ResumeFailures != 1 {
 		t.Fatalf("after one failure: %+v ok=%v", rec, ok)
 	}
@@ -87,7 +87,7 @@ func TestSessionRecordAndResumeFailures(t *testing.T) {
 	if retry, err := s.MarkResumeFailed(key, "sess-a"); retry || err != nil {
 		t.Fatalf("second failure: retry=%v err=%v, want no retry", retry, err)
 	}
-	rec, ok, _ = s.GetSession(key)
+	rec, ok, _ = s.Session(key)
 	if ok || rec.SessionID != "" || rec.DroppedID != "sess-a" || !rec.DroppedAt.Equal(clock.Now()) {
 		t.Fatalf("after dropping: %+v ok=%v", rec, ok)
 	}
@@ -96,32 +96,32 @@ func TestSessionRecordAndResumeFailures(t *testing.T) {
 	}
 
 	// A new id starts clean; the same id again keeps its count.
-	must(t, s.SetSession(key, "sess-b"))
+	must(t, s.StartSession(key, "sess-b", "", ""))
 	_, _ = s.MarkResumeFailed(key, "sess-b")
-	must(t, s.SetSession(key, "sess-b"))
-	rec, _, _ = s.GetSession(key)
+	must(t, s.StartSession(key, "sess-b", "", ""))
+	rec, _, _ = s.Session(key)
 	if rec.ResumeFailures != 1 || rec.DroppedID != "sess-a" {
 		t.Errorf("re-setting the same id: %+v", rec)
 	}
-	must(t, s.SetSession(key, "sess-c"))
-	rec, _, _ = s.GetSession(key)
+	must(t, s.StartSession(key, "sess-c", "", ""))
+	rec, _, _ = s.Session(key)
 	if rec.ResumeFailures != 0 {
 		t.Errorf("new id kept old failures: %+v", rec)
 	}
 
-	if err := s.SetSession(key, ""); err == nil {
+	if err := s.StartSession(key, "", "", ""); err == nil {
 		t.Error("empty session id accepted")
 	}
 	must(t, s.ClearSession(key))
 	// The current id is forgotten, not archived; sess-b, replaced by
 	// sess-c, stays in the history.
-	if rec, ok, _ := s.GetSession(key); ok || rec.SessionID != "" || len(rec.History) != 1 || rec.History[0].ID != "sess-b" {
+	if rec, ok, _ := s.Session(key); ok || rec.SessionID != "" || len(rec.History) != 1 || rec.History[0].ID != "sess-b" {
 		t.Errorf("after ClearSession: %+v ok=%v", rec, ok)
 	}
 	// A key with nothing to keep leaves no record.
-	must(t, s.SetSession("solo", "x"))
+	must(t, s.StartSession("solo", "x", "", ""))
 	must(t, s.ClearSession("solo"))
-	if rec, ok, _ := s.GetSession("solo"); ok || rec.SessionID != "" || len(rec.History) != 0 || !rec.Updated.IsZero() {
+	if rec, ok, _ := s.Session("solo"); ok || rec.SessionID != "" || len(rec.History) != 0 || !rec.Updated.IsZero() {
 		t.Errorf("solo after ClearSession: %+v", rec)
 	}
 }
@@ -132,7 +132,7 @@ func TestSessionHistory(t *testing.T) {
 	must(t, s.StartSession(key, "s1", "fix the login bug", "/code/api"))
 	must(t, s.StartSession(key, "s1", "later prompt", "/elsewhere")) // same session: kept as it was
 	must(t, s.StartSession(key, "s2", "write docs", "/code/web"))
-	rec, ok, err := s.GetSession(key)
+	rec, ok, err := s.Session(key)
 	must(t, err)
 	if !ok || rec.SessionID != "s2" || rec.Title != "write docs" || rec.WorkDir != "/code/web" || rec.Started.IsZero() {
 		t.Fatalf("current = %+v", rec)
@@ -144,27 +144,27 @@ func TestSessionHistory(t *testing.T) {
 	// /new archives; bringing s1 back makes it current and takes it out of
 	// the history, where s2 now is.
 	must(t, s.ArchiveSession(key))
-	if rec, ok, _ := s.GetSession(key); ok || len(rec.History) != 2 || rec.History[0].ID != "s2" {
+	if rec, ok, _ := s.Session(key); ok || len(rec.History) != 2 || rec.History[0].ID != "s2" {
 		t.Fatalf("after archive: %+v", rec)
 	}
 	must(t, s.StartSession(key, "s1", "fix the login bug", "/code/api"))
-	rec, _, _ = s.GetSession(key)
+	rec, _, _ = s.Session(key)
 	if rec.SessionID != "s1" || len(rec.History) != 1 || rec.History[0].ID != "s2" {
 		t.Fatalf("after bringing s1 back: %+v", rec)
 	}
 	// The history is bounded, newest first.
-	for i := range MaxHistory + 5 {
+	for i := range maxHistory + 5 {
 		must(t, s.StartSession(key, fmt.Sprintf("n%d", i), "", ""))
 	}
-	rec, _, _ = s.GetSession(key)
-	if len(rec.History) != MaxHistory || rec.History[0].ID != fmt.Sprintf("n%d", MaxHistory+3) {
+	rec, _, _ = s.Session(key)
+	if len(rec.History) != maxHistory || rec.History[0].ID != fmt.Sprintf("n%d", maxHistory+3) {
 		t.Errorf("bounded history: %d entries, newest %q", len(rec.History), rec.History[0].ID)
 	}
 }
 
 func TestCostSurvivesClearSession(t *testing.T) {
 	s := openTest(t)
-	must(t, s.SetSession("7", "A"))
+	must(t, s.StartSession("7", "A", "", ""))
 	_, err := s.RecordTurnCost("7", "A", 1.75, time.Now())
 	must(t, err)
 	if c, _ := s.Cost("7"); c != 1.75 {
@@ -182,12 +182,11 @@ func TestCostSurvivesClearSession(t *testing.T) {
 func TestKnownChats(t *testing.T) {
 	s := openTest(t)
 	must(t, s.SetModel("c", "m"))
-	must(t, s.SetSession("a", "x"))
+	must(t, s.StartSession("a", "x", "", ""))
 	_, err := s.RecordTurnCost("b", "z", 1, time.Now())
 	must(t, err)
-	_, err = s.EnqueuePrompt("d", Prompt{Text: "q"})
-	must(t, err)
-	must(t, s.SetSession("c", "y"))
+	must3(t)(s.AcceptUpdate(1, "d", &Prompt{Text: "q"}))
+	must(t, s.StartSession("c", "y", "", ""))
 	keys, err := s.KnownChats()
 	must(t, err)
 	if want := []string{"a", "b", "c", "d"}; !slices.Equal(keys, want) {
@@ -196,7 +195,7 @@ func TestKnownChats(t *testing.T) {
 }
 
 func TestOffsetAndHandledWindow(t *testing.T) {
-	s := openTest(t, WithHandledWindow(5))
+	s := openTest(t, withHandledWindow(5))
 	if off, err := s.Offset(); off != 0 || err != nil {
 		t.Fatalf("fresh offset = %d, %v", off, err)
 	}
@@ -206,9 +205,9 @@ func TestOffsetAndHandledWindow(t *testing.T) {
 	}
 
 	for id := int64(1); id <= 12; id++ {
-		fresh, err := s.MarkHandled(id)
+		_, fresh, err := s.AcceptUpdate(id, "", nil)
 		if err != nil || !fresh {
-			t.Fatalf("MarkHandled(%d) = %v, %v", id, fresh, err)
+			t.Fatalf("AcceptUpdate(%d) = %v, %v", id, fresh, err)
 		}
 	}
 	for id := int64(1); id <= 12; id++ {
@@ -218,13 +217,13 @@ func TestOffsetAndHandledWindow(t *testing.T) {
 			t.Errorf("Handled(%d) = %v, want %v", id, got, want)
 		}
 	}
-	if fresh, _ := s.MarkHandled(10); fresh {
+	if _, fresh, _ := s.AcceptUpdate(10, "", nil); fresh {
 		t.Error("re-marking a handled id reported fresh")
 	}
 	assertWindowSize(t, s, 5)
 
 	// Telegram may restart ids at a lower value: the window follows marking order.
-	if _, err := s.MarkHandled(3); err != nil {
+	if _, _, err := s.AcceptUpdate(3, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	if ok, _ := s.Handled(3); !ok {
@@ -241,7 +240,7 @@ func TestOffsetAndHandledWindow(t *testing.T) {
 
 func assertWindowSize(t *testing.T, s *Store, want int) {
 	t.Helper()
-	must(t, s.view(func(tx *Tx) error {
+	must(t, s.view(func(tx *txn) error {
 		for _, name := range [][]byte{bucketHandled, bucketHandSeq} {
 			if n := tx.tx.Bucket(name).Stats().KeyN; n != want {
 				t.Errorf("bucket %s holds %d keys, want %d", name, n, want)
@@ -260,7 +259,8 @@ func TestPromptQueue(t *testing.T) {
 	keys := []string{"-1009:0", "-1009:1", "-1009:0", "55", "-1009:1"}
 	var seqs []uint64
 	for i, k := range keys {
-		seq, err := s.EnqueuePrompt(k, mk(i))
+		p := mk(i)
+		seq, _, err := s.AcceptUpdate(p.UpdateID, k, &p)
 		must(t, err)
 		if len(seqs) > 0 && seq <= seqs[len(seqs)-1] {
 			t.Fatalf("sequence not increasing: %d after %v", seq, seqs)
@@ -268,11 +268,10 @@ func TestPromptQueue(t *testing.T) {
 		seqs = append(seqs, seq)
 	}
 
-	got, err := s.PendingPrompts("-1009:0")
-	must(t, err)
+	got := pendingOf(t, s, "-1009:0")
 	want := []QueuedPrompt{{Key: "-1009:0", Seq: seqs[0], Prompt: mk(0)}, {Key: "-1009:0", Seq: seqs[2], Prompt: mk(2)}}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("PendingPrompts = %+v\nwant %+v", got, want)
+		t.Fatalf("pending of -1009:0 = %+v\nwant %+v", got, want)
 	}
 	all, err := s.AllPendingPrompts()
 	must(t, err)
@@ -289,22 +288,27 @@ func TestPromptQueue(t *testing.T) {
 	must(t, s.DonePrompt("-1009:0", seqs[0])) // twice is fine
 	must(t, s.DonePrompt("55", seqs[1]))      // wrong key: nothing happens
 	must(t, s.DonePrompt("nobody", 1))
-	got, _ = s.PendingPrompts("-1009:0")
+	got = pendingOf(t, s, "-1009:0")
 	if len(got) != 1 || got[0].Seq != seqs[2] {
 		t.Fatalf("after DonePrompt: %+v", got)
 	}
 	must(t, s.DonePrompt("55", seqs[3]))
+	// Several at once (a turn of merged album items), the queue going with them.
+	must(t, s.DonePrompt("-1009:1", seqs[1], seqs[4]))
+	if got := pendingOf(t, s, "-1009:1"); len(got) != 0 {
+		t.Errorf("after DonePrompt of two: %+v", got)
+	}
 	if keys, _ := s.KnownChats(); slices.Contains(keys, "55") {
 		t.Errorf("emptied queue still makes key known: %v", keys)
 	}
-	if got, _ := s.PendingPrompts("55"); len(got) != 0 {
-		t.Errorf("PendingPrompts of emptied queue = %+v", got)
+	if got := pendingOf(t, s, "55"); len(got) != 0 {
+		t.Errorf("pending of emptied queue = %+v", got)
 	}
 }
 
 func TestLiveMessages(t *testing.T) {
 	clock := newTestClock()
-	s := openTest(t, WithClock(clock.Now))
+	s := openTest(t, withClock(clock.Now))
 	early := clock.Now().Add(-time.Hour)
 	must(t, s.AddLive(LiveMessage{Kind: LiveProgress, ChatID: -100, MessageID: 9, ThreadID: 3, SessionKey: "-100:3"}))
 	must(t, s.AddLive(LiveMessage{Kind: LivePrompt, ChatID: 5, MessageID: 9, SessionKey: "5", Created: early}))
@@ -335,9 +339,9 @@ func TestLiveMessages(t *testing.T) {
 func TestEverythingSurvivesReopen(t *testing.T) {
 	clock := newTestClock()
 	path := dbPath(t)
-	s := openAt(t, path, WithClock(clock.Now))
+	s := openAt(t, path, withClock(clock.Now))
 	must(t, s.SetModel("1", "sonnet"))
-	must(t, s.SetSession("1", "sess"))
+	must(t, s.StartSession("1", "sess", "", ""))
 	if _, err := s.RecordTurnCost("1", "sess", 0.5, clock.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -346,9 +350,9 @@ func TestEverythingSurvivesReopen(t *testing.T) {
 	must(t, s.AddLive(LiveMessage{Kind: LiveProgress, ChatID: 1, MessageID: 2, SessionKey: "1"}))
 	must(t, s.Close())
 
-	s = openAt(t, path, WithClock(clock.Now))
-	p, _ := s.GetPrefs("1")
-	rec, ok, _ := s.GetSession("1")
+	s = openAt(t, path, withClock(clock.Now))
+	p, _ := s.Prefs("1")
+	rec, ok, _ := s.Session("1")
 	cost, _ := s.Cost("1")
 	off, _ := s.Offset()
 	handled, _ := s.Handled(77)
@@ -360,33 +364,38 @@ func TestEverythingSurvivesReopen(t *testing.T) {
 			p, rec, ok, cost, off, handled, pending, live)
 	}
 	// Sequences keep increasing across restarts.
-	seq2, err := s.EnqueuePrompt("1", Prompt{Text: "next"})
+	seq2, _, err := s.AcceptUpdate(78, "1", &Prompt{Text: "next"})
 	must(t, err)
 	if seq2 <= seq {
 		t.Errorf("sequence after reopen %d <= %d", seq2, seq)
 	}
 }
 
-func TestUpdateRollsBackOnError(t *testing.T) {
+// A turn that cannot begin in full leaves everything as it was: its prompts stay queued, to
+// run after a restart, and no progress message is recorded.
+func TestBeginTurnRollsBackOnError(t *testing.T) {
 	s := openTest(t)
-	boom := errors.New("boom")
-	err := s.Update(func(tx *Tx) error {
-		if err := tx.SetOffset(50); err != nil {
-			return err
-		}
-		if err := tx.SetSession("k", "s"); err != nil {
-			return err
-		}
-		return boom
-	})
-	if !errors.Is(err, boom) || !strings.Contains(err.Error(), s.Path()) {
-		t.Fatalf("err = %v, want boom with the file name", err)
+	seq, _, err := s.AcceptUpdate(1, "k", &Prompt{Text: "run me"})
+	must(t, err)
+	// The prompts are removed first; the invalid live message fails after that, in the same
+	// transaction.
+	err = s.BeginTurn("k", []uint64{seq}, &LiveMessage{Kind: "banner", ChatID: 1, MessageID: 2, SessionKey: "k"})
+	if err == nil || !strings.Contains(err.Error(), s.path) {
+		t.Fatalf("err = %v, want an error naming the file", err)
 	}
-	if off, _ := s.Offset(); off != 0 {
-		t.Errorf("offset written despite rollback: %d", off)
+	if q := pendingOf(t, s, "k"); len(q) != 1 || q[0].Seq != seq {
+		t.Errorf("prompt removed despite rollback: %+v", q)
 	}
-	if _, ok, _ := s.GetSession("k"); ok {
-		t.Error("session written despite rollback")
+	if live, _ := s.ListLive(); len(live) != 0 {
+		t.Errorf("live message written despite rollback: %+v", live)
+	}
+
+	must(t, s.BeginTurn("k", []uint64{seq}, &LiveMessage{Kind: LiveProgress, ChatID: 1, MessageID: 2, SessionKey: "k"}))
+	if q := pendingOf(t, s, "k"); len(q) != 0 {
+		t.Errorf("prompt still queued after BeginTurn: %+v", q)
+	}
+	if live, _ := s.ListLive(); len(live) != 1 || live[0].MessageID != 2 {
+		t.Errorf("live after BeginTurn: %+v", live)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Sentinel errors; errors returned by Open and the Store methods match them with errors.Is.
+// Sentinel errors; errors returned by Open match them with errors.Is.
 var (
 	// ErrLocked: another process (or another Store in this process) holds the file.
 	ErrLocked = errors.New("state file is locked")
@@ -14,9 +14,10 @@ var (
 	ErrCorrupt = errors.New("state file is unreadable or corrupt")
 	// ErrNewerSchema: the file was written by a newer untether; it was left untouched.
 	ErrNewerSchema = errors.New("state file has a newer schema")
-	// ErrClosed: the Store was closed.
-	ErrClosed = errors.New("state store is closed")
 )
+
+// errClosed: the Store was closed. Only the package's tests tell it apart from other failures.
+var errClosed = errors.New("state store is closed")
 
 // fileError carries a full, user-facing sentence while still matching a sentinel (and the
 // underlying cause, if any) with errors.Is.

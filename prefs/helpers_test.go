@@ -82,3 +82,25 @@ func assertUnchanged(t *testing.T, path string, want []byte) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// The bot runs with a fixed clock source, handled window and resume failure limit; the tests
+// set them through these.
+func withClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+func withHandledWindow(n int) Option        { return func(o *options) { o.handledWindow = n } }
+func withMaxResumeFailures(n int) Option    { return func(o *options) { o.maxResumeFailures = n } }
+
+// pendingOf returns key's queued prompts, oldest first.
+func pendingOf(t *testing.T, s *Store, key string) []QueuedPrompt {
+	t.Helper()
+	all, err := s.AllPendingPrompts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []QueuedPrompt
+	for _, qp := range all {
+		if qp.Key == key {
+			out = append(out, qp)
+		}
+	}
+	return out
+}

@@ -34,7 +34,45 @@ func liveKey(chatID int64, messageID int) []byte {
 
 // AddLive records m, replacing any record for the same chat and message. A zero Created is set
 // to now.
-func (t *Tx) AddLive(m LiveMessage) error {
+func (s *Store) AddLive(m LiveMessage) error {
+	return s.update(func(tx *txn) error { return tx.addLive(m) })
+}
+
+// RemoveLive forgets the record of a message; a missing record is not an error.
+func (s *Store) RemoveLive(chatID int64, messageID int) error {
+	return s.update(func(tx *txn) error {
+		b, err := tx.bucket(bucketLive)
+		if err != nil {
+			return err
+		}
+		return b.Delete(liveKey(chatID, messageID))
+	})
+}
+
+// ListLive returns all live message records, oldest first.
+func (s *Store) ListLive() (out []LiveMessage, err error) {
+	err = s.view(func(tx *txn) error {
+		b, err := tx.bucket(bucketLive)
+		if err != nil {
+			return err
+		}
+		return b.ForEach(func(k, _ []byte) error {
+			var m LiveMessage
+			if _, err := getJSON(b, k, &m); err != nil {
+				return err
+			}
+			out = append(out, m)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b LiveMessage) int { return a.Created.Compare(b.Created) })
+	return out, nil
+}
+
+func (t *txn) addLive(m LiveMessage) error {
 	if m.Kind != LiveProgress && m.Kind != LivePrompt {
 		return fmt.Errorf("invalid live message kind %q", m.Kind)
 	}
@@ -46,51 +84,4 @@ func (t *Tx) AddLive(m LiveMessage) error {
 		return err
 	}
 	return putJSON(b, liveKey(m.ChatID, m.MessageID), m)
-}
-
-// RemoveLive forgets the record of a message; a missing record is not an error.
-func (t *Tx) RemoveLive(chatID int64, messageID int) error {
-	b, err := t.bucket(bucketLive)
-	if err != nil {
-		return err
-	}
-	return b.Delete(liveKey(chatID, messageID))
-}
-
-// ListLive returns all live message records, oldest first.
-func (t *Tx) ListLive() ([]LiveMessage, error) {
-	b, err := t.bucket(bucketLive)
-	if err != nil {
-		return nil, err
-	}
-	var out []LiveMessage
-	err = b.ForEach(func(k, _ []byte) error {
-		var m LiveMessage
-		if _, err := getJSON(b, k, &m); err != nil {
-			return err
-		}
-		out = append(out, m)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	slices.SortStableFunc(out, func(a, b LiveMessage) int { return a.Created.Compare(b.Created) })
-	return out, nil
-}
-
-// AddLive records a live message.
-func (s *Store) AddLive(m LiveMessage) error {
-	return s.Update(func(tx *Tx) error { return tx.AddLive(m) })
-}
-
-// RemoveLive forgets a live message record.
-func (s *Store) RemoveLive(chatID int64, messageID int) error {
-	return s.Update(func(tx *Tx) error { return tx.RemoveLive(chatID, messageID) })
-}
-
-// ListLive returns all live message records, oldest first.
-func (s *Store) ListLive() (ms []LiveMessage, err error) {
-	err = s.view(func(tx *Tx) error { ms, err = tx.ListLive(); return err })
-	return ms, err
 }

@@ -154,7 +154,7 @@ func TestLockHeldByOtherProcessNamesItsPidAndIsReleasedOnClose(t *testing.T) {
 		t.Fatalf("helper exit: %v", err)
 	}
 	s := openAt(t, path, WithLockTimeout(helperTimeout))
-	o, ok := readOwner(s.Path())
+	o, ok := readOwner(s.path)
 	if !ok || o.PID != os.Getpid() {
 		t.Errorf("owner note after takeover = %+v (readable %v), want our pid %d", o, ok, os.Getpid())
 	}
@@ -199,7 +199,7 @@ func TestContextDeadlineBoundsLockWait(t *testing.T) {
 func TestLockedWithoutOwnerNoteStillNamesFile(t *testing.T) {
 	path := dbPath(t)
 	s := openAt(t, path)
-	if err := os.Remove(ownerPath(s.Path())); err != nil {
+	if err := os.Remove(ownerPath(s.path)); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Open(context.Background(), path, WithLockTimeout(0), WithLogger(quietLogger()))
@@ -219,7 +219,7 @@ func TestStaleOwnerNoteDoesNotBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = openAt(t, path, WithLockTimeout(0))
-	if o, ok := readOwner(s.Path()); !ok || o.PID != os.Getpid() {
+	if o, ok := readOwner(s.path); !ok || o.PID != os.Getpid() {
 		t.Errorf("owner note = %+v (readable %v), want ours", o, ok)
 	}
 }

@@ -18,8 +18,8 @@ import (
 func TestOpenCreatesDirAndFileWithPrivateModes(t *testing.T) {
 	path := dbPath(t)
 	s := openAt(t, path)
-	if s.Path() != path {
-		t.Errorf("Path() = %q, want %q", s.Path(), path)
+	if s.path != path {
+		t.Errorf("Path() = %q, want %q", s.path, path)
 	}
 	for p, want := range map[string]os.FileMode{filepath.Dir(path): 0o700, path: 0o600, ownerPath(path): 0o600} {
 		fi, err := os.Stat(p)
@@ -35,8 +35,8 @@ func TestOpenCreatesDirAndFileWithPrivateModes(t *testing.T) {
 func TestPathIsAbsolute(t *testing.T) {
 	t.Chdir(t.TempDir())
 	s := openAt(t, "rel/untether.db")
-	if !filepath.IsAbs(s.Path()) || !strings.HasSuffix(s.Path(), "rel/untether.db") {
-		t.Errorf("Path() = %q, want absolute path ending in rel/untether.db", s.Path())
+	if !filepath.IsAbs(s.path) || !strings.HasSuffix(s.path, "rel/untether.db") {
+		t.Errorf("Path() = %q, want absolute path ending in rel/untether.db", s.path)
 	}
 }
 
@@ -55,11 +55,11 @@ func TestCloseIsIdempotentAndRemovesOwnerNote(t *testing.T) {
 	if _, err := os.Stat(ownerPath(path)); !os.IsNotExist(err) {
 		t.Errorf("owner note still there after Close (stat err %v)", err)
 	}
-	if _, err := s.GetPrefs("1"); !errors.Is(err, ErrClosed) {
-		t.Errorf("GetPrefs after Close: err = %v, want ErrClosed", err)
+	if _, err := s.Prefs("1"); !errors.Is(err, errClosed) {
+		t.Errorf("GetPrefs after Close: err = %v, want errClosed", err)
 	}
-	if err := s.SetOffset(5); !errors.Is(err, ErrClosed) {
-		t.Errorf("SetOffset after Close: err = %v, want ErrClosed", err)
+	if err := s.SetOffset(5); !errors.Is(err, errClosed) {
+		t.Errorf("SetOffset after Close: err = %v, want errClosed", err)
 	}
 }
 
@@ -151,13 +151,13 @@ func TestMigratesVersionZeroFile(t *testing.T) {
 			if _, err := s.RecordTurnCost("42", "sess", 1, time.Now()); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.SetSession("42", "sess"); err != nil {
+			if err := s.StartSession("42", "sess", "", ""); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.AddLive(LiveMessage{Kind: LivePrompt, ChatID: 42, MessageID: 1}); err != nil {
 				t.Fatal(err)
 			}
-			p, err := s.GetPrefs("42")
+			p, err := s.Prefs("42")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -49,8 +49,8 @@ func (s *Store) RecordTurnCost(key, sessionID string, total float64, now time.Ti
 		return 0, nil
 	}
 	var before float64
-	err = s.Update(func(tx *Tx) error {
-		rec, _, err := tx.Session(key)
+	err = s.update(func(tx *txn) error {
+		rec, _, err := tx.session(key)
 		if err != nil {
 			return err
 		}
@@ -86,7 +86,7 @@ func (s *Store) RecordTurnCost(key, sessionID string, total float64, now time.Ti
 }
 
 // keepTotal stores id's total and forgets the totals of sessions the record
-// no longer holds (beyond MaxHistory): those can no longer be resumed.
+// no longer holds (beyond maxHistory): those can no longer be resumed.
 func (rec *SessionRecord) keepTotal(id string, total float64) {
 	if rec.Totals == nil {
 		rec.Totals = map[string]float64{}
@@ -102,7 +102,7 @@ func (rec *SessionRecord) keepTotal(id string, total float64) {
 
 // addSpend adds usd to the total of day's date. Days older than a month
 // are dropped.
-func (t *Tx) addSpend(day time.Time, usd float64) error {
+func (t *txn) addSpend(day time.Time, usd float64) error {
 	b, err := t.bucket(bucketState)
 	if err != nil {
 		return err
@@ -131,7 +131,7 @@ func dropOldSpend(b *bolt.Bucket, oldest []byte) error {
 
 // Spend returns the total recorded for day's date (0 if none).
 func (s *Store) Spend(day time.Time) (total float64, err error) {
-	err = s.view(func(tx *Tx) error {
+	err = s.view(func(tx *txn) error {
 		b, err := tx.bucket(bucketState)
 		if err != nil {
 			return err

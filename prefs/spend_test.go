@@ -24,7 +24,7 @@ func TestRecordTurnCostIsTheIncrease(t *testing.T) {
 	path := dbPath(t)
 	s := openAt(t, path)
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.Local)
-	must(t, s.SetSession("7", "A"))
+	must(t, s.StartSession("7", "A", "", ""))
 	for i, total := range []float64{0.05, 0.10, 0.15} {
 		if c := record(t, s, "7", "A", total, now); !near(c, 0.05) {
 			t.Errorf("turn %d (total %v) cost %v, want 0.05", i+1, total, c)
@@ -38,7 +38,7 @@ func TestRecordTurnCostIsTheIncrease(t *testing.T) {
 	}
 	// /new, then a fresh session B starting at 0.
 	must(t, s.ArchiveSession("7"))
-	must(t, s.SetSession("7", "B"))
+	must(t, s.StartSession("7", "B", "", ""))
 	if c := record(t, s, "7", "B", 0.03, now); !near(c, 0.03) {
 		t.Errorf("first turn of a new session cost %v, want 0.03", c)
 	}
@@ -60,7 +60,7 @@ func TestRecordTurnCostIsTheIncrease(t *testing.T) {
 func TestRecordTurnCostOddTotals(t *testing.T) {
 	s := openTest(t)
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.Local)
-	must(t, s.SetSession("7", "A"))
+	must(t, s.StartSession("7", "A", "", ""))
 	record(t, s, "7", "A", 0.30, now)
 	// No usable figure (a crash result is zeroed): free, baseline kept.
 	for _, bad := range []float64{0, -1, math.NaN(), math.Inf(1)} {
@@ -90,14 +90,14 @@ func TestRecordTurnCostOddTotals(t *testing.T) {
 func TestRecordTurnCostBounded(t *testing.T) {
 	s := openTest(t)
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.Local)
-	for i := range MaxHistory + 5 {
+	for i := range maxHistory + 5 {
 		id := string(rune('a' + i))
-		must(t, s.SetSession("7", id))
+		must(t, s.StartSession("7", id, "", ""))
 		record(t, s, "7", id, 0.01, now)
 	}
-	rec, _, _ := s.GetSession("7")
-	if len(rec.Totals) != MaxHistory+1 {
-		t.Errorf("%d totals kept, want %d", len(rec.Totals), MaxHistory+1)
+	rec, _, _ := s.Session("7")
+	if len(rec.Totals) != maxHistory+1 {
+		t.Errorf("%d totals kept, want %d", len(rec.Totals), maxHistory+1)
 	}
 	if _, ok := rec.Totals[rec.History[len(rec.History)-1].ID]; !ok {
 		t.Error("the oldest resumable session lost its total")

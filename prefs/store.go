@@ -1,9 +1,28 @@
-// Package prefs owns the bot's single bbolt state file: per-chat preferences, Claude session ids,
-// the Telegram update offset and handled-update window, the durable queue of accepted prompts, and
-// records of live Telegram messages that must be cleaned up after a restart.
+// Package prefs is the bot's whole durable state: what the bot remembers across a restart is in
+// this one bbolt file (files users send are saved as files, not here). Despite its name it holds
+// far more than preferences:
 //
-// Every write is one bbolt transaction, so a crash leaves either the old or the new state. Opening
-// never modifies a file it cannot fully read: a corrupt file is reported, not replaced.
+//   - prefs: each session key's own settings (plan mode, model, verbose, working directory);
+//   - sessions: each session key's current Claude session id, its /sessions history, resume
+//     failures, and the running cost totals Claude Code last reported per session;
+//   - costs: each session key's total spend in USD;
+//   - daily spend: the spend of each of the last 31 days, for the daily budget;
+//   - the update offset and the window of recently handled update ids;
+//   - the prompt queue: prompts accepted from Telegram whose turn has not begun;
+//   - live messages: progress and approval messages to mark "interrupted" after a restart;
+//   - cooldowns: each session key's plan cooldown;
+//   - the schema version, migrated forward on Open.
+//
+// Per-chat data is keyed by the session key the bot forms ("chatid" or "chatid:threadid").
+//
+// Guarantees. Every Store method is one bbolt transaction, committed (and synced to disk) before
+// it returns: a crash leaves either all of a method's writes or none of them. Steps that must not
+// be separated are one method: AcceptUpdate (handled, offset and queued prompt), BeginTurn
+// (prompts done and progress message live), RecordTurnCost (session total, chat cost and daily
+// spend), DonePrompt of several prompts. Reads see one consistent snapshot. Methods are safe for
+// concurrent use; writers are serialised. One process at a time holds the file (flock), and
+// Open never modifies a file it cannot fully read: a corrupt or newer file is reported, not
+// replaced.
 package prefs
 
 import (
@@ -30,27 +49,19 @@ const (
 // Option adjusts Open.
 type Option func(*options)
 
+// The clock, the handled window and the resume failure limit are fixed for the bot; the
+// package's tests set them directly.
 type options struct {
 	lockTimeout       time.Duration
-	now               func() time.Time
-	handledWindow     int
-	maxResumeFailures int
+	now               func() time.Time // timestamps the store records
+	handledWindow     int              // how many recently handled update ids are remembered
+	maxResumeFailures int              // failed resumes of one session id before it is dropped
 	log               *slog.Logger
 }
 
 // WithLockTimeout bounds how long Open waits for another holder of the file to let go.
 // A value <= 0 means: do not wait at all.
 func WithLockTimeout(d time.Duration) Option { return func(o *options) { o.lockTimeout = d } }
-
-// WithClock replaces time.Now for the timestamps the store records.
-func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
-
-// WithHandledWindow sets how many recently handled update ids are remembered (default 1000).
-func WithHandledWindow(n int) Option { return func(o *options) { o.handledWindow = n } }
-
-// WithMaxResumeFailures sets after how many failed resumes of the same session id the id is
-// dropped (default 2).
-func WithMaxResumeFailures(n int) Option { return func(o *options) { o.maxResumeFailures = n } }
 
 // WithLogger sets the logger for the few things worth telling (migrations).
 func WithLogger(l *slog.Logger) Option {
@@ -63,7 +74,7 @@ func WithLogger(l *slog.Logger) Option {
 
 // Store is the open state file. All methods are safe for concurrent use.
 type Store struct {
-	path string
+	path string // absolute, so errors and the owner note stay right if the process changes directory
 	opts options
 
 	mu     sync.Mutex // guards closed; bbolt itself serializes transactions
@@ -138,9 +149,6 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	return s, nil
 }
-
-// Path returns the absolute path of the state file.
-func (s *Store) Path() string { return s.path }
 
 // Close releases the file. Calling it again is a no-op. It waits for transactions in flight.
 func (s *Store) Close() error {

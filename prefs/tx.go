@@ -11,34 +11,34 @@ import (
 	berrors "go.etcd.io/bbolt/errors"
 )
 
-// Tx is one transaction on the store, handed to the function given to Store.Update. Everything
-// done through it commits together or not at all. It must not be kept after the function returns.
-type Tx struct {
+// txn is one transaction on the store. The steps a Store method takes through it commit together
+// or not at all; it is never kept after the method returns, and never leaves the package: an
+// operation that needs several steps at once is a Store method of its own.
+type txn struct {
 	tx *bolt.Tx
 	s  *Store
 }
 
-// Update runs fn in a single read-write transaction: if fn returns an error (or panics), nothing
-// it did is kept. Use it to combine steps atomically; the Store's own write methods are each one
-// Update. fn must use only tx, never the Store's methods (that would deadlock), and should be
-// quick: writers queue behind it.
-func (s *Store) Update(fn func(tx *Tx) error) error {
+// update runs fn in a single read-write transaction: if fn returns an error (or panics), nothing
+// it did is kept. fn must use only tx, never the Store's methods (that would deadlock), and
+// should be quick: writers queue behind it.
+func (s *Store) update(fn func(tx *txn) error) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	err := s.db.Update(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx, s: s}) })
+	err := s.db.Update(func(btx *bolt.Tx) error { return fn(&txn{tx: btx, s: s}) })
 	if err == nil {
 		s.commits.Add(1)
 	}
 	return s.wrap(err)
 }
 
-// view runs fn in a read-only transaction; the Tx write methods fail inside it.
-func (s *Store) view(fn func(tx *Tx) error) error {
+// view runs fn in a read-only transaction; the txn write methods fail inside it.
+func (s *Store) view(fn func(tx *txn) error) error {
 	if err := s.check(); err != nil {
 		return err
 	}
-	err := s.db.View(func(btx *bolt.Tx) error { return fn(&Tx{tx: btx, s: s}) })
+	err := s.db.View(func(btx *bolt.Tx) error { return fn(&txn{tx: btx, s: s}) })
 	return s.wrap(err)
 }
 
@@ -46,7 +46,7 @@ func (s *Store) check() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return fmt.Errorf("state file %s: %w", s.path, ErrClosed)
+		return fmt.Errorf("state file %s: %w", s.path, errClosed)
 	}
 	return nil
 }
@@ -57,7 +57,7 @@ func (s *Store) wrap(err error) error {
 		return nil
 	case errors.Is(err, berrors.ErrDatabaseNotOpen):
 		// Close raced with this call.
-		return fmt.Errorf("state file %s: %w", s.path, ErrClosed)
+		return fmt.Errorf("state file %s: %w", s.path, errClosed)
 	default:
 		return fmt.Errorf("state file %s: %w", s.path, err)
 	}
@@ -65,7 +65,7 @@ func (s *Store) wrap(err error) error {
 
 // bucket returns a top-level bucket; they all exist after migration, so absence means the file
 // was tampered with while open.
-func (t *Tx) bucket(name []byte) (*bolt.Bucket, error) {
+func (t *txn) bucket(name []byte) (*bolt.Bucket, error) {
 	b := t.tx.Bucket(name)
 	if b == nil {
 		return nil, fmt.Errorf("bucket %s missing", name)

@@ -47,7 +47,108 @@ type QueuedPrompt struct {
 }
 
 // Offset returns the stored Telegram getUpdates offset (0 if none).
-func (t *Tx) Offset() (int64, error) {
+func (s *Store) Offset() (offset int64, err error) {
+	err = s.view(func(tx *txn) error { offset, err = tx.offset(); return err })
+	return offset, err
+}
+
+// SetOffset stores the Telegram getUpdates offset as given.
+func (s *Store) SetOffset(offset int64) error {
+	return s.update(func(tx *txn) error { return tx.setOffset(offset) })
+}
+
+// Handled reports whether updateID is in the window of recently handled updates.
+func (s *Store) Handled(updateID int64) (ok bool, err error) {
+	err = s.view(func(tx *txn) error { ok, err = tx.handled(updateID); return err })
+	return ok, err
+}
+
+// AcceptUpdate is the poller's single durable step per update: it marks updateID handled, sets
+// the offset to updateID+1 and, if p is not nil and the update is fresh, queues p under key.
+// seq is the queued prompt's sequence number (0 when nothing was queued); fresh is false if the
+// update had already been handled, in which case only the offset is written.
+//
+// The handled window keeps the most recent 1000 ids in the order they were accepted, not by
+// their value, and the offset is set, not raised: updates are accepted in the order they arrive,
+// and Telegram may start ids afresh at a lower value after a quiet week.
+func (s *Store) AcceptUpdate(updateID int64, key string, p *Prompt) (seq uint64, fresh bool, err error) {
+	err = s.update(func(tx *txn) error {
+		if fresh, err = tx.markHandled(updateID); err != nil {
+			return err
+		}
+		if err := tx.setOffset(updateID + 1); err != nil {
+			return err
+		}
+		if !fresh || p == nil {
+			return nil
+		}
+		seq, err = tx.enqueuePrompt(key, *p)
+		return err
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	return seq, fresh, nil
+}
+
+// AllPendingPrompts returns every queued prompt of every session key, oldest first. Sequence
+// numbers are unique across the store and increase with the order prompts were accepted, also
+// across restarts.
+func (s *Store) AllPendingPrompts() (ps []QueuedPrompt, err error) {
+	err = s.view(func(tx *txn) error { ps, err = tx.allPendingPrompts(); return err })
+	return ps, err
+}
+
+// EditPrompt replaces the text of a queued prompt (the user edited the message before it ran).
+// found is false when it is no longer queued.
+func (s *Store) EditPrompt(key string, seq uint64, text string) (found bool, err error) {
+	if err := checkKey(key); err != nil {
+		return false, err
+	}
+	err = s.update(func(tx *txn) error {
+		all, err := tx.bucket(bucketPrompts)
+		if err != nil {
+			return err
+		}
+		q := all.Bucket([]byte(key))
+		if q == nil || q.Get(u64(seq)) == nil {
+			return nil
+		}
+		var p Prompt
+		if err := json.Unmarshal(q.Get(u64(seq)), &p); err != nil {
+			return fmt.Errorf("prompt %d of %q: %w", seq, key, err)
+		}
+		p.Text = text
+		found = true
+		return putJSON(q, u64(seq), p)
+	})
+	return found, err
+}
+
+// DonePrompt removes finished (or abandoned) prompts from key's queue, all of them or none;
+// removing one that is not there is not an error.
+func (s *Store) DonePrompt(key string, seqs ...uint64) error {
+	return s.update(func(tx *txn) error { return tx.donePrompts(key, seqs) })
+}
+
+// BeginTurn is the step between a prompt and Claude: it removes the turn's prompts (seqs) from
+// key's queue and, if live is not nil, records the turn's progress message as live, in one
+// transaction. A crash before it leaves the prompts queued, to run after the restart; a crash
+// after it leaves a live message to be marked interrupted. So a prompt is never lost silently
+// and never run twice.
+func (s *Store) BeginTurn(key string, seqs []uint64, live *LiveMessage) error {
+	return s.update(func(tx *txn) error {
+		if err := tx.donePrompts(key, seqs); err != nil {
+			return err
+		}
+		if live == nil {
+			return nil
+		}
+		return tx.addLive(*live)
+	})
+}
+
+func (t *txn) offset() (int64, error) {
 	b, err := t.bucket(bucketState)
 	if err != nil {
 		return 0, err
@@ -63,8 +164,7 @@ func (t *Tx) Offset() (int64, error) {
 	return int64(v), nil
 }
 
-// SetOffset stores the Telegram getUpdates offset as given.
-func (t *Tx) SetOffset(offset int64) error {
+func (t *txn) setOffset(offset int64) error {
 	b, err := t.bucket(bucketState)
 	if err != nil {
 		return err
@@ -72,8 +172,7 @@ func (t *Tx) SetOffset(offset int64) error {
 	return b.Put(keyOffset, u64(uint64(offset)))
 }
 
-// Handled reports whether updateID is in the window of recently handled updates.
-func (t *Tx) Handled(updateID int64) (bool, error) {
+func (t *txn) handled(updateID int64) (bool, error) {
 	b, err := t.bucket(bucketHandled)
 	if err != nil {
 		return false, err
@@ -81,10 +180,10 @@ func (t *Tx) Handled(updateID int64) (bool, error) {
 	return b.Get(u64(uint64(updateID))) != nil, nil
 }
 
-// MarkHandled adds updateID to the handled window and forgets the oldest entries beyond the
+// markHandled adds updateID to the handled window and forgets the oldest entries beyond the
 // window size. fresh is false if it was already there. The window is kept in the order ids were
 // marked, not by their value: Telegram restarts update ids at random after a quiet week.
-func (t *Tx) MarkHandled(updateID int64) (fresh bool, err error) {
+func (t *txn) markHandled(updateID int64) (fresh bool, err error) {
 	handled, err := t.bucket(bucketHandled)
 	if err != nil {
 		return false, err
@@ -130,8 +229,8 @@ func (t *Tx) MarkHandled(updateID int64) (fresh bool, err error) {
 	return true, nil
 }
 
-// EnqueuePrompt stores p in key's pending queue and returns its sequence number.
-func (t *Tx) EnqueuePrompt(key string, p Prompt) (seq uint64, err error) {
+// enqueuePrompt stores p in key's pending queue and returns its sequence number.
+func (t *txn) enqueuePrompt(key string, p Prompt) (seq uint64, err error) {
 	if err := checkKey(key); err != nil {
 		return 0, err
 	}
@@ -150,20 +249,7 @@ func (t *Tx) EnqueuePrompt(key string, p Prompt) (seq uint64, err error) {
 	return seq, putJSON(q, u64(seq), p)
 }
 
-// PendingPrompts returns key's queued prompts, oldest first.
-func (t *Tx) PendingPrompts(key string) ([]QueuedPrompt, error) {
-	if err := checkKey(key); err != nil {
-		return nil, err
-	}
-	all, err := t.bucket(bucketPrompts)
-	if err != nil {
-		return nil, err
-	}
-	return appendQueue(nil, all, key)
-}
-
-// AllPendingPrompts returns every queued prompt of every session key, oldest first.
-func (t *Tx) AllPendingPrompts() ([]QueuedPrompt, error) {
+func (t *txn) allPendingPrompts() ([]QueuedPrompt, error) {
 	all, err := t.bucket(bucketPrompts)
 	if err != nil {
 		return nil, err
@@ -203,39 +289,8 @@ func appendQueue(out []QueuedPrompt, all *bolt.Bucket, key string) ([]QueuedProm
 	return out, err
 }
 
-// EditPrompt replaces the text of a queued prompt (the user edited the
-// message before it ran). found is false when it is no longer queued.
-func (t *Tx) EditPrompt(key string, seq uint64, text string) (found bool, err error) {
-	if err := checkKey(key); err != nil {
-		return false, err
-	}
-	all, err := t.bucket(bucketPrompts)
-	if err != nil {
-		return false, err
-	}
-	q := all.Bucket([]byte(key))
-	if q == nil || q.Get(u64(seq)) == nil {
-		return false, nil
-	}
-	var p Prompt
-	if err := json.Unmarshal(q.Get(u64(seq)), &p); err != nil {
-		return false, fmt.Errorf("prompt %d of %q: %w", seq, key, err)
-	}
-	p.Text = text
-	return true, putJSON(q, u64(seq), p)
-}
-
-// EditPrompt is Tx.EditPrompt in its own transaction.
-func (s *Store) EditPrompt(key string, seq uint64, text string) (found bool, err error) {
-	err = s.Update(func(tx *Tx) error {
-		found, err = tx.EditPrompt(key, seq, text)
-		return err
-	})
-	return found, err
-}
-
-// DonePrompt removes a prompt from key's queue; removing one that is not there is not an error.
-func (t *Tx) DonePrompt(key string, seq uint64) error {
+// donePrompts removes seqs from key's queue, and the queue itself once it is empty.
+func (t *txn) donePrompts(key string, seqs []uint64) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
@@ -247,8 +302,10 @@ func (t *Tx) DonePrompt(key string, seq uint64) error {
 	if q == nil {
 		return nil
 	}
-	if err := q.Delete(u64(seq)); err != nil {
-		return fmt.Errorf("remove prompt %d of %q: %w", seq, key, err)
+	for _, seq := range seqs {
+		if err := q.Delete(u64(seq)); err != nil {
+			return fmt.Errorf("remove prompt %d of %q: %w", seq, key, err)
+		}
 	}
 	if k, _ := q.Cursor().First(); k == nil {
 		// An empty queue should not keep the key "known".
@@ -257,80 +314,4 @@ func (t *Tx) DonePrompt(key string, seq uint64) error {
 		}
 	}
 	return nil
-}
-
-// AcceptUpdate is the poller's single durable step per update: it marks updateID handled, sets
-// the offset to updateID+1 and, if p is not nil and the update is fresh, queues p under key.
-// seq is the queued prompt's sequence number (0 when nothing was queued); fresh is false if the
-// update had already been handled, in which case only the offset is written.
-//
-// The offset is set, not raised: updates are accepted in the order they arrive, and Telegram may
-// start ids afresh at a lower value.
-func (t *Tx) AcceptUpdate(updateID int64, key string, p *Prompt) (seq uint64, fresh bool, err error) {
-	if fresh, err = t.MarkHandled(updateID); err != nil {
-		return 0, false, err
-	}
-	if err := t.SetOffset(updateID + 1); err != nil {
-		return 0, false, err
-	}
-	if !fresh || p == nil {
-		return 0, fresh, nil
-	}
-	seq, err = t.EnqueuePrompt(key, *p)
-	return seq, true, err
-}
-
-// The Store methods below are one transaction each.
-
-// Offset returns the stored getUpdates offset (0 if none).
-func (s *Store) Offset() (offset int64, err error) {
-	err = s.view(func(tx *Tx) error { offset, err = tx.Offset(); return err })
-	return offset, err
-}
-
-// SetOffset stores the getUpdates offset.
-func (s *Store) SetOffset(offset int64) error {
-	return s.Update(func(tx *Tx) error { return tx.SetOffset(offset) })
-}
-
-// Handled reports whether updateID is in the recently handled window.
-func (s *Store) Handled(updateID int64) (ok bool, err error) {
-	err = s.view(func(tx *Tx) error { ok, err = tx.Handled(updateID); return err })
-	return ok, err
-}
-
-// MarkHandled adds updateID to the handled window; fresh is false if it was already there.
-func (s *Store) MarkHandled(updateID int64) (fresh bool, err error) {
-	err = s.Update(func(tx *Tx) error { fresh, err = tx.MarkHandled(updateID); return err })
-	return fresh, err
-}
-
-// AcceptUpdate marks updateID handled, sets the offset and queues p, all in one transaction;
-// see Tx.AcceptUpdate.
-func (s *Store) AcceptUpdate(updateID int64, key string, p *Prompt) (seq uint64, fresh bool, err error) {
-	err = s.Update(func(tx *Tx) error { seq, fresh, err = tx.AcceptUpdate(updateID, key, p); return err })
-	return seq, fresh, err
-}
-
-// EnqueuePrompt queues p under key and returns its sequence number.
-func (s *Store) EnqueuePrompt(key string, p Prompt) (seq uint64, err error) {
-	err = s.Update(func(tx *Tx) error { seq, err = tx.EnqueuePrompt(key, p); return err })
-	return seq, err
-}
-
-// PendingPrompts returns key's queued prompts, oldest first.
-func (s *Store) PendingPrompts(key string) (ps []QueuedPrompt, err error) {
-	err = s.view(func(tx *Tx) error { ps, err = tx.PendingPrompts(key); return err })
-	return ps, err
-}
-
-// AllPendingPrompts returns every queued prompt, oldest first across session keys.
-func (s *Store) AllPendingPrompts() (ps []QueuedPrompt, err error) {
-	err = s.view(func(tx *Tx) error { ps, err = tx.AllPendingPrompts(); return err })
-	return ps, err
-}
-
-// DonePrompt removes a finished (or abandoned) prompt from key's queue.
-func (s *Store) DonePrompt(key string, seq uint64) error {
-	return s.Update(func(tx *Tx) error { return tx.DonePrompt(key, seq) })
 }

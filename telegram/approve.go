@@ -55,7 +55,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 	var kb view.Keyboard
 	var at view.Attached
 	workDir := b.settings(a.key).WorkDir // paths are shown relative to it
-	now := b.now()
+	now := time.Now()
 	replyTo := t.progressID
 	if replyTo == 0 {
 		replyTo = t.qp.MessageID
@@ -73,7 +73,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 				at.Sent, replyTo = true, id
 			}
 		}
-		parts = view.PromptTextAttached(p, workDir, b.now(), at) // the file may have taken a while
+		parts = view.PromptTextAttached(p, workDir, time.Now(), at) // the file may have taken a while
 		kb = view.PromptKeyboardAttached(p, prefixApproval, at)
 	}
 	key := promptKey{a.key, p.Request.RequestID}
@@ -95,7 +95,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 	// Recorded before anyone can resolve it through the book, so the
 	// record is always removed after it is added.
 	if err := b.store.AddLive(prefs.LiveMessage{Kind: prefs.LivePrompt, ChatID: a.place.ChatID, MessageID: last,
-		ThreadID: a.place.Thread, SessionKey: a.key, Created: b.now()}); err != nil {
+		ThreadID: a.place.Thread, SessionKey: a.key, Created: time.Now()}); err != nil {
 		b.log.Warn("could not record prompt message", "chat_id", a.place.ChatID, "err", err)
 	}
 	// The user sees the buttons as soon as Telegram has the message, which

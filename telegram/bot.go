@@ -87,14 +87,15 @@ type Config struct {
 	// PressBurst is how many buttons an allowed user may press back to
 	// back, then one a second; default 30, negative: no limit (benchmarks).
 	PressBurst int
+	// Transport carries every Bot API call and file download; nil is Go's
+	// default. Tests give tgtest's in-memory one, which lets the bot run
+	// inside a testing/synctest bubble (no sockets, the bubble's clock).
+	Transport http.RoundTripper
 	// Outbox overrides the outbox pacing (zero values are the defaults).
 	Outbox outbox.Options
 	// Secrets are removed, like the token, from every text the bot sends
 	// (see redact.go): API keys from the environment, say.
 	Secrets []string
-	// Now is the clock of the plan cooldown and of times shown in messages;
-	// nil is time.Now. Tests inject one to step over cooldown windows.
-	Now func() time.Time
 }
 
 func (c *Config) defaults() {
@@ -152,7 +153,6 @@ type Bot struct {
 	out      *outbox.Outbox
 	broker   *approvals.Broker
 	pool     *pool
-	now      func() time.Time
 
 	allowedUsers map[int64]bool
 	allowedChats map[int64]bool
@@ -199,7 +199,6 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		engine:       engine,
 		store:        store,
 		redactor:     redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
-		now:          time.Now,
 		allowedUsers: set(cfg.AllowedUsers),
 		allowedChats: set(cfg.AllowedChats),
 		actors:       map[string]*actor{},
@@ -207,20 +206,21 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		accounts:     newAccounts(accountsKept, cfg.PressBurst),
 	}
 	b.lanes = newLanes(b, cfg.CommandWait)
-	// The outbox runs up to MaxInFlight calls at once; the default transport
-	// keeps only 2 idle connections per host, so every busier moment would
-	// open (and TLS-handshake) new ones.
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 16
+	tr := cfg.Transport
+	if tr == nil {
+		// The outbox runs up to MaxInFlight calls at once; the default
+		// transport keeps only 2 idle connections per host, so every busier
+		// moment would open (and TLS-handshake) new ones.
+		def := http.DefaultTransport.(*http.Transport).Clone()
+		def.MaxIdleConnsPerHost = 16
+		tr = def
+	}
 	opts := []tgbot.Option{
 		tgbot.WithSkipGetMe(),
 		tgbot.WithHTTPClient(cfg.PollTimeout+10*time.Second, &http.Client{Timeout: cfg.PollTimeout + 10*time.Second, Transport: tr}),
 	}
 	if cfg.APIURL != "" {
 		opts = append(opts, tgbot.WithServerURL(strings.TrimRight(cfg.APIURL, "/")))
-	}
-	if cfg.Now != nil {
-		b.now = cfg.Now
 	}
 	client, err := tgbot.New(cfg.Token, opts...)
 	if err != nil {
@@ -322,7 +322,7 @@ func (b *Bot) shutdown() {
 // saved from now on: a model that keeps coming back too soon must not get
 // a fresh start because the bot restarted.
 func (b *Bot) storedCooldown() *cooldown.Tracker {
-	cool := cooldown.New(b.cfg.CooldownBase, b.cfg.CooldownMax, b.now)
+	cool := cooldown.New(b.cfg.CooldownBase, b.cfg.CooldownMax, time.Now)
 	saved, err := b.store.Cooldowns()
 	if err != nil {
 		b.log.Warn("could not read the saved plan cooldowns", "err", err)

@@ -88,7 +88,7 @@ func (b *Bot) pressCancel(ctx context.Context, cq *models.CallbackQuery, chatID 
 // is closed and the next message resumes the chosen one, in its directory.
 func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID int64, tok string) {
 	c, ok := b.sessions.get(tok)
-	ok = ok && b.now().Sub(c.created) <= sessionTokenLife
+	ok = ok && time.Since(c.created) <= sessionTokenLife
 	switch {
 	case !b.userAllowed(cq.From.ID):
 		b.answerCallback(ctx, cq.ID, view.ToastNotAllowedToDo)

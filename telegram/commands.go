@@ -56,7 +56,7 @@ func (b *Bot) statusText(key string) string {
 	st := b.settings(key)
 	s := view.Status{Model: st.Model, ModelSource: st.ModelSource, PlanMode: st.PlanMode, PlanModeSource: st.PlanSource,
 		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource}
-	if rec, ok, err := b.store.GetSession(key); err == nil && ok {
+	if rec, ok, err := b.store.Session(key); err == nil && ok {
 		s.SessionID = rec.SessionID
 	}
 	b.statusMoney(key, &s)
@@ -131,11 +131,11 @@ func (b *Bot) verboseCommand(key, arg string) string {
 	var err error
 	switch arg {
 	case "on":
-		err = b.store.SetVerbose(key, true)
+		err = b.store.SetVerbose(key, new(true))
 	case "off":
-		err = b.store.SetVerbose(key, false)
+		err = b.store.SetVerbose(key, new(false))
 	case "clear":
-		err = b.store.ClearVerbose(key)
+		err = b.store.SetVerbose(key, nil)
 	case "", "show":
 	default:
 		return view.UsageVerbose

@@ -252,7 +252,7 @@ func (b *Bot) sweepUploads(ctx context.Context) {
 	tick := time.NewTicker(sweepEvery)
 	defer tick.Stop()
 	for {
-		removed, err := removeOldUploads(b.cfg.UploadDir, b.now().Add(-b.cfg.UploadKeep))
+		removed, err := removeOldUploads(b.cfg.UploadDir, time.Now().Add(-b.cfg.UploadKeep))
 		if err != nil {
 			b.log.Warn("could not clean the upload folder", "dir", b.cfg.UploadDir, "err", err)
 		}

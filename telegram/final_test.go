@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram/tgtest"
@@ -69,44 +70,48 @@ func checkAnswerComplete(t *testing.T, parts []tgtest.Message, answer string) {
 }
 
 func TestLongAnswerFillsMessages(t *testing.T) {
-	answer := longAnswer()
-	h := newHarness(t, answerScript(answer))
-	h.say("explain")
-	h.awaitText(h.dm.ID, lastStep(answer))
-	parts := answerParts(h, h.dm.ID)
-	if len(parts) != 2 {
-		t.Fatalf("answer of %d characters sent in %d messages, want 2", len(answer), len(parts))
-	}
-	for i, m := range parts {
-		if n := tgtest.UTF16Len(m.Text); n > tgtest.MaxTextLen {
-			t.Errorf("part %d: %d characters", i, n)
+	synctest.Test(t, func(t *testing.T) {
+		answer := longAnswer()
+		h := newHarness(t, answerScript(answer))
+		h.say("explain")
+		h.awaitText(h.dm.ID, lastStep(answer))
+		parts := answerParts(h, h.dm.ID)
+		if len(parts) != 2 {
+			t.Fatalf("answer of %d characters sent in %d messages, want 2", len(answer), len(parts))
 		}
-	}
-	if tgtest.UTF16Len(parts[0].Source) <= tgtest.MaxTextLen {
-		t.Errorf("first part has %d characters of HTML: expected the markup to go past 4096", tgtest.UTF16Len(parts[0].Source))
-	}
-	checkAnswerComplete(t, parts, answer)
+		for i, m := range parts {
+			if n := tgtest.UTF16Len(m.Text); n > tgtest.MaxTextLen {
+				t.Errorf("part %d: %d characters", i, n)
+			}
+		}
+		if tgtest.UTF16Len(parts[0].Source) <= tgtest.MaxTextLen {
+			t.Errorf("first part has %d characters of HTML: expected the markup to go past 4096", tgtest.UTF16Len(parts[0].Source))
+		}
+		checkAnswerComplete(t, parts, answer)
+	})
 }
 
 // TestAnswerRefusedAsTooLongIsCutSmaller: should Telegram count markup
 // after all (ENTITIES_TOO_LONG), the part is sent again cut by HTML length.
 func TestAnswerRefusedAsTooLongIsCutSmaller(t *testing.T) {
-	answer := longAnswer()
-	h := newHarness(t, answerScript(answer))
-	stop := h.tg.FailWhen(func(c tgtest.Call) bool {
-		return c.Method == "sendMessage" && tgtest.UTF16Len(c.Params["text"]) > tgtest.MaxTextLen
-	}, tgtest.Failure{Code: 400, Description: "Bad Request: ENTITIES_TOO_LONG"})
-	defer stop()
-	h.say("explain")
-	h.awaitText(h.dm.ID, lastStep(answer))
-	parts := answerParts(h, h.dm.ID)
-	if len(parts) < 3 {
-		t.Fatalf("%d parts delivered, want the refused ones cut smaller", len(parts))
-	}
-	for i, m := range parts {
-		if n := tgtest.UTF16Len(m.Source); n > tgtest.MaxTextLen {
-			t.Errorf("part %d: %d characters of HTML accepted despite the fault", i, n)
+	synctest.Test(t, func(t *testing.T) {
+		answer := longAnswer()
+		h := newHarness(t, answerScript(answer))
+		stop := h.tg.FailWhen(func(c tgtest.Call) bool {
+			return c.Method == "sendMessage" && tgtest.UTF16Len(c.Params["text"]) > tgtest.MaxTextLen
+		}, tgtest.Failure{Code: 400, Description: "Bad Request: ENTITIES_TOO_LONG"})
+		defer stop()
+		h.say("explain")
+		h.awaitText(h.dm.ID, lastStep(answer))
+		parts := answerParts(h, h.dm.ID)
+		if len(parts) < 3 {
+			t.Fatalf("%d parts delivered, want the refused ones cut smaller", len(parts))
 		}
-	}
-	checkAnswerComplete(t, parts, answer)
+		for i, m := range parts {
+			if n := tgtest.UTF16Len(m.Source); n > tgtest.MaxTextLen {
+				t.Errorf("part %d: %d characters of HTML accepted despite the fault", i, n)
+			}
+		}
+		checkAnswerComplete(t, parts, answer)
+	})
 }

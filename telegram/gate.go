@@ -19,7 +19,7 @@ import (
 // allowed user's limit) is dropped on the poll loop: no disk write, no
 // goroutine, at most an occasional answer in the outbox's background.
 func (b *Bot) handlePress(ctx context.Context, updateID int64, cq *models.CallbackQuery) {
-	now := b.now()
+	now := time.Now()
 	if !b.userAllowed(cq.From.ID) {
 		if b.accounts.stranger(cq.From.ID, now) {
 			b.log.Info("ignored a button press from a user who is not allowed", "user_id", cq.From.ID, "chat_id", callbackChat(cq))
@@ -55,7 +55,7 @@ func (b *Bot) handlePress(ctx context.Context, updateID int64, cq *models.Callba
 // chat they learn their id (to ask the owner), once per refusalEvery and
 // within the budget all strangers share; the log gets a line as often.
 func (b *Bot) refuse(p place, userID int64, group bool) {
-	if !b.accounts.stranger(userID, b.now()) {
+	if !b.accounts.stranger(userID, time.Now()) {
 		return
 	}
 	b.log.Info("ignored a message from a user who is not allowed", "chat_id", p.ChatID, "user_id", userID)
@@ -103,7 +103,7 @@ func (b *Bot) saveOffset(offset int64) {
 // logStrangers logs, at most once per summaryEvery, how many updates from
 // users who are not allowed were ignored: most have no line of their own.
 func (b *Bot) logStrangers() {
-	if n, users, since, ok := b.accounts.summary(b.now()); ok {
+	if n, users, since, ok := b.accounts.summary(time.Now()); ok {
 		b.log.Info("ignored updates from users who are not allowed", "updates", n, "users", users,
 			"since", since.Format(time.TimeOnly))
 	}

@@ -77,6 +77,10 @@ func echoScript(t *runnertest.Turn) {
 	t.Complete("**Answer:** " + t.Prompt)
 }
 
+// harness runs the bot against the fake Bot API in memory (no sockets).
+// The tests that use it run inside synctest.Test: the bot's timers, the
+// fake's held polls, Await's timeouts and time.Sleep in a test all run on
+// the bubble's clock, and synctest.Wait says when the bot is idle.
 type harness struct {
 	t     *testing.T
 	tg    *tgtest.Server
@@ -99,7 +103,7 @@ func newHarness(t *testing.T, script runnertest.Script, opts ...harnessOpt) *har
 // newHarnessPre prepares the fake Telegram with pre before the bot starts.
 func newHarnessPre(t *testing.T, script runnertest.Script, pre func(*tgtest.Server), opts ...harnessOpt) *harness {
 	t.Helper()
-	tg := tgtest.New(t)
+	tg := tgtest.New(t, tgtest.InMemory())
 	if pre != nil {
 		pre(tg)
 	}
@@ -118,7 +122,8 @@ func newHarnessPre(t *testing.T, script runnertest.Script, pre func(*tgtest.Serv
 func (h *harness) config(opts ...harnessOpt) telegram.Config {
 	cfg := telegram.Config{
 		Token:        h.tg.Token(),
-		APIURL:       h.tg.URL(),
+		APIURL:       tgtest.MemoryURL,
+		Transport:    h.tg.Transport(),
 		AllowedUsers: []int64{h.user.ID},
 		PollTimeout:  time.Second,
 		MinEdit:      50 * time.Millisecond,
@@ -194,4 +199,16 @@ func (h *harness) messages(chatID int64) []string {
 		out = append(out, m.Text)
 	}
 	return out
+}
+
+// pending returns the prompts stored for key that have not begun, oldest first.
+func (h *harness) pending(key string) ([]prefs.QueuedPrompt, error) {
+	all, err := h.store.AllPendingPrompts()
+	var out []prefs.QueuedPrompt
+	for _, qp := range all {
+		if qp.Key == key {
+			out = append(out, qp)
+		}
+	}
+	return out, err
 }

@@ -2,6 +2,7 @@ package telegram_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/pprof"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/untether/untether/runner/runnertest"
@@ -76,85 +78,88 @@ func isClosed(s *runnertest.Session) bool {
 // session is closed to make room, a busy one never is, and when every
 // slot is busy a new turn waits in line and the user is told.
 func TestPoolEvictsIdleNeverBusy(t *testing.T) {
-	g := &gatedScript{}
-	users := []tgtest.User{{ID: 4242, FirstName: "Ada"}, {ID: 5001, FirstName: "Bo"}, {ID: 5002, FirstName: "Cy"}}
-	h := newHarness(t, g.run, func(c *telegram.Config) {
-		c.MaxLive = 2
-		c.AllowedUsers = []int64{users[0].ID, users[1].ID, users[2].ID}
-	})
-	chat := func(i int) tgtest.Chat { return tgtest.PrivateChat(users[i]) }
-	key := func(i int) string { return strconv.FormatInt(users[i].ID, 10) }
-	say := func(i int, text string) { h.tg.SendMessage(users[i], chat(i), text) }
-	live := func(i int) *runnertest.Session {
-		t.Helper()
-		ss := h.eng.sessionsOf(key(i))
-		if len(ss) == 0 {
-			t.Fatalf("chat %d never started a session", i)
+	synctest.Test(t, func(t *testing.T) {
+		g := &gatedScript{}
+		users := []tgtest.User{{ID: 4242, FirstName: "Ada"}, {ID: 5001, FirstName: "Bo"}, {ID: 5002, FirstName: "Cy"}}
+		h := newHarness(t, g.run, func(c *telegram.Config) {
+			c.MaxLive = 2
+			c.AllowedUsers = []int64{users[0].ID, users[1].ID, users[2].ID}
+		})
+		chat := func(i int) tgtest.Chat { return tgtest.PrivateChat(users[i]) }
+		key := func(i int) string { return strconv.FormatInt(users[i].ID, 10) }
+		say := func(i int, text string) { h.tg.SendMessage(users[i], chat(i), text) }
+		live := func(i int) *runnertest.Session {
+			t.Helper()
+			ss := h.eng.sessionsOf(key(i))
+			if len(ss) == 0 {
+				t.Fatalf("chat %d never started a session", i)
+			}
+			return ss[len(ss)-1]
 		}
-		return ss[len(ss)-1]
-	}
 
-	// A then B use the bot; both stay live and idle, A the least recent.
-	say(0, "a1")
-	h.awaitText(chat(0).ID, "answer to a1")
-	say(1, "b1")
-	h.awaitText(chat(1).ID, "answer to b1")
-	a1, b1 := live(0), live(1)
+		// A then B use the bot; both stay live and idle, A the least recent.
+		say(0, "a1")
+		h.awaitText(chat(0).ID, "answer to a1")
+		time.Sleep(time.Second) // on the bubble's clock B comes later only if time passes
+		say(1, "b1")
+		h.awaitText(chat(1).ID, "answer to b1")
+		a1, b1 := live(0), live(1)
 
-	// C needs a slot: A, the least recently used idle session, is closed.
-	say(2, "c1")
-	h.awaitText(chat(2).ID, "answer to c1")
-	h.tg.Await(wait, "A's idle session closed", func() bool { return isClosed(a1) })
-	if isClosed(b1) {
-		t.Fatal("B's session was closed, but A's was the least recently used")
-	}
+		// C needs a slot: A, the least recently used idle session, is closed.
+		say(2, "c1")
+		h.awaitText(chat(2).ID, "answer to c1")
+		h.tg.Await(wait, "A's idle session closed", func() bool { return isClosed(a1) })
+		if isClosed(b1) {
+			t.Fatal("B's session was closed, but A's was the least recently used")
+		}
 
-	// B is busy; A comes back: C (idle) makes room, B (busy) is kept.
-	say(1, "hold b2")
-	h.awaitText(chat(1).ID, "working")
-	c1 := live(2)
-	say(0, "a2")
-	h.awaitText(chat(0).ID, "answer to a2")
-	h.tg.Await(wait, "C's idle session closed", func() bool { return isClosed(c1) })
-	if isClosed(b1) {
-		t.Fatal("B's session was closed while its turn was running")
-	}
+		// B is busy; A comes back: C (idle) makes room, B (busy) is kept.
+		say(1, "hold b2")
+		h.awaitText(chat(1).ID, "working")
+		c1 := live(2)
+		say(0, "a2")
+		h.awaitText(chat(0).ID, "answer to a2")
+		h.tg.Await(wait, "C's idle session closed", func() bool { return isClosed(c1) })
+		if isClosed(b1) {
+			t.Fatal("B's session was closed while its turn was running")
+		}
 
-	// A is busy too: C's turn waits in line, and C is told so.
-	say(0, "hold a3")
-	h.tg.Await(wait, "A's second turn running", func() bool {
-		return strings.Contains(strings.Join(h.messages(chat(0).ID), "\n"), "answer to a2") &&
-			len(h.tg.Messages(chat(0).ID)) >= 4 // a2's progress + answer, a3's progress
+		// A is busy too: C's turn waits in line, and C is told so.
+		say(0, "hold a3")
+		h.tg.Await(wait, "A's second turn running", func() bool {
+			return strings.Contains(strings.Join(h.messages(chat(0).ID), "\n"), "answer to a2") &&
+				len(h.tg.Messages(chat(0).ID)) >= 4 // a2's progress + answer, a3's progress
+		})
+		say(2, "c2")
+		notice := h.awaitText(chat(2).ID, "Waiting for a free Claude slot")
+		if !strings.Contains(notice.Text, "max_live_sessions") {
+			t.Errorf("wait notice does not name the setting: %q", notice.Text)
+		}
+		if n := len(h.eng.sessionsOf(key(2))); n != 1 {
+			t.Fatalf("C started a session (%d) while both slots were busy", n)
+		}
+		if isClosed(b1) || isClosed(live(0)) {
+			t.Fatal("a busy session was closed to make room")
+		}
+		// A's turn ends: its now idle session makes room for C at once (the
+		// pool re-checks on its own only every 5 s).
+		a2 := live(0)
+		released := time.Now()
+		close(g.gate("hold a3"))
+		h.awaitText(chat(0).ID, "answer to hold a3")
+		h.awaitText(chat(2).ID, "answer to c2")
+		if d := time.Since(released); d > 4*time.Second {
+			t.Errorf("C waited %v after A's turn ended: the waiting turn was not woken", d)
+		}
+		if !isClosed(a2) {
+			t.Error("C ran, so A's idle session should have been closed for it")
+		}
+		if isClosed(b1) {
+			t.Error("B's session was closed while its turn was running")
+		}
+		close(g.gate("hold b2"))
+		h.awaitText(chat(1).ID, "answer to hold b2")
 	})
-	say(2, "c2")
-	notice := h.awaitText(chat(2).ID, "Waiting for a free Claude slot")
-	if !strings.Contains(notice.Text, "max_live_sessions") {
-		t.Errorf("wait notice does not name the setting: %q", notice.Text)
-	}
-	if n := len(h.eng.sessionsOf(key(2))); n != 1 {
-		t.Fatalf("C started a session (%d) while both slots were busy", n)
-	}
-	if isClosed(b1) || isClosed(live(0)) {
-		t.Fatal("a busy session was closed to make room")
-	}
-	// A's turn ends: its now idle session makes room for C at once (the
-	// pool re-checks on its own only every 5 s).
-	a2 := live(0)
-	released := time.Now()
-	close(g.gate("hold a3"))
-	h.awaitText(chat(0).ID, "answer to hold a3")
-	h.awaitText(chat(2).ID, "answer to c2")
-	if d := time.Since(released); d > 4*time.Second {
-		t.Errorf("C waited %v after A's turn ended: the waiting turn was not woken", d)
-	}
-	if !isClosed(a2) {
-		t.Error("C ran, so A's idle session should have been closed for it")
-	}
-	if isClosed(b1) {
-		t.Error("B's session was closed while its turn was running")
-	}
-	close(g.gate("hold b2"))
-	h.awaitText(chat(1).ID, "answer to hold b2")
 }
 
 // A chat that has used the bot and gone idle costs no goroutine: after
@@ -164,87 +169,72 @@ func TestIdleChatsCostNoGoroutines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,000 turns")
 	}
-	const chats = 1000
-	h := newHarness(t, echoScript, func(c *telegram.Config) {
-		c.AllowAnyUser = true
-		c.IdleTimeout = 20 * time.Millisecond
-		// One call at a time keeps the HTTP connections (two goroutines
-		// each) the same as at the baseline.
-		c.Outbox.MaxInFlight = 1
-	})
-	h.tg.Await(wait, "the bot is up", func() bool { return len(h.tg.CallsTo("setMyCommands")) > 0 })
-	base := quiescentGoroutines(time.Second)
-
-	const parallel = 4 // = max_live_sessions: idle sessions are evicted as new chats come
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, parallel)
-	errs := make(chan error, chats)
-	for i := range chats {
-		u := tgtest.User{ID: int64(100_000 + i), FirstName: "U" + strconv.Itoa(i)}
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			want := "Answer: hi " + strconv.Itoa(i)
-			h.tg.SendMessage(u, tgtest.PrivateChat(u), "hi "+strconv.Itoa(i))
-			if err := awaitText(h.tg, u.ID, want); err != nil {
-				errs <- err
-			}
+	synctest.Test(t, func(t *testing.T) {
+		const chats, idle = 1000, 20 * time.Millisecond
+		h := newHarness(t, echoScript, func(c *telegram.Config) {
+			c.AllowAnyUser = true
+			c.IdleTimeout = idle
 		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	if n := len(h.eng.starts()); n != chats {
-		t.Fatalf("%d sessions started, want one per chat", n)
-	}
+		h.tg.Await(wait, "the bot is up", func() bool { return len(h.tg.CallsTo("setMyCommands")) > 0 })
+		synctest.Wait() // start-up work has wound down: every goroutine left waits for something
+		base := runtime.NumGoroutine()
 
-	deadline := time.Now().Add(wait)
-	for {
+		const parallel = 4 // = max_live_sessions: idle sessions are evicted as new chats come
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, parallel)
+		errs := make(chan error, chats)
+		for i := range chats {
+			u := tgtest.User{ID: int64(100_000 + i), FirstName: "U" + strconv.Itoa(i)}
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				want := "Answer: hi " + strconv.Itoa(i)
+				h.tg.SendMessage(u, tgtest.PrivateChat(u), "hi "+strconv.Itoa(i))
+				if err := awaitText(h.tg, u.ID, want); err != nil {
+					errs <- err
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if n := len(h.eng.starts()); n != chats {
+			t.Fatalf("%d sessions started, want one per chat", n)
+		}
+
+		// The last sessions close on the idle timeout.
+		time.Sleep(idle)
+		synctest.Wait()
 		open := 0
 		for i := range chats {
 			if !isClosed(h.eng.session(i)) {
 				open++
 			}
 		}
-		n := runtime.NumGoroutine()
-		if open == 0 && n <= base {
-			return
-		}
-		if time.Now().After(deadline) {
+		if n := runtime.NumGoroutine(); open != 0 || n > base {
 			var dump bytes.Buffer
 			_ = pprof.Lookup("goroutine").WriteTo(&dump, 1)
 			t.Fatalf("%d sessions still open, %d goroutines, baseline %d:\n%s", open, n, base, dump.String())
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	})
 }
 
 // awaitText waits for a bot message containing want, from any goroutine.
 func awaitText(tg *tgtest.Server, chatID int64, want string) error {
-	deadline := time.Now().Add(wait)
-	for time.Now().Before(deadline) {
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	err := tg.WaitFor(ctx, func() bool {
 		for _, m := range tg.Messages(chatID) {
 			if strings.Contains(m.Text, want) {
-				return nil
+				return true
 			}
 		}
-		time.Sleep(5 * time.Millisecond)
+		return false
+	})
+	if err != nil {
+		return fmt.Errorf("chat %d: no message with %q: %w", chatID, want, err)
 	}
-	return fmt.Errorf("chat %d: no message with %q", chatID, want)
-}
-
-// quiescentGoroutines returns the goroutine count once it has held still
-// for the given time (start-up work winding down).
-func quiescentGoroutines(still time.Duration) int {
-	n, since := runtime.NumGoroutine(), time.Now()
-	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := runtime.NumGoroutine(); m != n {
-			n, since = m, time.Now()
-		} else if time.Since(since) >= still {
-			break
-		}
-	}
-	return n
+	return nil
 }

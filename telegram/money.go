@@ -1,6 +1,8 @@
 package telegram
 
 import (
+	"time"
+
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/view"
 )
@@ -24,7 +26,7 @@ func (t *turn) recordCost(tc runner.TurnCompleted) float64 {
 		}
 		return 0
 	}
-	cost, err := b.store.RecordTurnCost(a.key, id, tc.TotalCostUSD, b.now())
+	cost, err := b.store.RecordTurnCost(a.key, id, tc.TotalCostUSD, time.Now())
 	if err != nil {
 		b.log.Warn("could not record the turn's cost", "chat_id", a.place.ChatID, "session_id", id, "err", err)
 		return 0
@@ -47,7 +49,7 @@ func (b *Bot) overBudget() (view.TurnError, bool) {
 	if b.cfg.DailyBudget <= 0 {
 		return view.TurnError{}, false
 	}
-	spent, err := b.store.Spend(b.now())
+	spent, err := b.store.Spend(time.Now())
 	if err != nil {
 		b.log.Warn("could not read today's spend", "err", err)
 		return view.TurnError{}, false
@@ -71,7 +73,7 @@ func (b *Bot) statusMoney(key string, s *view.Status) {
 	if s.ChatCostUSD, err = b.store.Cost(key); err != nil {
 		b.log.Warn("could not read the chat's cost", "session_key", key, "err", err)
 	}
-	if s.SpentToday, err = b.store.Spend(b.now()); err != nil {
+	if s.SpentToday, err = b.store.Spend(time.Now()); err != nil {
 		b.log.Warn("could not read today's spend", "session_key", key, "err", err)
 	}
 	s.DailyBudget = b.cfg.DailyBudget

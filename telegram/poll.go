@@ -38,7 +38,7 @@ func (b *Bot) poll(ctx context.Context) error {
 	}
 	b.storedOffset.Store(offset)
 	defer func() { b.saveOffset(offset) }()
-	client := &http.Client{Timeout: b.cfg.PollTimeout + 15*time.Second}
+	client := &http.Client{Timeout: b.cfg.PollTimeout + 15*time.Second, Transport: b.cfg.Transport}
 	failures := 0 // in a row
 	for ctx.Err() == nil {
 		updates, err := b.getUpdates(ctx, client, offset)

@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/outbox"
@@ -35,7 +36,7 @@ func (b *Bot) recover(ctx context.Context) error {
 	}
 	for _, qp := range pending {
 		pl := place{ChatID: qp.ChatID, Thread: qp.ThreadID}
-		if age := b.now().Sub(qp.Date); age > b.cfg.MaxBacklogAge {
+		if age := time.Since(qp.Date); age > b.cfg.MaxBacklogAge {
 			b.notify(pl, qp.MessageID, view.SkippedNote(age))
 			if err := b.store.DonePrompt(qp.Key, qp.Seq); err != nil {
 				return fmt.Errorf("drop stale prompt: %w", err)

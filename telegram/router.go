@@ -164,7 +164,7 @@ func (b *Bot) typedAnswer(key string, pl place, group bool, p *prefs.Prompt, fro
 
 // tooOld tells a message that waited too long (the bot was down) to run.
 func (b *Bot) tooOld(p *prefs.Prompt) (time.Duration, bool) {
-	age := b.now().Sub(p.Date)
+	age := time.Since(p.Date)
 	return age, p.Date.Unix() != 0 && age > b.cfg.MaxBacklogAge
 }
 
@@ -250,7 +250,7 @@ func (b *Bot) existingActor(key string) *actor {
 // albumAddressed remembers the albums whose items were addressed to the
 // bot, for a minute, and tells whether an item of album is.
 func (b *Bot) albumAddressed(album string, addressed bool) bool {
-	now := b.now()
+	now := time.Now()
 	if addressed {
 		b.albums.Store(album, now)
 		b.albums.Range(func(k, v any) bool { // forget old albums

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/runnertest"
@@ -45,80 +46,88 @@ func withSecret(c *telegram.Config) { c.Secrets = []string{apiSecret} }
 // A final answer longer than one message, with the token where the first
 // part is cut, and the API key URL-escaped further on.
 func TestSecretInFinalAcrossTheCut(t *testing.T) {
-	var tok string
-	h := newHarness(t, func(tr *runnertest.Turn) {
-		tr.Start("m")
-		tr.Complete(strings.Repeat("x", 4080) + tok + " and https://x/?k=" + url.QueryEscape(apiSecret) + " " + strings.Repeat("y", 200))
-	}, withSecret)
-	tok = h.tg.Token()
-	h.say("long answer please")
-	h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "yyyy") })
-	h.assertNoLeak(tok, apiSecret)
-	if n := strings.Count(strings.Join(h.messages(h.dm.ID), "\n"), "[redacted]"); n != 2 {
-		t.Errorf("want 2 redactions in the answer, got %d", n)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var tok string
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			tr.Complete(strings.Repeat("x", 4080) + tok + " and https://x/?k=" + url.QueryEscape(apiSecret) + " " + strings.Repeat("y", 200))
+		}, withSecret)
+		tok = h.tg.Token()
+		h.say("long answer please")
+		h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "yyyy") })
+		h.assertNoLeak(tok, apiSecret)
+		if n := strings.Count(strings.Join(h.messages(h.dm.ID), "\n"), "[redacted]"); n != 2 {
+			t.Errorf("want 2 redactions in the answer, got %d", n)
+		}
+	})
 }
 
 // A Bash command and its output carrying the token, shown in the progress
 // message; and the last text Claude wrote before its answer.
 func TestSecretInProgress(t *testing.T) {
-	var tok string
-	release := make(chan struct{})
-	h := newHarness(t, func(tr *runnertest.Turn) {
-		tr.Start("m")
-		tr.Emit(runner.Text{Text: "Using " + apiSecret + " now"})
-		tr.Emit(runner.ActionStarted{ToolUseID: "tu1", Tool: "Bash", Kind: "command",
-			Title: "curl -H 'Authorization: Bot " + tok + "' https://api.example"})
-		tr.Emit(runner.ActionCompleted{ToolUseID: "tu1", OK: true, Detail: "token=" + tok})
-		<-release
-		tr.Complete("done")
-	}, withSecret, func(c *telegram.Config) { c.MaxActions = 8 })
-	tok = h.tg.Token()
-	id := h.say("curl it")
-	progress := h.progressFor(h.dm.ID, id)
-	h.tg.Await(wait, "the progress to show the command", func() bool {
-		m, _ := h.tg.Message(h.dm.ID, progress.ID)
-		return strings.Contains(m.Text, "curl -H")
+	synctest.Test(t, func(t *testing.T) {
+		var tok string
+		release := make(chan struct{})
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			tr.Emit(runner.Text{Text: "Using " + apiSecret + " now"})
+			tr.Emit(runner.ActionStarted{ToolUseID: "tu1", Tool: "Bash", Kind: "command",
+				Title: "curl -H 'Authorization: Bot " + tok + "' https://api.example"})
+			tr.Emit(runner.ActionCompleted{ToolUseID: "tu1", OK: true, Detail: "token=" + tok})
+			<-release
+			tr.Complete("done")
+		}, withSecret, func(c *telegram.Config) { c.MaxActions = 8 })
+		tok = h.tg.Token()
+		id := h.say("curl it")
+		progress := h.progressFor(h.dm.ID, id)
+		h.tg.Await(wait, "the progress to show the command", func() bool {
+			m, _ := h.tg.Message(h.dm.ID, progress.ID)
+			return strings.Contains(m.Text, "curl -H")
+		})
+		close(release)
+		h.awaitText(h.dm.ID, "done")
+		h.assertNoLeak(tok, apiSecret)
 	})
-	close(release)
-	h.awaitText(h.dm.ID, "done")
-	h.assertNoLeak(tok, apiSecret)
 }
 
 // An approval prompt whose command holds the token shows it redacted; the
 // command Claude runs once approved is the one it asked for.
 func TestSecretInApprovalPrompt(t *testing.T) {
-	var tok string
-	var got runnertest.Decision
-	h := newHarness(t, func(tr *runnertest.Turn) {
-		tr.Start("m")
-		got = tr.Ask(toolReq(t, "r1", "Bash", map[string]any{
-			"command":     "curl -H 'Authorization: Bot " + tok + "' https://api.example/" + url.PathEscape(apiSecret),
-			"description": "Call the API with " + apiSecret,
-		}))
-		tr.Complete(decisionWord(got))
-	}, withSecret)
-	tok = h.tg.Token()
-	h.say("call it")
-	prompt := h.awaitPrompt(h.dm.ID, "Approve", "curl -H")
-	h.press(h.user, h.dm, prompt, "Approve")
-	h.awaitText(h.dm.ID, "allowed")
-	h.assertNoLeak(tok, apiSecret)
-	if a := h.onlyAnswer(0); !strings.Contains(string(a.Decision.UpdatedInput), tok) {
-		t.Errorf("the approved input must be Claude's own, unredacted: %s", a.Decision.UpdatedInput)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		var tok string
+		var got runnertest.Decision
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			got = tr.Ask(toolReq(t, "r1", "Bash", map[string]any{
+				"command":     "curl -H 'Authorization: Bot " + tok + "' https://api.example/" + url.PathEscape(apiSecret),
+				"description": "Call the API with " + apiSecret,
+			}))
+			tr.Complete(decisionWord(got))
+		}, withSecret)
+		tok = h.tg.Token()
+		h.say("call it")
+		prompt := h.awaitPrompt(h.dm.ID, "Approve", "curl -H")
+		h.press(h.user, h.dm, prompt, "Approve")
+		h.awaitText(h.dm.ID, "allowed")
+		h.assertNoLeak(tok, apiSecret)
+		if a := h.onlyAnswer(0); !strings.Contains(string(a.Decision.UpdatedInput), tok) {
+			t.Errorf("the approved input must be Claude's own, unredacted: %s", a.Decision.UpdatedInput)
+		}
+	})
 }
 
 // Question and option texts (the options are buttons) are redacted too.
 func TestSecretInQuestion(t *testing.T) {
-	h := newHarness(t, func(tr *runnertest.Turn) {
-		tr.Start("m")
-		d := tr.Ask(askReq(t, "q1", question{q: "Use key " + apiSecret + "?", header: "Key", options: []string{"yes " + apiSecret, "no"}}))
-		tr.Complete(decisionWord(d))
-	}, withSecret)
-	h.say("ask me")
-	prompt := h.awaitPrompt(h.dm.ID, "no", "Use key")
-	h.press(h.user, h.dm, prompt, "no")
-	h.awaitText(h.dm.ID, "allowed")
-	h.assertNoLeak(apiSecret)
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			d := tr.Ask(askReq(t, "q1", question{q: "Use key " + apiSecret + "?", header: "Key", options: []string{"yes " + apiSecret, "no"}}))
+			tr.Complete(decisionWord(d))
+		}, withSecret)
+		h.say("ask me")
+		prompt := h.awaitPrompt(h.dm.ID, "no", "Use key")
+		h.press(h.user, h.dm, prompt, "no")
+		h.awaitText(h.dm.ID, "allowed")
+		h.assertNoLeak(apiSecret)
+	})
 }

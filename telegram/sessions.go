@@ -1,6 +1,8 @@
 package telegram
 
 import (
+	"time"
+
 	"context"
 
 	"github.com/untether/untether/telegram/outbox"
@@ -10,12 +12,12 @@ import (
 // sessionsCommand lists the chat's sessions with a button for each earlier
 // one.
 func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo int) {
-	rec, _, err := b.store.GetSession(key)
+	rec, _, err := b.store.Session(key)
 	if err != nil {
 		b.notify(pl, replyTo, view.SessionsUnreadable(b.redact(err.Error())))
 		return
 	}
-	now := b.now()
+	now := time.Now()
 	var current *view.SessionItem
 	if rec.SessionID != "" {
 		current = &view.SessionItem{Title: b.redact(rec.Title), WorkDir: rec.WorkDir, When: rec.Started}

@@ -29,7 +29,7 @@ const (
 func (b *Bot) settings(key string) chatSettings {
 	s := chatSettings{Model: b.cfg.Model, ModelSource: fromConfig, PlanMode: b.cfg.PlanMode, PlanSource: fromConfig,
 		VerboseSource: fromConfig, WorkDir: b.cfg.WorkDir, WorkSource: fromConfig}
-	p, err := b.store.GetPrefs(key)
+	p, err := b.store.Prefs(key)
 	if err != nil {
 		b.log.Warn("could not read chat settings", "session_key", key, "err", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/untether/untether/runner/runnertest"
@@ -25,68 +26,72 @@ func (h *harness) settled() {
 }
 
 func TestStrangersPressesCostNoWrite(t *testing.T) {
-	h := newHarness(t, echoScript)
-	// Its reply comes after its last write: the bot is quiet from then on.
-	h.say("/verbose on")
-	h.awaitText(h.dm.ID, "Verbose progress")
-	h.settled()
-	offset, err := h.store.Offset()
-	if err != nil {
-		t.Fatal(err)
-	}
-	commits := h.store.Commits()
-	const presses = 300
-	for i := range presses {
-		s := tgtest.User{ID: int64(700_000 + i), FirstName: "Stranger" + strconv.Itoa(i)}
-		h.tg.SendCallbackQuery(s, tgtest.PrivateChat(s), 1, "junk:"+strconv.Itoa(i))
-	}
-	h.settled()
-	// Nothing is written per press; once the bot is idle the offset
-	// catches up with them in one write.
-	h.tg.Await(wait, "the stored offset to pass the presses", func() bool {
-		o, _ := h.store.Offset()
-		return o == offset+presses
-	})
-	if n := h.store.Commits() - commits; n > 1 {
-		t.Errorf("%d presses from strangers cost %d commits of the state file, want at most 1 (the offset)", presses, n)
-	}
-	h.say("still there?")
-	h.awaitText(h.dm.ID, "Answer: still there?")
-	h.stop() // drains the outbox: every answer the bot meant to give is given
-	answers := h.tg.CallbackAnswers()
-	if len(answers) > 10 {
-		t.Errorf("%d presses from strangers got %d answers, want at most 10", presses, len(answers))
-	}
-	for _, a := range answers {
-		if a.Text != "You are not allowed to answer this" {
-			t.Errorf("a stranger's press was answered %q", a.Text)
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, echoScript)
+		// Its reply comes after its last write: the bot is quiet from then on.
+		h.say("/verbose on")
+		h.awaitText(h.dm.ID, "Verbose progress")
+		h.settled()
+		offset, err := h.store.Offset()
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		commits := h.store.Commits()
+		const presses = 300
+		for i := range presses {
+			s := tgtest.User{ID: int64(700_000 + i), FirstName: "Stranger" + strconv.Itoa(i)}
+			h.tg.SendCallbackQuery(s, tgtest.PrivateChat(s), 1, "junk:"+strconv.Itoa(i))
+		}
+		h.settled()
+		// Nothing is written per press; once the bot is idle the offset
+		// catches up with them in one write.
+		h.tg.Await(wait, "the stored offset to pass the presses", func() bool {
+			o, _ := h.store.Offset()
+			return o == offset+presses
+		})
+		if n := h.store.Commits() - commits; n > 1 {
+			t.Errorf("%d presses from strangers cost %d commits of the state file, want at most 1 (the offset)", presses, n)
+		}
+		h.say("still there?")
+		h.awaitText(h.dm.ID, "Answer: still there?")
+		h.stop() // drains the outbox: every answer the bot meant to give is given
+		answers := h.tg.CallbackAnswers()
+		if len(answers) > 10 {
+			t.Errorf("%d presses from strangers got %d answers, want at most 10", presses, len(answers))
+		}
+		for _, a := range answers {
+			if a.Text != "You are not allowed to answer this" {
+				t.Errorf("a stranger's press was answered %q", a.Text)
+			}
+		}
+	})
 }
 
 func TestPressLimitPerUser(t *testing.T) {
-	h := newHarness(t, echoScript)
-	for i := range 40 {
-		h.tg.SendCallbackQuery(h.user, h.dm, 1, "junk:"+strconv.Itoa(i))
-	}
-	h.settled()
-	h.stop()
-	expired, tooMany := 0, 0
-	for _, a := range h.tg.CallbackAnswers() {
-		switch a.Text {
-		case "This button has expired":
-			expired++
-		case "Too many presses: wait a few seconds":
-			tooMany++
-		default:
-			t.Errorf("unexpected answer %q", a.Text)
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, echoScript)
+		for i := range 40 {
+			h.tg.SendCallbackQuery(h.user, h.dm, 1, "junk:"+strconv.Itoa(i))
 		}
-	}
-	// 30 back to back, then one a second: the presses arrive within
-	// moments, so a few more may have been earned meanwhile.
-	if expired < 30 || expired > 35 || tooMany != 1 {
-		t.Errorf("40 presses at once: %d handled and %d told to slow down, want 30 (a few more if slow) and 1", expired, tooMany)
-	}
+		h.settled()
+		h.stop()
+		expired, tooMany := 0, 0
+		for _, a := range h.tg.CallbackAnswers() {
+			switch a.Text {
+			case "This button has expired":
+				expired++
+			case "Too many presses: wait a few seconds":
+				tooMany++
+			default:
+				t.Errorf("unexpected answer %q", a.Text)
+			}
+		}
+		// 30 back to back, then one a second: the presses arrive within
+		// moments, so a few more may have been earned meanwhile.
+		if expired < 30 || expired > 35 || tooMany != 1 {
+			t.Errorf("40 presses at once: %d handled and %d told to slow down, want 30 (a few more if slow) and 1", expired, tooMany)
+		}
+	})
 }
 
 // stuckConn is a CLI that never answers a mode switch or a decision; it
@@ -133,66 +138,72 @@ func (h *harness) group() tgtest.Chat {
 }
 
 func TestStuckModeSwitchStallsOnlyItsChat(t *testing.T) {
-	h := newHarness(t, echoScript)
-	h.stickDM()
-	h.say("hello")
-	h.awaitText(h.dm.ID, "Answer: hello")
-	h.say("/planmode on") // the live CLI never answers the switch
-	g := h.group()
-	h.tg.SendMessage(h.user, g, "@"+h.tg.Bot().Username+" still working?")
-	h.awaitText(g.ID, "Answer: still working?")
-	// /cancel reaches the stuck chat and frees it.
-	h.say("/cancel")
-	h.awaitText(h.dm.ID, "It applies when the session next starts (context canceled)")
-	h.say("after")
-	h.awaitText(h.dm.ID, "Answer: after")
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, echoScript)
+		h.stickDM()
+		h.say("hello")
+		h.awaitText(h.dm.ID, "Answer: hello")
+		h.say("/planmode on") // the live CLI never answers the switch
+		g := h.group()
+		h.tg.SendMessage(h.user, g, "@"+h.tg.Bot().Username+" still working?")
+		h.awaitText(g.ID, "Answer: still working?")
+		// /cancel reaches the stuck chat and frees it.
+		h.say("/cancel")
+		h.awaitText(h.dm.ID, "It applies when the session next starts (context canceled)")
+		h.say("after")
+		h.awaitText(h.dm.ID, "Answer: after")
+	})
 }
 
 func TestStuckModeSwitchIsBounded(t *testing.T) {
-	h := newHarness(t, echoScript, func(c *telegram.Config) { c.CommandWait = 200 * time.Millisecond })
-	h.stickDM()
-	h.say("hello")
-	h.awaitText(h.dm.ID, "Answer: hello")
-	h.say("/planmode on")
-	h.say("next") // waits behind the command, in order
-	h.awaitText(h.dm.ID, "It applies when the session next starts (context deadline exceeded)")
-	h.awaitText(h.dm.ID, "Answer: next")
-	msgs := h.messages(h.dm.ID)
-	mode, next := -1, -1
-	for i, m := range msgs {
-		if strings.Contains(m, "Plan mode: on") && mode < 0 {
-			mode = i
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, echoScript, func(c *telegram.Config) { c.CommandWait = 200 * time.Millisecond })
+		h.stickDM()
+		h.say("hello")
+		h.awaitText(h.dm.ID, "Answer: hello")
+		h.say("/planmode on")
+		h.say("next") // waits behind the command, in order
+		h.awaitText(h.dm.ID, "It applies when the session next starts (context deadline exceeded)")
+		h.awaitText(h.dm.ID, "Answer: next")
+		msgs := h.messages(h.dm.ID)
+		mode, next := -1, -1
+		for i, m := range msgs {
+			if strings.Contains(m, "Plan mode: on") && mode < 0 {
+				mode = i
+			}
+			if strings.Contains(m, "Answer: next") {
+				next = i
+			}
 		}
-		if strings.Contains(m, "Answer: next") {
-			next = i
+		if mode < 0 || next < mode {
+			t.Errorf("the message sent after /planmode ran before it was done: %q", msgs)
 		}
-	}
-	if mode < 0 || next < mode {
-		t.Errorf("the message sent after /planmode ran before it was done: %q", msgs)
-	}
+	})
 }
 
 func TestStuckTypedAnswerStallsOnlyItsChat(t *testing.T) {
-	ask := askReq(t, "q9", question{q: "Release name?", header: "Name", options: []string{"v1", "v2"}})
-	h := newHarness(t, func(tr *runnertest.Turn) {
-		if !strings.Contains(tr.Prompt, "release") {
-			echoScript(tr)
-			return
-		}
-		tr.Start("m")
-		d := tr.Ask(ask)
-		tr.Complete("tool " + decisionWord(d))
+	synctest.Test(t, func(t *testing.T) {
+		ask := askReq(t, "q9", question{q: "Release name?", header: "Name", options: []string{"v1", "v2"}})
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			if !strings.Contains(tr.Prompt, "release") {
+				echoScript(tr)
+				return
+			}
+			tr.Start("m")
+			d := tr.Ask(ask)
+			tr.Complete("tool " + decisionWord(d))
+		})
+		h.stickDM()
+		h.say("release")
+		prompt := h.awaitPrompt(h.dm.ID, "Other", "Release name?")
+		h.toast(h.press(h.user, h.dm, prompt, "Other"))
+		h.tg.Await(wait, "the prompt to ask for a typed answer", func() bool {
+			m, _ := h.tg.Message(h.dm.ID, prompt.ID)
+			return !strings.Contains(m.Text, "Release name?") || strings.Contains(m.Text, "answer")
+		})
+		h.say("v3-final") // taken as the answer; the CLI never reads it
+		g := h.group()
+		h.tg.SendMessage(h.user, g, "@"+h.tg.Bot().Username+" still working?")
+		h.awaitText(g.ID, "Answer: still working?")
 	})
-	h.stickDM()
-	h.say("release")
-	prompt := h.awaitPrompt(h.dm.ID, "Other", "Release name?")
-	h.toast(h.press(h.user, h.dm, prompt, "Other"))
-	h.tg.Await(wait, "the prompt to ask for a typed answer", func() bool {
-		m, _ := h.tg.Message(h.dm.ID, prompt.ID)
-		return !strings.Contains(m.Text, "Release name?") || strings.Contains(m.Text, "answer")
-	})
-	h.say("v3-final") // taken as the answer; the CLI never reads it
-	g := h.group()
-	h.tg.SendMessage(h.user, g, "@"+h.tg.Bot().Username+" still working?")
-	h.awaitText(g.ID, "Answer: still working?")
 }

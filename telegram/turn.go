@@ -64,14 +64,14 @@ func (t *turn) setQueued(n int) {
 // other items): done together with qp.
 func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...uint64) {
 	b := a.b
-	t := &turn{a: a, qp: qp, merged: merged, started: b.now(), state: view.StateStarting, index: map[string]int{}}
+	t := &turn{a: a, qp: qp, merged: merged, started: time.Now(), state: view.StateStarting, index: map[string]int{}}
 	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
 	defer t.requestCancel()
 	t.cancelT = b.cancels.add(cancelRef{key: a.key, chatID: a.place.ChatID})
 	a.mu.Lock()
 	a.turn = t
 	t.queued = len(a.queue)
-	a.lastUse = b.now()
+	a.lastUse = time.Now()
 	a.mu.Unlock()
 	log := b.log.With("chat_id", a.place.ChatID, "session_key", a.key)
 	defer func() {
@@ -315,7 +315,7 @@ func (t *turn) storeSession(id string) {
 		return
 	}
 	a, b := t.a, t.a.b
-	rec, ok, err := b.store.GetSession(a.key)
+	rec, ok, err := b.store.Session(a.key)
 	if err == nil && ok && rec.SessionID == id {
 		return
 	}
@@ -337,7 +337,7 @@ func (t *turn) view() view.Progress {
 	queued := t.queued
 	t.mu.Unlock()
 	return view.Progress{
-		State: t.state, Elapsed: t.a.b.now().Sub(t.started), Steps: len(t.actions), Actions: t.actions,
+		State: t.state, Elapsed: time.Since(t.started), Steps: len(t.actions), Actions: t.actions,
 		MaxActions: a.b.cfg.MaxActions, Verbose: st.Verbose, Model: model, PermissionMode: mode,
 		LastText: t.lastText, Queued: queued,
 	}
@@ -358,7 +358,7 @@ func (t *turn) schedule(timer *time.Timer) {
 	if !t.dirty || t.progressID == 0 {
 		return
 	}
-	wait := t.interval() - t.a.b.now().Sub(t.lastEdit)
+	wait := t.interval() - time.Since(t.lastEdit)
 	if wait < 0 {
 		wait = 0
 	}
@@ -379,7 +379,7 @@ func (t *turn) flush() {
 		return
 	}
 	t.rendered = text
-	t.lastEdit = t.a.b.now()
+	t.lastEdit = time.Now()
 	kb := view.ProgressKeyboard(cancelData(t.cancelT))
 	_ = t.a.b.edit(context.Background(), t.a.place.ChatID, t.progressID, text, kb, outbox.Low, t.progressKey(), nil)
 }
@@ -402,21 +402,12 @@ func (t *turn) begin(progress chan int) chan int {
 		progress = nil
 	case <-wait.C:
 	}
-	err := b.store.Update(func(tx *prefs.Tx) error {
-		if t.progressID != 0 {
-			err := tx.AddLive(prefs.LiveMessage{Kind: prefs.LiveProgress, ChatID: a.place.ChatID, MessageID: t.progressID,
-				ThreadID: a.place.Thread, SessionKey: a.key, Created: b.now()})
-			if err != nil {
-				return err
-			}
-		}
-		for _, seq := range append([]uint64{t.qp.Seq}, t.merged...) {
-			if err := tx.DonePrompt(a.key, seq); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	var live *prefs.LiveMessage
+	if t.progressID != 0 {
+		live = &prefs.LiveMessage{Kind: prefs.LiveProgress, ChatID: a.place.ChatID, MessageID: t.progressID,
+			ThreadID: a.place.Thread, SessionKey: a.key, Created: time.Now()}
+	}
+	err := b.store.BeginTurn(a.key, append([]uint64{t.qp.Seq}, t.merged...), live)
 	if err != nil {
 		b.log.Warn("could not record the start of a turn", "chat_id", a.place.ChatID, "err", err)
 	}
@@ -426,7 +417,7 @@ func (t *turn) begin(progress chan int) chan int {
 func (t *turn) addLive(kind prefs.LiveKind, msgID int) {
 	a := t.a
 	err := a.b.store.AddLive(prefs.LiveMessage{Kind: kind, ChatID: a.place.ChatID, MessageID: msgID,
-		ThreadID: a.place.Thread, SessionKey: a.key, Created: a.b.now()})
+		ThreadID: a.place.Thread, SessionKey: a.key, Created: time.Now()})
 	if err != nil {
 		a.b.log.Warn("could not record live message", "chat_id", a.place.ChatID, "err", err)
 	}

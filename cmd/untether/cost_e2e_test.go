@@ -72,7 +72,7 @@ func threeTurnsAcrossRestart(t *testing.T, e *e2eEnv, want []string) costRun {
 	}
 	defer st.Close()
 	key := fmt.Sprint(e.chat.ID)
-	rec, ok, err := st.GetSession(key)
+	rec, ok, err := st.Session(key)
 	if err != nil || !ok {
 		t.Fatalf("no session stored: %v", err)
 	}

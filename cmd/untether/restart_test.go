@@ -378,7 +378,7 @@ func TestRestartResumeFailureFallsBack(t *testing.T) {
 	}
 	stop(t, p)
 	// The fresh session replaced the broken one: the next start resumes it.
-	rec, ok, err := r.openState(t).GetSession(r.chatKey())
+	rec, ok, err := r.openState(t).Session(r.chatKey())
 	if err != nil || !ok || rec.SessionID != "fake-session-fresh" {
 		t.Errorf("stored session after the fallback: %+v %v %v", rec, ok, err)
 	}

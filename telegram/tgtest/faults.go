@@ -129,6 +129,10 @@ func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, f Failure) {
 		case <-s.done:
 		}
 	case f.Drop:
+		if d, ok := w.(interface{ drop() }); ok {
+			d.drop() // served in memory (Transport): there is no connection to close
+			return
+		}
 		hj, ok := w.(http.Hijacker)
 		if !ok {
 			panic("tgtest: Drop needs an HTTP/1 connection") // httptest.Server always gives one

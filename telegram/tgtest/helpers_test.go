@@ -32,9 +32,25 @@ var (
 	bob   = User{ID: 1002, FirstName: "Bob", Username: "bobby"}
 )
 
-func do(t *testing.T, req *http.Request) answer {
+// root and client are how a test reaches s: over loopback, or through Transport for an InMemory server (a
+// test in a synctest bubble).
+func root(s *Server) string {
+	if s.inMemory {
+		return MemoryURL
+	}
+	return s.URL()
+}
+
+func client(s *Server) *http.Client {
+	if s.inMemory {
+		return &http.Client{Transport: s.Transport()}
+	}
+	return http.DefaultClient
+}
+
+func do(t *testing.T, s *Server, req *http.Request) answer {
 	t.Helper()
-	res, err := http.DefaultClient.Do(req)
+	res, err := client(s).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
@@ -65,23 +81,23 @@ func callJSONCtx(t *testing.T, ctx context.Context, s *Server, method string, pa
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL()+"/bot"+s.Token()+"/"+method, bytes.NewReader(b))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, root(s)+"/bot"+s.Token()+"/"+method, bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	return do(t, req)
+	return do(t, s, req)
 }
 
 // callForm posts params urlencoded.
 func callForm(t *testing.T, s *Server, method string, params url.Values) answer {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, s.URL()+"/bot"+s.Token()+"/"+method, strings.NewReader(params.Encode()))
+	req, err := http.NewRequest(http.MethodPost, root(s)+"/bot"+s.Token()+"/"+method, strings.NewReader(params.Encode()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	return do(t, req)
+	return do(t, s, req)
 }
 
 func mustOK(t *testing.T, a answer) json.RawMessage {

@@ -1,5 +1,6 @@
-// Package tgtest is a fake Telegram Bot API server for tests: real HTTP on 127.0.0.1, Telegram-shaped answers
-// and errors, per-chat message state, scripted updates, fault injection and an optional rate limiter.
+// Package tgtest is a fake Telegram Bot API server for tests: real HTTP on 127.0.0.1 or an in-memory
+// http.RoundTripper (for testing/synctest), Telegram-shaped answers and errors, per-chat message state,
+// scripted updates, fault injection and an optional rate limiter.
 package tgtest
 
 import (
@@ -22,6 +23,7 @@ type Server struct {
 	bot        User
 	now        func() time.Time
 	strictHTML bool
+	inMemory   bool // InMemory: no listener, Transport only
 
 	done      chan struct{} // closed by Close: releases held getUpdates and hung calls
 	closeOnce sync.Once
@@ -55,7 +57,7 @@ func WithBot(u User) Option {
 }
 
 // WithClock sets the time source for message dates, call times, rate limits and callback expiry.
-// getUpdates long polls still wait in real time (or synctest time), since the bot's HTTP client does.
+// getUpdates long polls still wait on the time package's clock (synctest's in a bubble), as the bot's client does.
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
 
 // WithLenientHTML accepts a stray '&' the way Telegram does instead of refusing it (see ParseHTML).
@@ -73,11 +75,14 @@ func WithChats(chats ...Chat) Option {
 	}
 }
 
-// New starts a fake Bot API on 127.0.0.1 and closes it when the test ends.
+// New starts a fake Bot API on 127.0.0.1 (none with InMemory) and closes it when the test ends. Its Transport
+// serves it without the network either way.
 func New(tb testing.TB, opts ...Option) *Server {
 	tb.Helper()
 	s := newServer(tb, opts...)
-	s.hs = httptest.NewServer(s)
+	if !s.inMemory {
+		s.hs = httptest.NewServer(s)
+	}
 	tb.Cleanup(s.Close)
 	return s
 }
@@ -118,8 +123,14 @@ func botIDFromToken(token string) (int64, bool) {
 	return id, true
 }
 
-// URL is the server root to pass as the bot library's server URL; it appends /bot<token>/<method>.
-func (s *Server) URL() string { return s.hs.URL }
+// URL is the server root to pass as the bot library's server URL; it appends /bot<token>/<method>. A server
+// made InMemory has none: give its clients MemoryURL and Transport.
+func (s *Server) URL() string {
+	if s.hs == nil {
+		panic("tgtest: an InMemory server has no URL; use MemoryURL with its Transport")
+	}
+	return s.hs.URL
+}
 
 // Token is the only token the server accepts.
 func (s *Server) Token() string { return s.token }

@@ -214,7 +214,7 @@ func TestRoutingAndAuth(t *testing.T) {
 	s := New(t)
 	get := func(path string) answer {
 		req, _ := http.NewRequest(http.MethodGet, s.URL()+path, nil)
-		return do(t, req)
+		return do(t, s, req)
 	}
 	wantError(t, get("/bot123:wrong/getMe"), 401, "Unauthorized")
 	wantError(t, get("/bot"+s.Token()+"/noSuchMethod"), 404, "Not Found")
@@ -240,7 +240,7 @@ func TestRoutingAndAuth(t *testing.T) {
 func TestQueryAndFormParamsParsed(t *testing.T) {
 	s := New(t, WithChats(PrivateChat(alice)))
 	req, _ := http.NewRequest(http.MethodGet, s.URL()+"/bot"+s.Token()+"/sendMessage?chat_id=1001&text=from+query", nil)
-	mustOK(t, do(t, req))
+	mustOK(t, do(t, s, req))
 	mustOK(t, callForm(t, s, "sendMessage", url.Values{"chat_id": {"1001"}, "text": {"<b>form</b>"}, "parse_mode": {"HTML"}}))
 	msgs := s.Messages(alice.ID)
 	if len(msgs) != 2 || msgs[0].Text != "from query" || msgs[1].Text != "form" || msgs[1].Entities[0].Type != "bold" {

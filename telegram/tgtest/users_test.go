@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -81,21 +82,22 @@ func TestPressButtonAndAnswer(t *testing.T) {
 
 // A press can be answered for a limited time only, like Telegram's.
 func TestCallbackAnswerTooLate(t *testing.T) {
-	clk := NewManualClock(time.Date(2025, 5, 1, 12, 0, 0, 0, time.UTC))
-	alice := User{ID: 1001, FirstName: "Alice"}
-	chat := PrivateChat(alice)
-	s := New(t, WithClock(clk.Now), WithChats(chat))
-	m := send(t, s, chat.ID, "Allow?", map[string]any{"reply_markup": keyboardOf([]Button{{Text: "Yes", CallbackData: "ok:1"}})})
-	onTime := s.PressButton(alice, chat, m.MessageID, "ok:1")
-	late := s.PressButton(alice, chat, m.MessageID, "ok:1")
-	clk.Advance(CallbackTimeout)
-	mustOK(t, callJSON(t, s, "answerCallbackQuery", map[string]any{"callback_query_id": onTime}))
-	clk.Advance(time.Second)
-	wantError(t, callJSON(t, s, "answerCallbackQuery", map[string]any{"callback_query_id": late}), 400,
-		"Bad Request: query is too old and response timeout expired or query ID is invalid")
-	if _, ok := s.CallbackAnswer(late); ok {
-		t.Fatal("a late answer was recorded")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		alice := User{ID: 1001, FirstName: "Alice"}
+		chat := PrivateChat(alice)
+		s := New(t, InMemory(), WithChats(chat))
+		m := send(t, s, chat.ID, "Allow?", map[string]any{"reply_markup": keyboardOf([]Button{{Text: "Yes", CallbackData: "ok:1"}})})
+		onTime := s.PressButton(alice, chat, m.MessageID, "ok:1")
+		late := s.PressButton(alice, chat, m.MessageID, "ok:1")
+		time.Sleep(CallbackTimeout)
+		mustOK(t, callJSON(t, s, "answerCallbackQuery", map[string]any{"callback_query_id": onTime}))
+		time.Sleep(time.Second)
+		wantError(t, callJSON(t, s, "answerCallbackQuery", map[string]any{"callback_query_id": late}), 400,
+			"Bad Request: query is too old and response timeout expired or query ID is invalid")
+		if _, ok := s.CallbackAnswer(late); ok {
+			t.Fatal("a late answer was recorded")
+		}
+	})
 }
 
 // recordingTB keeps Errorf calls instead of failing, to test how helpers report misuse.
