@@ -10,8 +10,6 @@ package approvals
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/untether/untether/cooldown"
 	"github.com/untether/untether/scope"
+	"github.com/untether/untether/token"
 )
 
 // Defaults for Config's zero values.
@@ -102,7 +101,6 @@ type pending struct {
 	plan     planInput
 	q        *questionState
 	actions  []Action // KindTool and KindPlan buttons
-	ref      PromptRef
 	tokens   []string
 	timer    *time.Timer
 	gen      int // bumped whenever the timer is replaced or the request resolved
@@ -225,7 +223,6 @@ func (b *Broker) Press(ctx context.Context, token string, userID, chatID int64) 
 		return Result{}, refuse(ForeignChat)
 	}
 	res, dec := b.applyLocked(p, ref)
-	res.Prompt = p.ref // SetPrompt may write it concurrently: read it under the lock
 	b.mu.Unlock()
 	return b.finish(ctx, p, res, dec, userID)
 }
@@ -246,21 +243,6 @@ func (b *Broker) finish(ctx context.Context, p *pending, res Result, dec *decisi
 		return res, fmt.Errorf("approvals: answer %s (%s): %w", p.req.RequestID, res.Outcome, err)
 	}
 	return res, nil
-}
-
-// SetPrompt records the message that shows a pending request, so results
-// and resolutions can name it. It returns false when the request is no
-// longer pending (resolved before the message was sent): the bot should
-// then update that message itself.
-func (b *Broker) SetPrompt(sessionKey, requestID string, ref PromptRef) bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	p := b.pending[pendingKey{sessionKey, requestID}]
-	if p == nil {
-		return false
-	}
-	p.ref = ref
-	return true
 }
 
 // Pending lists the session's pending requests, oldest first.
@@ -293,23 +275,21 @@ func (b *Broker) sessionPendingLocked(sessionKey string) []*pending {
 func (b *Broker) CancelSession(ctx context.Context, sessionKey, reason string) (int, error) {
 	b.mu.Lock()
 	ps := b.sessionPendingLocked(sessionKey)
-	refs := make([]PromptRef, len(ps))
-	for i, p := range ps {
+	for _, p := range ps {
 		b.resolveLocked(p)
-		refs[i] = p.ref
 	}
 	b.mu.Unlock()
 
 	msg := msgCancelled(reason)
 	var errs []error
-	for i, p := range ps {
+	for _, p := range ps {
 		err := p.resp.Deny(ctx, p.req.RequestID, msg, false)
 		if err != nil {
 			err = fmt.Errorf("approvals: cancel %s: %w", p.req.RequestID, err)
 			errs = append(errs, err)
 		}
 		b.reqLog(p.req).Info("approval cancelled", "reason", reason)
-		b.report(Resolution{Outcome: OutcomeCancelled, Request: p.req, Prompt: refs[i], Reason: reason, Message: msg, Err: err})
+		b.report(Resolution{Outcome: OutcomeCancelled, Request: p.req, Reason: reason, Message: msg, Err: err})
 	}
 	return len(ps), errors.Join(errs...)
 }
@@ -328,10 +308,9 @@ func (b *Broker) Withdraw(sessionKey, requestID string) bool {
 		return false
 	}
 	b.resolveLocked(p)
-	ref := p.ref
 	b.mu.Unlock()
 	b.reqLog(p.req).Info("approval withdrawn by claude")
-	b.report(Resolution{Outcome: OutcomeWithdrawn, Request: p.req, Prompt: ref, Reason: "withdrawn by Claude"})
+	b.report(Resolution{Outcome: OutcomeWithdrawn, Request: p.req, Reason: "withdrawn by Claude"})
 	return true
 }
 
@@ -358,7 +337,6 @@ func (b *Broker) expire(p *pending, gen int) {
 		return
 	}
 	b.resolveLocked(p)
-	ref := p.ref
 	b.mu.Unlock()
 
 	msg := msgTimedOut(b.timeout)
@@ -373,7 +351,7 @@ func (b *Broker) expire(p *pending, gen int) {
 	} else {
 		log.Info("approval timed out")
 	}
-	b.report(Resolution{Outcome: OutcomeTimedOut, Request: p.req, Prompt: ref, Reason: "timed out", Message: msg, Err: err})
+	b.report(Resolution{Outcome: OutcomeTimedOut, Request: p.req, Reason: "timed out", Message: msg, Err: err})
 }
 
 func (b *Broker) report(r Resolution) {
@@ -417,9 +395,7 @@ func (b *Broker) revokeLocked(p *pending) {
 // tokenLocked mints a token for one action of p.
 func (b *Broker) tokenLocked(p *pending, action ActionKind, option int) string {
 	for {
-		var raw [12]byte
-		_, _ = rand.Read(raw[:]) // crypto/rand.Read never fails (it panics instead)
-		t := base64.RawURLEncoding.EncodeToString(raw[:])
+		t := token.New()
 		if _, taken := b.tokens[t]; taken {
 			continue
 		}

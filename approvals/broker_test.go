@@ -92,20 +92,20 @@ func TestApproveAndDeny(t *testing.T) {
 	if p.Kind != KindTool || len(p.Actions) != 3 {
 		t.Fatalf("prompt = %+v, want a tool prompt with Approve, Deny, Always", p)
 	}
-	if !b.SetPrompt(req.SessionKey, req.RequestID, PromptRef{ChatID: chatA, MessageID: 42}) {
-		t.Fatal("SetPrompt on a pending request returned false")
+	if pend := b.Pending(req.SessionKey); len(pend) != 1 || pend[0].RequestID != req.RequestID {
+		t.Fatalf("Pending before the answer = %+v", pend)
 	}
-	res := mustPress(t, b, token(t, p, ActionApprove))
-	if res.Outcome != OutcomeApproved || res.Toast != "Approved" || res.UserID != owner ||
-		res.Request.RequestID != "r1" || res.Prompt != (PromptRef{ChatID: chatA, MessageID: 42}) {
+	res := mustPress(t, b, tokenOf(t, p, ActionApprove))
+	if res.Outcome != OutcomeApproved || res.UserID != owner ||
+		res.Request.RequestID != "r1" || res.Request.ChatID != chatA {
 		t.Fatalf("result = %+v", res)
 	}
 	c := r.only(t)
 	if !c.allow || c.id != "r1" || !bytes.Equal(c.input, req.Input) || c.perms != nil {
 		t.Fatalf("approve wrote %+v", c)
 	}
-	if b.SetPrompt(req.SessionKey, req.RequestID, PromptRef{}) {
-		t.Fatal("SetPrompt after the answer returned true")
+	if pend := b.Pending(req.SessionKey); len(pend) != 0 {
+		t.Fatalf("still pending after the answer: %+v", pend)
 	}
 
 	r2 := &fakeResponder{}
@@ -113,12 +113,12 @@ func TestApproveAndDeny(t *testing.T) {
 	if len(p2.Actions) != 2 || p2.AlwaysAllow != nil {
 		t.Fatalf("without suggestions there must be no Always allow: %+v", p2)
 	}
-	res = mustPress(t, b, token(t, p2, ActionDeny))
+	res = mustPress(t, b, tokenOf(t, p2, ActionDeny))
 	c = r2.only(t)
 	if c.allow || c.id != "r2" || c.interrupt || c.message != msgDenied || res.Message != msgDenied {
 		t.Fatalf("deny wrote %+v, result %+v", c, res)
 	}
-	if res.Outcome != OutcomeDenied || res.Toast != "Denied" {
+	if res.Outcome != OutcomeDenied {
 		t.Fatalf("result = %+v", res)
 	}
 }
@@ -143,8 +143,8 @@ func TestAlwaysAllow(t *testing.T) {
 	if fmt.Sprint(p.AlwaysAllow) != fmt.Sprint(wantLines) {
 		t.Fatalf("AlwaysAllow = %q, want %q", p.AlwaysAllow, wantLines)
 	}
-	res := mustPress(t, b, token(t, p, ActionAlways))
-	if res.Outcome != OutcomeAlways || res.Toast != "Always allowed" {
+	res := mustPress(t, b, tokenOf(t, p, ActionAlways))
+	if res.Outcome != OutcomeAlways {
 		t.Fatalf("result = %+v", res)
 	}
 	c := r.only(t)
@@ -168,7 +168,6 @@ func TestTimeout(t *testing.T) {
 		if want := start.Add(5 * time.Minute); !p.Deadline.Equal(want) {
 			t.Fatalf("Deadline = %v, want %v", p.Deadline, want)
 		}
-		b.SetPrompt(req.SessionKey, req.RequestID, PromptRef{ChatID: chatA, MessageID: 7})
 
 		time.Sleep(5*time.Minute - time.Second)
 		synctest.Wait()
@@ -186,10 +185,10 @@ func TestTimeout(t *testing.T) {
 		}
 		got := hook.all()
 		if len(got) != 1 || got[0].Outcome != OutcomeTimedOut || got[0].Request.RequestID != "r1" ||
-			got[0].Prompt.MessageID != 7 || got[0].Message != c.message || got[0].Err != nil {
+			got[0].Request.SessionKey != req.SessionKey || got[0].Message != c.message || got[0].Err != nil {
 			t.Fatalf("hook got %+v", got)
 		}
-		if _, err := b.Press(context.Background(), token(t, p, ActionApprove), owner, chatA); refusalKind(err) != Stale {
+		if _, err := b.Press(context.Background(), tokenOf(t, p, ActionApprove), owner, chatA); refusalKind(err) != Stale {
 			t.Fatalf("press after timeout: err %v, want Stale", err)
 		}
 	})
@@ -214,7 +213,7 @@ func TestAnswerStopsTimer(t *testing.T) {
 		b, hook := newTestBroker(Config{Timeout: time.Minute})
 		r := &fakeResponder{}
 		p := mustPrompt(t, b, toolReq("r1", "Bash", `{}`), r)
-		mustPress(t, b, token(t, p, ActionDeny))
+		mustPress(t, b, tokenOf(t, p, ActionDeny))
 		time.Sleep(2 * time.Minute)
 		synctest.Wait()
 		if len(r.all()) != 1 || len(hook.all()) != 0 {
@@ -232,7 +231,7 @@ func TestConcurrentPresses(t *testing.T) {
 		// Approve and Deny pressed at once, many times, released together.
 		var toks []string
 		for range 8 {
-			toks = append(toks, token(t, p, ActionApprove), token(t, p, ActionDeny))
+			toks = append(toks, tokenOf(t, p, ActionApprove), tokenOf(t, p, ActionDeny))
 		}
 		start := make(chan struct{})
 		var (
@@ -275,19 +274,19 @@ func TestRefusals(t *testing.T) {
 	b, _ := newTestBroker(Config{})
 	r := &fakeResponder{}
 	p := mustPrompt(t, b, toolReq("r1", "Bash", `{}`), r)
-	tok := token(t, p, ActionApprove)
+	tok := tokenOf(t, p, ActionApprove)
 
 	var ref *Refusal
 	_, err := b.Press(context.Background(), "no-such-token", owner, chatA)
-	if !errors.As(err, &ref) || ref.Kind != Stale || ref.Toast == "" {
+	if !errors.As(err, &ref) || ref.Kind != Stale {
 		t.Fatalf("unknown token: %v", err)
 	}
 	_, err = b.Press(context.Background(), tok, intrud, chatA)
-	if !errors.As(err, &ref) || ref.Kind != Unauthorized || ref.Toast == "" {
+	if !errors.As(err, &ref) || ref.Kind != Unauthorized {
 		t.Fatalf("unauthorized presser: %v", err)
 	}
 	_, err = b.Press(context.Background(), tok, owner, chatB)
-	if !errors.As(err, &ref) || ref.Kind != ForeignChat || ref.Toast == "" {
+	if !errors.As(err, &ref) || ref.Kind != ForeignChat {
 		t.Fatalf("foreign chat: %v", err)
 	}
 	if len(r.all()) != 0 {
@@ -302,7 +301,7 @@ func TestRefusals(t *testing.T) {
 
 	nobody := New(Config{}) // no IsAllowed: nobody may press
 	p = mustPrompt(t, nobody, toolReq("r2", "Bash", `{}`), r)
-	if _, err := nobody.Press(context.Background(), token(t, p, ActionApprove), owner, chatA); refusalKind(err) != Unauthorized {
+	if _, err := nobody.Press(context.Background(), tokenOf(t, p, ActionApprove), owner, chatA); refusalKind(err) != Unauthorized {
 		t.Fatalf("without IsAllowed: %v, want Unauthorized", err)
 	}
 }
@@ -311,7 +310,7 @@ func TestPressWriteError(t *testing.T) {
 	b, _ := newTestBroker(Config{})
 	boom := errors.New("broken pipe")
 	p := mustPrompt(t, b, toolReq("r1", "Bash", `{}`), &fakeResponder{err: boom})
-	res, err := b.Press(context.Background(), token(t, p, ActionApprove), owner, chatA)
+	res, err := b.Press(context.Background(), tokenOf(t, p, ActionApprove), owner, chatA)
 	if !errors.Is(err, boom) || refusalKind(err) != "" {
 		t.Fatalf("err = %v, want the responder error", err)
 	}
@@ -342,9 +341,9 @@ func TestSeveralPending(t *testing.T) {
 	if _, err := b.Submit(context.Background(), toolReq("r1", "Bash", `{}`), r); err == nil {
 		t.Fatal("a duplicate request id in one session was accepted")
 	}
-	mustPress(t, b, token(t, prompts[2], ActionDeny))
-	mustPress(t, b, token(t, prompts[0], ActionApprove))
-	mustPress(t, b, token(t, prompts[1], ActionApprove))
+	mustPress(t, b, tokenOf(t, prompts[2], ActionDeny))
+	mustPress(t, b, tokenOf(t, prompts[0], ActionApprove))
+	mustPress(t, b, tokenOf(t, prompts[1], ActionApprove))
 	calls := r.all()
 	want := []struct {
 		id    string
@@ -362,7 +361,7 @@ func TestSeveralPending(t *testing.T) {
 	if len(rb.all()) != 0 || len(b.Pending("200")) != 1 {
 		t.Fatal("answering one session touched the other")
 	}
-	if _, err := b.Press(context.Background(), token(t, po, ActionApprove), owner, chatB); err != nil {
+	if _, err := b.Press(context.Background(), tokenOf(t, po, ActionApprove), owner, chatB); err != nil {
 		t.Fatal(err)
 	}
 	if c := rb.only(t); !c.allow || c.id != "r1" || !strings.Contains(string(c.input), "elsewhere") {
@@ -375,7 +374,6 @@ func TestCancelSession(t *testing.T) {
 	r := &fakeResponder{}
 	p1 := mustPrompt(t, b, toolReq("r1", "Bash", `{}`), r)
 	mustPrompt(t, b, toolReq("r2", ToolExitPlanMode, planInputJSON), r)
-	b.SetPrompt("100", "r2", PromptRef{ChatID: chatA, MessageID: 9})
 	other := toolReq("r3", "Bash", `{}`)
 	other.ChatID, other.SessionKey = chatB, "200"
 	rb := &fakeResponder{}
@@ -396,10 +394,10 @@ func TestCancelSession(t *testing.T) {
 	}
 	got := hook.all()
 	if len(got) != 2 || got[0].Outcome != OutcomeCancelled || got[1].Request.RequestID != "r2" ||
-		got[1].Prompt.MessageID != 9 || got[1].Reason != "the turn was cancelled" {
+		got[1].Request.SessionKey != "100" || got[1].Reason != "the turn was cancelled" {
 		t.Fatalf("hook got %+v", got)
 	}
-	if _, err := b.Press(context.Background(), token(t, p1, ActionApprove), owner, chatA); refusalKind(err) != Stale {
+	if _, err := b.Press(context.Background(), tokenOf(t, p1, ActionApprove), owner, chatA); refusalKind(err) != Stale {
 		t.Fatalf("press after cancel: %v, want Stale", err)
 	}
 	if len(rb.all()) != 0 || len(b.Pending("200")) != 1 {
@@ -431,7 +429,6 @@ func TestWithdraw(t *testing.T) {
 	r := &fakeResponder{}
 	p1 := mustPrompt(t, b, toolReq("r1", "Bash", `{}`), r)
 	mustPrompt(t, b, toolReq("r2", "Bash", `{}`), r)
-	b.SetPrompt("100", "r1", PromptRef{ChatID: chatA, MessageID: 5})
 
 	if !b.Withdraw("100", "r1") {
 		t.Fatal("Withdraw of a pending request reported false")
@@ -441,12 +438,12 @@ func TestWithdraw(t *testing.T) {
 	}
 	got := hook.all()
 	if len(got) != 1 || got[0].Outcome != OutcomeWithdrawn || got[0].Request.RequestID != "r1" ||
-		got[0].Prompt.MessageID != 5 || got[0].Message != "" || !got[0].Outcome.Final() {
+		got[0].Request.SessionKey != "100" || got[0].Message != "" || !got[0].Outcome.Final() {
 		t.Fatalf("hook got %+v", got)
 	}
-	_, err := b.Press(context.Background(), token(t, p1, ActionApprove), owner, chatA)
+	_, err := b.Press(context.Background(), tokenOf(t, p1, ActionApprove), owner, chatA)
 	var ref *Refusal
-	if !errors.As(err, &ref) || ref.Kind != Stale || ref.Toast != ToastStale {
+	if !errors.As(err, &ref) || ref.Kind != Stale {
 		t.Fatalf("press after withdraw: %v, want Stale", err)
 	}
 	if len(r.all()) != 0 {

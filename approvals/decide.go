@@ -154,27 +154,27 @@ func (b *Broker) applyLocked(p *pending, ref tokenRef) (Result, *decision) {
 		if p.kind == KindPlan {
 			b.clearPlanLocked(p.key.session)
 		}
-		return Result{Outcome: OutcomeApproved, Toast: "Approved"}, allowWith(p.req.Input)
+		return Result{Outcome: OutcomeApproved}, allowWith(p.req.Input)
 	case ActionAlways:
 		b.resolveLocked(p)
 		d := allowWith(p.req.Input)
 		d.perms = p.req.Suggestions
-		return Result{Outcome: OutcomeAlways, Toast: "Always allowed"}, d
+		return Result{Outcome: OutcomeAlways}, d
 	case ActionOutline:
 		b.resolveLocked(p)
 		b.cool.Pause(p.key.session)
 		s := b.session(p.key.session)
 		s.gateArmed, s.noted = true, 0
-		return Result{Outcome: OutcomeOutline, Toast: "Outlining plan…"}, denyWith(msgOutline)
+		return Result{Outcome: OutcomeOutline}, denyWith(msgOutline)
 	}
 	// ActionDeny
 	b.resolveLocked(p)
 	switch p.kind {
 	case KindPlan:
 		b.clearPlanLocked(p.key.session)
-		return Result{Outcome: OutcomeDenied, Toast: "Denied"}, denyWith(msgPlanDenied)
+		return Result{Outcome: OutcomeDenied}, denyWith(msgPlanDenied)
 	case KindQuestion:
-		return Result{Outcome: OutcomeDenied, Toast: "Dismissed"}, denyWith(msgQuestionsDismissed)
+		return Result{Outcome: OutcomeDenied}, denyWith(msgQuestionsDismissed)
 	}
-	return Result{Outcome: OutcomeDenied, Toast: "Denied"}, denyWith(msgDenied)
+	return Result{Outcome: OutcomeDenied}, denyWith(msgDenied)
 }

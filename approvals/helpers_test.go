@@ -132,7 +132,7 @@ func mustPress(t *testing.T, b *Broker, token string) Result {
 	return res
 }
 
-func token(t *testing.T, p *Prompt, k ActionKind) string {
+func tokenOf(t *testing.T, p *Prompt, k ActionKind) string {
 	t.Helper()
 	for _, a := range p.Actions {
 		if a.Kind == k {

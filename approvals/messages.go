@@ -3,6 +3,8 @@ package approvals
 import (
 	"fmt"
 	"time"
+
+	"github.com/untether/untether/human"
 )
 
 // Texts Claude reads as the tool result of a denial. They are written for the
@@ -30,7 +32,7 @@ const (
 func msgTimedOut(d time.Duration) string {
 	return fmt.Sprintf("The user did not answer in time (%s), so this was denied automatically "+
 		"after timing out. Do not retry it right away; continue without it, or say in your reply "+
-		"what you need so the user can answer later.", humanDuration(d))
+		"what you need so the user can answer later.", human.DurationUp(d))
 }
 
 func msgCancelled(reason string) string {
@@ -43,7 +45,7 @@ func msgCancelled(reason string) string {
 func msgCooldown(left time.Duration) string {
 	return fmt.Sprintf("Plan approval is paused: the user asked for a written outline first. "+
 		"Write the step-by-step outline of the plan as plain text in your reply (files, changes, "+
-		"order, risks), and wait about %s before calling ExitPlanMode again.", humanDuration(left))
+		"order, risks), and wait about %s before calling ExitPlanMode again.", human.DurationUp(left))
 }
 
 func msgOutlineGate(have, need int) string {
@@ -51,24 +53,4 @@ func msgOutlineGate(have, need int) string {
 		"characters of it have been written since (at least %d are needed). Write the "+
 		"step-by-step outline as plain text in your reply (files, changes, order, risks), "+
 		"then call ExitPlanMode again.", have, need)
-}
-
-// humanDuration renders whole minutes and seconds the way people say them.
-func humanDuration(d time.Duration) string {
-	if d < time.Second {
-		d = time.Second
-	}
-	d = d.Round(time.Second)
-	switch {
-	case d%time.Minute == 0 && d >= time.Minute:
-		if d == time.Minute {
-			return "1 minute"
-		}
-		return fmt.Sprintf("%d minutes", d/time.Minute)
-	case d == time.Second:
-		return "1 second"
-	case d < time.Minute:
-		return fmt.Sprintf("%d seconds", d/time.Second)
-	}
-	return d.String()
 }

@@ -60,8 +60,8 @@ func TestPlanFlow(t *testing.T) {
 			t.Fatalf("plan actions = %v", kinds)
 		}
 
-		res := mustPress(t, b, token(t, p, ActionOutline))
-		if res.Outcome != OutcomeOutline || res.Toast != "Outlining plan…" {
+		res := mustPress(t, b, tokenOf(t, p, ActionOutline))
+		if res.Outcome != OutcomeOutline {
 			t.Fatalf("outline result = %+v", res)
 		}
 		c := r.only(t)
@@ -99,7 +99,7 @@ func TestPlanFlow(t *testing.T) {
 		if active, _, n := cool.Check("100"); active || n != 1 {
 			t.Fatalf("cooldown before approve = %v %d, want expired with count 1", active, n)
 		}
-		res = mustPress(t, b, token(t, p, ActionApprove))
+		res = mustPress(t, b, tokenOf(t, p, ActionApprove))
 		if res.Outcome != OutcomeApproved {
 			t.Fatalf("approve result = %+v", res)
 		}
@@ -124,7 +124,7 @@ func TestPlanDenyAndEscalation(t *testing.T) {
 		outline := func(id string) {
 			t.Helper()
 			p := mustPrompt(t, b, planReq(id, shortPlan), r)
-			mustPress(t, b, token(t, p, ActionOutline))
+			mustPress(t, b, tokenOf(t, p, ActionOutline))
 		}
 		outline("p1")
 		time.Sleep(31 * time.Second)
@@ -140,7 +140,7 @@ func TestPlanDenyAndEscalation(t *testing.T) {
 		autoDenied(t, b, planReq("p4", shortPlan), r, "outline gate")
 		b.NoteAssistantText("100", strings.Repeat("o", 200))
 		p := mustPrompt(t, b, planReq("p5", shortPlan), r)
-		res := mustPress(t, b, token(t, p, ActionDeny))
+		res := mustPress(t, b, tokenOf(t, p, ActionDeny))
 		calls := r.all()
 		last := calls[len(calls)-1]
 		if res.Outcome != OutcomeDenied || last.allow || last.message != msgPlanDenied ||
@@ -175,7 +175,7 @@ func TestPlanGateVariants(t *testing.T) {
 			b, _ := newTestBroker(tc.cfg)
 			r := &fakeResponder{}
 			p := mustPrompt(t, b, planReq("p1", shortPlan), r)
-			mustPress(t, b, token(t, p, ActionOutline))
+			mustPress(t, b, tokenOf(t, p, ActionOutline))
 			time.Sleep(tc.wait)
 			req := planReq("p2", tc.plan)
 			req.PlanMode = tc.mode
@@ -205,7 +205,7 @@ func TestForgetClearsPlanState(t *testing.T) {
 		b, _ := newTestBroker(Config{})
 		r := &fakeResponder{}
 		p := mustPrompt(t, b, planReq("p1", shortPlan), r)
-		mustPress(t, b, token(t, p, ActionOutline))
+		mustPress(t, b, tokenOf(t, p, ActionOutline))
 		b.Forget("100")
 		mustPrompt(t, b, planReq("p2", shortPlan), r)
 		if _, _, n := b.cool.Check("100"); n != 0 {

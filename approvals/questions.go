@@ -155,15 +155,11 @@ func (b *Broker) applyQuestionLocked(p *pending, ref tokenRef) (Result, *decisio
 		q.selected[ref.option] = !q.selected[ref.option]
 		b.stopAwaitingLocked(p)
 		b.armTimerLocked(p)
-		toast := "Selected: " + label
-		if !q.selected[ref.option] {
-			toast = "Unselected: " + label
-		}
-		return Result{Outcome: OutcomeToggled, Toast: toast, Question: q.view()}, nil
+		return Result{Outcome: OutcomeToggled, Question: q.view(), Toggled: ref.option}, nil
 	case ActionDone:
 		labels := q.selectedLabels()
 		if len(labels) == 0 {
-			return Result{Outcome: OutcomeNothingChosen, Toast: "Choose at least one option, or Other", Question: q.view()}, nil
+			return Result{Outcome: OutcomeNothingChosen, Question: q.view()}, nil
 		}
 		return b.answerLocked(p, strings.Join(labels, ", "))
 	}
@@ -179,7 +175,7 @@ func (b *Broker) applyQuestionLocked(p *pending, ref tokenRef) (Result, *decisio
 	}
 	s.awaiting = &key
 	b.armTimerLocked(p)
-	return Result{Outcome: OutcomeAwaitingText, Toast: "Send your answer as a message", Question: q.view()}, nil
+	return Result{Outcome: OutcomeAwaitingText, Question: q.view()}, nil
 }
 
 func (b *Broker) stopAwaitingLocked(p *pending) {
@@ -200,7 +196,7 @@ func (b *Broker) answerLocked(p *pending, answer string) (Result, *decision) {
 	if q.index < len(q.items) {
 		b.mintQuestionLocked(p)
 		b.armTimerLocked(p)
-		return Result{Outcome: OutcomeNextQuestion, Toast: "Next question", Question: q.view()}, nil
+		return Result{Outcome: OutcomeNextQuestion, Question: q.view()}, nil
 	}
 	b.resolveLocked(p)
 	answers := make(map[string]string, len(q.items))
@@ -210,10 +206,10 @@ func (b *Broker) answerLocked(p *pending, answer string) (Result, *decision) {
 	input, err := withAnswers(p.req.Input, answers)
 	if err != nil {
 		// Cannot happen for input that parsed as questions; say so to Claude rather than hang.
-		return Result{Outcome: OutcomeDenied, Toast: "Could not send the answers"},
+		return Result{Outcome: OutcomeFailed},
 			denyWith("The answers could not be attached to the questions (" + err.Error() + "). Ask again in plain text.")
 	}
-	return Result{Outcome: OutcomeAnswered, Toast: "Answered", Answers: answers}, allowWith(input)
+	return Result{Outcome: OutcomeAnswered, Answers: answers}, allowWith(input)
 }
 
 // withAnswers returns input with "answers" set, keeping every other field.
@@ -271,7 +267,6 @@ func (b *Broker) TakeText(ctx context.Context, chatID, userID int64, sessionKey,
 		answer = strings.Join(append(p.q.selectedLabels(), text), ", ")
 	}
 	res, dec := b.answerLocked(p, answer)
-	res.Prompt = p.ref
 	b.mu.Unlock()
 	res, err := b.finish(ctx, p, res, dec, userID)
 	return true, res, err

@@ -93,7 +93,7 @@ func TestQuestionSequence(t *testing.T) {
 	}
 	for _, l := range []string{"S", "L", "S", "M"} { // S on, L on, S off, M on
 		res = mustPress(t, b, optionToken(t, v, l))
-		if res.Outcome != OutcomeToggled {
+		if res.Outcome != OutcomeToggled || res.Question.Options[res.Toggled].Label != l {
 			t.Fatalf("toggle %s: %+v", l, res)
 		}
 	}

@@ -111,18 +111,16 @@ func TestDescribeSuggestions(t *testing.T) {
 	}
 }
 
-func TestHumanDuration(t *testing.T) {
-	for d, want := range map[string]string{"10m": "10 minutes", "1m": "1 minute", "30s": "30 seconds",
-		"1s": "1 second", "90s": "1m30s", "29.6s": "30 seconds", "0s": "1 second"} {
-		dd, err := time.ParseDuration(d)
-		if err != nil {
-			t.Fatal(err)
+// The messages to Claude say durations through package human, rounded up:
+// a wait is never said shorter than it is.
+func TestDurationsInMessages(t *testing.T) {
+	for _, c := range []struct{ msg, want string }{
+		{msgTimedOut(DefaultTimeout), "did not answer in time (10 minutes)"},
+		{msgCooldown(29600 * time.Millisecond), "wait about 30 seconds"},
+		{msgCooldown(90 * time.Second), "wait about 2 minutes"},
+	} {
+		if !strings.Contains(c.msg, c.want) {
+			t.Errorf("message %q does not say %q", c.msg, c.want)
 		}
-		if got := humanDuration(dd); got != want {
-			t.Errorf("humanDuration(%s) = %q, want %q", d, got, want)
-		}
-	}
-	if !strings.Contains(msgTimedOut(DefaultTimeout), "10 minutes") {
-		t.Error("timeout message does not name the timeout")
 	}
 }

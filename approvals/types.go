@@ -75,6 +75,9 @@ const (
 	OutcomeToggled       Outcome = "toggled"       // not final: multi-select changed, show Result.Question
 	OutcomeAwaitingText  Outcome = "awaiting_text" // not final: the next text message is the answer
 	OutcomeNothingChosen Outcome = "nothing_chosen"
+	// OutcomeFailed: the answers to the questions could not be put into the
+	// tool's input, so the request was denied instead.
+	OutcomeFailed Outcome = "failed"
 )
 
 // Final reports whether the outcome ends the request.
@@ -138,22 +141,16 @@ type Prompt struct {
 	Deadline time.Time // when the request times out unless answered
 }
 
-// PromptRef is the message that shows a prompt, as the bot stored it with
-// SetPrompt. Zero when none was stored.
-type PromptRef struct {
-	ChatID    int64
-	MessageID int
-}
-
 // Result is what a successful Press or TakeText did.
 type Result struct {
 	Outcome Outcome
-	Toast   string // short text for the callback answer
-	UserID  int64  // who decided
+	UserID  int64 // who decided
 	Request Request
-	Prompt  PromptRef
 	// Question is the view to show now, for non-final question outcomes.
 	Question *QuestionView
+	// Toggled is, for OutcomeToggled, the index in Question.Options of the
+	// option the press selected or unselected.
+	Toggled int
 	// Answers is what was sent for OutcomeAnswered (question text → answer).
 	Answers map[string]string
 	// Message is the deny message written to Claude, if any.
@@ -168,7 +165,6 @@ func (r Result) Final() bool { return r.Outcome.Final() }
 type Resolution struct {
 	Outcome Outcome // OutcomeTimedOut, OutcomeCancelled or OutcomeWithdrawn
 	Request Request
-	Prompt  PromptRef
 	Reason  string // why, in a few words ("timed out", the CancelSession reason)
 	Message string // the deny message written to Claude ("" when withdrawn: nothing is written)
 	Err     error  // the Responder's error, if the deny could not be written
@@ -195,27 +191,12 @@ const (
 	ForeignChat  RefusalKind = "foreign_chat" // the button was pressed in another chat
 )
 
-// ToastStale answers a press on a request that is no longer pending:
-// answered, timed out, cancelled, withdrawn by Claude, or from before a
-// restart.
-const ToastStale = "This request is no longer pending"
-
-// Refusal is the error Press returns when it does nothing. Toast is a short
-// text for the callback answer. Use errors.As to get it.
+// Refusal is the error Press returns when it does nothing; Kind says why.
+// Use errors.As to get it.
 type Refusal struct {
-	Kind  RefusalKind
-	Toast string
+	Kind RefusalKind
 }
 
 func (r *Refusal) Error() string { return "approval press refused: " + string(r.Kind) }
 
-func refuse(k RefusalKind) *Refusal {
-	switch k {
-	case Unauthorized:
-		return &Refusal{Kind: k, Toast: "You are not allowed to answer this"}
-	case ForeignChat:
-		return &Refusal{Kind: k, Toast: "This button belongs to another chat"}
-	default:
-		return &Refusal{Kind: Stale, Toast: ToastStale}
-	}
-}
+func refuse(k RefusalKind) *Refusal { return &Refusal{Kind: k} }

@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -71,7 +70,7 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	a.mu.Unlock()
 	signal(a.wake)
 	if busy {
-		a.b.notify(a.place, qp.MessageID, fmt.Sprintf("Queued: it runs after the current turn (%d ahead). /cancel stops the current one.", ahead))
+		a.b.notify(a.place, qp.MessageID, view.QueuedNote(ahead))
 	}
 }
 
@@ -196,7 +195,7 @@ func (a *actor) pop() (prefs.QueuedPrompt, bool) {
 // prompt without a sender (user id 0) cannot be checked and is refused.
 func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
 	b := a.b
-	chatOK := !isGroupID(qp.ChatID) || len(b.allowedChats) == 0 || b.allowedChats[qp.ChatID]
+	chatOK := !isGroup(qp.ChatID) || len(b.allowedChats) == 0 || b.allowedChats[qp.ChatID]
 	userOK := qp.UserID != 0 && b.userAllowed(qp.UserID)
 	if chatOK && userOK {
 		return true
@@ -305,6 +304,60 @@ func (a *actor) idle(ctx context.Context) bool {
 			}
 		}
 	}
+}
+
+// ensureConn returns the live connection, starting (or resuming) one.
+func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
+	b := a.b
+	a.mu.Lock()
+	conn, restart := a.conn, a.restart
+	a.restart = false
+	a.mu.Unlock()
+	if conn != nil && restart {
+		a.closeConn(ctx, "settings changed")
+		conn = nil
+	}
+	if conn != nil {
+		b.pool.touch(a)
+		return conn, nil
+	}
+	err := b.pool.acquire(t.cancelReq, a, func(h *actor) bool { return h.busy() }, func() {
+		b.notify(a.place, t.qp.MessageID, view.WaitingForSlot(b.cfg.MaxLive))
+	})
+	if err != nil {
+		if t.cancelReq.Err() != nil {
+			return nil, errTurnCancelled
+		}
+		return nil, err
+	}
+	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
+	st := b.settings(a.key)
+	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
+	if rec, ok, err := b.store.Session(a.key); err != nil {
+		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
+	} else if ok {
+		spec.Resume = rec.SessionID
+	}
+	conn, err = b.engine.Start(ctx, spec)
+	if err != nil {
+		b.pool.release(a)
+		return nil, err
+	}
+	t.resumed = spec.Resume
+	t.sawInit = false
+	a.mu.Lock()
+	a.conn = conn
+	a.mode = spec.PermissionMode
+	a.mu.Unlock()
+	return conn, nil
+}
+
+// busy says whether the actor must keep its process: a turn is running
+// (which includes waiting for an approval).
+func (a *actor) busy() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.turn != nil
 }
 
 func (a *actor) setMode(m string) {

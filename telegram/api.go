@@ -51,20 +51,8 @@ func (b *Bot) dropWebhook(ctx context.Context) error {
 }
 
 func (b *Bot) setCommands(ctx context.Context) error {
-	cmds := []models.BotCommand{
-		{Command: "new", Description: "start a fresh Claude session"},
-		{Command: "cancel", Description: "stop the running turn"},
-		{Command: "status", Description: "session, model, mode, queue, cost"},
-		{Command: "planmode", Description: "on | off | auto | show | clear"},
-		{Command: "model", Description: "<name> | show | clear"},
-		{Command: "verbose", Description: "on | off: more detail in progress"},
-		{Command: "cwd", Description: "<dir> | show | clear: this chat's project directory"},
-		{Command: "sessions", Description: "earlier sessions of this chat, to continue one"},
-		{Command: "help", Description: "how to use this bot"},
-		{Command: "start", Description: "hello"},
-	}
 	return b.out.Send(ctx, outbox.Job{Unpaced: true, Do: func(ctx context.Context) error {
-		_, err := b.client.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: cmds})
+		_, err := b.client.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: view.Commands()})
 		return b.wrap("setMyCommands", err)
 	}})
 }
@@ -149,8 +137,11 @@ func (b *Bot) send(ctx context.Context, p place, replyTo int, text string, kb vi
 			return nil
 		}
 	}
-	err := b.sendParsed(ctx, p.ChatID, prio, do)
-	return id, err
+	if err := b.sendParsed(ctx, p.ChatID, prio, do); err != nil {
+		// The job may still be running (ctx ended first): id is its to write.
+		return 0, err
+	}
+	return id, nil
 }
 
 // sendParsed runs a send with parse_mode HTML and, if Telegram rejects the

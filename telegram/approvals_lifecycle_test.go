@@ -22,7 +22,7 @@ func TestApprovalTimeout(t *testing.T) {
 		sent := time.Now()
 		h.say("slow")
 		prompt := h.awaitPrompt(h.dm.ID, "Approve", "make slow")
-		if !strings.Contains(prompt.Text, "Answer within 1 s, or it is denied") {
+		if !strings.Contains(prompt.Text, "Answer within 1 second, or it is denied") {
 			t.Errorf("the prompt should say how long it waits:\n%s", prompt.Text)
 		}
 		edited := h.awaitResolved(h.dm.ID, prompt.ID, "Timed out")

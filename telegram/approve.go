@@ -2,10 +2,7 @@ package telegram
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/go-telegram/bot/models"
@@ -15,13 +12,6 @@ import (
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
-)
-
-// Callback data prefixes: "a:" approval tokens (minted by the broker),
-// "c:" cancel buttons of progress messages (minted here).
-const (
-	prefixApproval = "a:"
-	prefixCancel   = "c:"
 )
 
 // approval hands a can_use_tool request to the broker, and shows a prompt
@@ -49,15 +39,15 @@ func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest
 		}
 		return
 	}
-	t.state = "waiting for approval"
+	t.state = view.StateWaiting
 	t.dirty = true
 	b.showPrompt(ctx, a, t, sub.Prompt)
 }
 
-// showPrompt sends the prompt (a reply to the progress message), the
-// keyboard on its last part, and tells the broker where it is. A tool
-// prompt that cannot show the whole input is preceded by a file with all
-// of it: the buttons exist only once the file is delivered, and if it
+// showPrompt sends the prompt (a reply to the progress message) with the
+// keyboard on its last part, and records that message in the prompt book.
+// A tool prompt that cannot show the whole input is preceded by a file with
+// all of it: the buttons exist only once the file is delivered, and if it
 // cannot be, the prompt says so and offers Deny alone.
 func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Prompt) {
 	p = b.redactPrompt(p) // before the view cuts anything; the broker keeps the original
@@ -71,7 +61,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 		replyTo = t.qp.MessageID
 	}
 	if p.Kind == approvals.KindQuestion && p.Question != nil {
-		parts = []string{view.QuestionTextIn(p.Question, isGroupID(a.place.ChatID))}
+		parts = []string{view.QuestionTextIn(p.Question, isGroup(a.place.ChatID))}
 		kb = view.QuestionKeyboard(p.Question, prefixApproval)
 	} else {
 		if at.File = view.PromptFullInput(p, workDir, now); at.File != nil {
@@ -101,7 +91,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 		}
 		replyTo, last = id, id
 	}
-	ref := approvals.PromptRef{ChatID: a.place.ChatID, MessageID: last}
+	ref := promptRef{ChatID: a.place.ChatID, MessageID: last}
 	// Recorded before anyone can resolve it through the book, so the
 	// record is always removed after it is added.
 	if err := b.store.AddLive(prefs.LiveMessage{Kind: prefs.LivePrompt, ChatID: a.place.ChatID, MessageID: last,
@@ -113,9 +103,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 	// come first and left its result in the book.
 	if b.prompts.shown(key, ref, resolvedOriginal(p, parts, workDir, at)) {
 		b.forgetPrompt(ref)
-		return
 	}
-	b.broker.SetPrompt(a.key, p.Request.RequestID, ref)
 }
 
 // resolvedOriginal is the prompt's last part as it should read once
@@ -133,60 +121,13 @@ func resolvedOriginal(p *approvals.Prompt, parts []string, workDir string, at vi
 	return last
 }
 
-// handleCallback answers a button press. It runs outside every turn queue:
-// a turn waiting for approval must never block the press that approves it.
-func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
-	chatID := callbackChat(cq)
-	log := b.log.With("chat_id", chatID, "user_id", cq.From.ID)
-	switch {
-	case strings.HasPrefix(cq.Data, prefixApproval):
-		res, err := b.broker.Press(ctx, strings.TrimPrefix(cq.Data, prefixApproval), cq.From.ID, chatID)
-		var ref *approvals.Refusal
-		if errors.As(err, &ref) {
-			b.answerCallback(ctx, cq.ID, ref.Toast)
-			return
-		}
-		toast := res.Toast
-		if res.Outcome == approvals.OutcomeAwaitingText && cq.Message.Message != nil && isGroup(cq.Message.Message.Chat) {
-			// In a group the bot only takes messages addressed to it.
-			toast = "Reply to the question with your answer"
-		}
-		b.answerCallback(ctx, cq.ID, toast)
-		if err != nil {
-			log.Warn("decision could not reach claude", "request_id", res.Request.RequestID, "err", err)
-		}
-		b.afterPress(ctx, res, &cq.From)
-	case strings.HasPrefix(cq.Data, prefixCancel):
-		target, ok := b.cancels.get(strings.TrimPrefix(cq.Data, prefixCancel))
-		switch {
-		case !b.userAllowed(cq.From.ID):
-			b.answerCallback(ctx, cq.ID, "You are not allowed to do this")
-		case !ok:
-			b.answerCallback(ctx, cq.ID, "This turn is already over")
-		case target.chatID != chatID:
-			b.answerCallback(ctx, cq.ID, "This button belongs to another chat")
-		default:
-			a := b.existingActor(target.key)
-			if a != nil && a.requestCancel() {
-				b.answerCallback(ctx, cq.ID, "Cancelling…")
-			} else {
-				b.answerCallback(ctx, cq.ID, "This turn is already over")
-			}
-		}
-	case strings.HasPrefix(cq.Data, prefixSession):
-		b.pressSession(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSession))
-	default:
-		b.answerCallback(ctx, cq.ID, "This button has expired")
-	}
-}
-
 // afterPress edits the prompt: the outcome and who decided (no buttons), or
 // the next state of a question.
 func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models.User) {
 	key := promptKey{res.Request.SessionKey, res.Request.RequestID}
 	if !res.Final() {
 		if q := b.redactQuestion(res.Question); q != nil {
-			text := view.QuestionTextIn(q, isGroupID(res.Request.ChatID))
+			text := view.QuestionTextIn(q, isGroup(res.Request.ChatID))
 			b.prompts.update(key, q.Version, text, view.QuestionKeyboard(q, prefixApproval))
 		}
 		return
@@ -204,7 +145,7 @@ func (b *Bot) resolvePrompt(ctx context.Context, key promptKey, o view.Outcome) 
 }
 
 // editPrompt queues an edit of a prompt message (see promptBook).
-func (b *Bot) editPrompt(ref approvals.PromptRef, text string, kb view.Keyboard) {
+func (b *Bot) editPrompt(ref promptRef, text string, kb view.Keyboard) {
 	_ = b.edit(context.Background(), ref.ChatID, ref.MessageID, text, kb, outbox.High, promptEditKey(ref), func(err error) {
 		if err != nil && !errors.Is(err, outbox.ErrClosed) {
 			b.log.Warn("could not edit prompt", "chat_id", ref.ChatID, "err", err)
@@ -213,7 +154,7 @@ func (b *Bot) editPrompt(ref approvals.PromptRef, text string, kb view.Keyboard)
 }
 
 // forgetPrompt drops the record of a resolved prompt's message.
-func (b *Bot) forgetPrompt(ref approvals.PromptRef) {
+func (b *Bot) forgetPrompt(ref promptRef) {
 	if err := b.store.RemoveLive(ref.ChatID, ref.MessageID); err != nil {
 		b.log.Warn("could not forget prompt message", "chat_id", ref.ChatID, "err", err)
 	}
@@ -223,25 +164,4 @@ func (b *Bot) forgetPrompt(ref approvals.PromptRef) {
 func (b *Bot) onResolved(r approvals.Resolution) {
 	b.resolvePrompt(context.Background(), promptKey{r.Request.SessionKey, r.Request.RequestID},
 		view.Outcome{Kind: r.Outcome, Reason: r.Reason})
-}
-
-func displayName(u *models.User) string {
-	if u == nil {
-		return ""
-	}
-	if u.Username != "" {
-		return "@" + u.Username
-	}
-	return strings.TrimSpace(u.FirstName + " " + u.LastName)
-}
-
-type cancelRef struct {
-	key    string
-	chatID int64
-}
-
-func randomToken() string {
-	var buf [12]byte
-	_, _ = rand.Read(buf[:])
-	return base64.RawURLEncoding.EncodeToString(buf[:])
 }

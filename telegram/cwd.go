@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/untether/untether/telegram/render"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -18,19 +17,16 @@ import (
 func (b *Bot) cwdCommand(key, arg string) string {
 	arg = strings.TrimSpace(arg)
 	st := b.settings(key)
-	show := func(st chatSettings) string {
-		return fmt.Sprintf("Working directory: <code>%s</code> (%s).", render.Escape(st.WorkDir), st.WorkSource)
-	}
 	var dir string
 	switch arg {
 	case "", "show":
-		return show(st)
+		return view.WorkDirShow(st.WorkDir, st.WorkSource)
 	case "clear":
 		dir = ""
 	default:
 		var err error
 		if dir, err = b.resolveWorkDir(st.WorkDir, arg); err != nil {
-			return render.Escape(err.Error())
+			return view.WorkDirRefused(err.Error())
 		}
 	}
 	target := dir
@@ -39,23 +35,25 @@ func (b *Bot) cwdCommand(key, arg string) string {
 	}
 	if target == st.WorkDir {
 		if err := b.store.SetWorkDir(key, dir); err != nil {
-			return "Could not save the setting: " + render.Escape(b.redact(err.Error()))
+			return view.SettingNotSaved(b.redact(err.Error()))
 		}
-		return show(b.settings(key)) + " Unchanged."
+		st = b.settings(key)
+		return view.WorkDirUnchanged(st.WorkDir, st.WorkSource)
 	}
 	a := b.existingActor(key)
 	if a != nil && a.working() {
-		return "A turn is running or queued in this chat: wait for it, or /cancel it, then change the directory."
+		return view.WorkDirBusy
 	}
 	if err := b.store.SetWorkDir(key, dir); err != nil {
-		return "Could not save the setting: " + render.Escape(b.redact(err.Error()))
+		return view.SettingNotSaved(b.redact(err.Error()))
 	}
 	if a != nil {
 		a.requestNewSession()
 	} else if err := b.store.ArchiveSession(key); err != nil {
 		b.log.Warn("could not clear session", "session_key", key, "err", err)
 	}
-	return show(b.settings(key)) + " Your next message starts a fresh Claude session there (a session belongs to its directory)."
+	st = b.settings(key)
+	return view.WorkDirChanged(st.WorkDir, st.WorkSource)
 }
 
 // resolveWorkDir turns the user's path (absolute, ~/…, or relative to the
@@ -135,16 +133,16 @@ func (a *actor) sessionWorkDir(ctx context.Context, replyTo int) string {
 		return st.WorkDir
 	}
 	resolved, err := filepath.EvalSymlinks(st.WorkDir)
-	var why string
+	var why view.DirProblem
 	switch {
 	case err != nil:
-		why = "no longer exists"
+		why = view.DirGone
 	case !isDir(resolved):
-		why = "is no longer a directory"
+		why = view.DirNotDir
 	case !b.insideRoots(resolved) && resolved != filepath.Clean(st.WorkDir):
-		why = "now leads to " + resolved + ", outside [claude] project_roots"
+		why = view.DirLeadsOutside
 	case !b.insideRoots(resolved):
-		why = "is no longer inside [claude] project_roots"
+		why = view.DirOutsideRoots
 	default:
 		return resolved
 	}
@@ -154,6 +152,6 @@ func (a *actor) sessionWorkDir(ctx context.Context, replyTo int) string {
 		b.log.Warn("could not clear the working directory", "chat_id", a.place.ChatID, "err", err)
 	}
 	a.dropSession(ctx)
-	b.notify(a.place, replyTo, view.WorkDirFallback(st.WorkDir, why, b.cfg.WorkDir))
+	b.notify(a.place, replyTo, view.WorkDirFallback(st.WorkDir, why, resolved, b.cfg.WorkDir))
 	return b.cfg.WorkDir
 }

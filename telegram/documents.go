@@ -52,6 +52,9 @@ func (b *Bot) sendDocument(ctx context.Context, p place, replyTo int, name strin
 			return nil
 		}
 	}
-	err := b.sendParsed(ctx, p.ChatID, prio, do)
-	return id, err
+	if err := b.sendParsed(ctx, p.ChatID, prio, do); err != nil {
+		// The job may still be running (ctx ended first): id is its to write.
+		return 0, err
+	}
+	return id, nil
 }

@@ -2,6 +2,8 @@ package telegram
 
 import (
 	"github.com/go-telegram/bot/models"
+
+	"github.com/untether/untether/telegram/view"
 )
 
 // handleEdit applies an edited message to its prompt while it waits in the
@@ -14,7 +16,7 @@ func (b *Bot) handleEdit(updateID int64, m *models.Message) {
 	if _, fresh := b.accept(updateID, "", nil); !fresh {
 		return
 	}
-	group := isGroup(m.Chat)
+	group := isGroup(m.Chat.ID)
 	if group && len(b.allowedChats) > 0 && !b.allowedChats[m.Chat.ID] {
 		return
 	}
@@ -28,11 +30,11 @@ func (b *Bot) handleEdit(updateID int64, m *models.Message) {
 	b.lanes.inOrder(key, func() {
 		switch b.existingActor(key).edit(m.ID, text) {
 		case editApplied:
-			b.notify(pl, m.ID, "✏️ Updated before it ran: Claude gets the edited text.")
+			b.notify(pl, m.ID, view.EditApplied)
 		case editRunning:
-			b.notify(pl, m.ID, "This message is running already, so the edit does not reach Claude. /cancel stops it; then send the new text.")
+			b.notify(pl, m.ID, view.EditRunning)
 		default:
-			b.notify(pl, m.ID, "This message has run already; editing it does not run it again. Send the new text as a new message.")
+			b.notify(pl, m.ID, view.EditTooLate)
 		}
 	})
 }

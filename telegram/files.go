@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,8 +17,14 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/human"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/telegram/view"
 )
+
+// Files users send: what a message carries, the download into the chat's
+// upload folder, the text that tells Claude where they are, and the sweep
+// that removes old ones.
 
 // maxDownload is the Bot API's limit on files a bot may download (20 MB).
 const maxDownload = 20 << 20
@@ -26,7 +33,7 @@ const maxDownload = 20 << 20
 const downloadTimeout = 3 * time.Minute
 
 // attachments lists the photo (largest size) and document of m. kind names
-// content the bot cannot pass on (voice, video, stickers, ...), if any.
+// content the bot cannot pass on (view.ContentVoice, ...), if any.
 func attachments(m *models.Message) (files []prefs.File, kind string) {
 	if n := len(m.Photo); n > 0 {
 		best := m.Photo[0]
@@ -43,19 +50,19 @@ func attachments(m *models.Message) (files []prefs.File, kind string) {
 	}
 	switch {
 	case m.Voice != nil:
-		kind = "voice messages"
+		kind = view.ContentVoice
 	case m.Audio != nil:
-		kind = "audio"
+		kind = view.ContentAudio
 	case m.Video != nil, m.VideoNote != nil, m.Animation != nil:
-		kind = "videos"
+		kind = view.ContentVideo
 	case m.Sticker != nil:
-		kind = "stickers"
+		kind = view.ContentSticker
 	case m.Location != nil, m.Venue != nil:
-		kind = "locations"
+		kind = view.ContentLocation
 	case m.Contact != nil:
-		kind = "contacts"
+		kind = view.ContentContact
 	case m.Poll != nil:
-		kind = "polls"
+		kind = view.ContentPoll
 	}
 	return files, kind
 }
@@ -230,18 +237,83 @@ func describeFile(f prefs.File) string {
 		parts = append(parts, f.MIME)
 	}
 	if f.Size > 0 {
-		parts = append(parts, humanBytes(f.Size))
+		parts = append(parts, human.Bytes(f.Size))
 	}
 	return strings.Join(parts, ", ")
 }
 
-func humanBytes(n int64) string {
-	switch {
-	case n < 1024:
-		return strconv.FormatInt(n, 10) + " B"
-	case n < 1<<20:
-		return fmt.Sprintf("%.0f KB", float64(n)/1024)
-	default:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+// sweepEvery is how often saved files past UploadKeep are looked for.
+const sweepEvery = time.Hour
+
+// sweepUploads removes old uploads at start and then every sweepEvery, so
+// a bot left running does not fill the disk with photos.
+func (b *Bot) sweepUploads(ctx context.Context) {
+	defer b.wg.Done()
+	tick := time.NewTicker(sweepEvery)
+	defer tick.Stop()
+	for {
+		removed, err := removeOldUploads(b.cfg.UploadDir, time.Now().Add(-b.cfg.UploadKeep))
+		if err != nil {
+			b.log.Warn("could not clean the upload folder", "dir", b.cfg.UploadDir, "err", err)
+		}
+		if removed > 0 {
+			b.log.Info("removed old uploads", "dir", b.cfg.UploadDir, "files", removed, "older_than", b.cfg.UploadKeep)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.stopping:
+			return
+		case <-tick.C:
+		}
 	}
+}
+
+// removeOldUploads deletes files under dir last modified before cutoff
+// (an interrupted download's leftovers included), then the folders this
+// leaves empty, keeping dir itself. A missing dir is not an error.
+func removeOldUploads(dir string, cutoff time.Time) (removed int, err error) {
+	var errs []error
+	var dirs []string
+	walkErr := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			if path == dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			errs = append(errs, err)
+			return nil
+		case d.IsDir():
+			if path != dir {
+				dirs = append(dirs, path)
+			}
+			return nil
+		case !d.Type().IsRegular():
+			return nil // never follow or remove links and devices
+		}
+		info, err := d.Info()
+		if err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		if info.ModTime().Before(cutoff) {
+			if err := os.Remove(path); err != nil {
+				errs = append(errs, err)
+			} else {
+				removed++
+			}
+		}
+		return nil
+	})
+	if walkErr != nil {
+		errs = append(errs, walkErr)
+	}
+	// Deepest first; a folder that is not empty stays (os.Remove refuses).
+	for i := len(dirs) - 1; i >= 0; i-- {
+		_ = os.Remove(dirs[i])
+	}
+	if err := errors.Join(errs...); err != nil {
+		return removed, fmt.Errorf("cleaning %s: %w", dir, err)
+	}
+	return removed, nil
 }

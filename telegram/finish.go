@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os/exec"
-	"time"
 
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
@@ -16,25 +15,24 @@ import (
 // reduces the progress message to a one-line summary.
 func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress chan int) {
 	b := t.a.b
-	overBudget := tc.Subtype == "error_max_budget_usd" || tc.TerminalReason == "budget_exhausted"
+	overBudget := stoppedAtTurnLimit(tc)
 	footer := view.FinalFooter(view.Footer{Cost: t.recordCost(tc), Duration: tc.Duration, Turns: tc.NumTurns,
 		InTokens:  tc.Usage.InputTokens + tc.Usage.CacheReadInputTokens + tc.Usage.CacheCreationInputTokens,
 		OutTokens: tc.Usage.OutputTokens, OK: tc.OK || overBudget})
 	var parts []string
 	switch {
 	case tc.OK:
-		t.state = "done"
+		t.state = view.StateDone
 		parts = view.FinalParts(tc.Result, footer, render.Message)
 	case overBudget:
-		t.state = "stopped at the spending limit"
+		t.state = view.StateBudgetStopped
 		parts = []string{view.TurnBudgetStopped(b.cfg.MaxTurnUSD, footer)}
 	case tc.TerminalReason == "aborted_streaming" || tc.TerminalReason == "aborted_tools" || t.cancelled:
-		t.state = "cancelled"
+		t.state = view.StateCancelled
 		parts = []string{view.CancelledText}
 	default:
-		t.state = "failed"
-		parts = []string{view.ErrorText(view.TurnError{What: "The turn failed", Detail: b.redact(tc.ErrorText),
-			Hint: "Send another message to continue; the session is kept."})}
+		t.state = view.StateFailed
+		parts = []string{view.ErrorText(view.TurnFailed(b.redact(tc.ErrorText)))}
 	}
 	// A progress edit still queued would spend the chat's budget between
 	// two parts of the answer; the summary edit replaces it anyway.
@@ -43,36 +41,6 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 	}
 	t.deliver(ctx, parts)
 	t.close(ctx, progress, tc.OK)
-}
-
-// recordCost returns what the turn cost: the increase of the session's
-// running total (result.total_cost_usd keeps growing across turns and
-// --resume), which is also added to the chat's total and today's spend.
-func (t *turn) recordCost(tc runner.TurnCompleted) float64 {
-	a, b := t.a, t.a.b
-	id := tc.SessionID
-	if conn := a.liveConn(); id == "" && conn != nil {
-		id = conn.SessionID()
-	}
-	if id == "" {
-		if tc.TotalCostUSD > 0 {
-			b.log.Warn("a turn's cost was not counted: no session id", "chat_id", a.place.ChatID, "total_usd", tc.TotalCostUSD)
-		}
-		return 0
-	}
-	cost, err := b.store.RecordTurnCost(a.key, id, tc.TotalCostUSD, time.Now())
-	if err != nil {
-		b.log.Warn("could not record the turn's cost", "chat_id", a.place.ChatID, "session_id", id, "err", err)
-		return 0
-	}
-	if b.cfg.MaxTurnUSD > 0 && cost > 0 {
-		// The CLI applies --max-budget-usd to everything a process spent
-		// since it started, not to one turn (docs/protocol.md): the next
-		// turn gets a process of its own, resuming the session, so its
-		// limit is whole again.
-		a.restartAfterTurn()
-	}
-	return cost
 }
 
 // deliver sends the final parts in order; a final is never dropped (the
@@ -113,7 +81,7 @@ var errTurnCancelled = errors.New("the turn was cancelled before Claude started 
 func (t *turn) finishStart(ctx context.Context, progress chan int, err error) {
 	if errors.Is(err, errTurnCancelled) {
 		t.cancelled = true
-		t.state = "cancelled"
+		t.state = view.StateCancelled
 		t.deliver(ctx, []string{view.CancelledBeforeStartText})
 		t.close(ctx, progress, false)
 		return
@@ -124,10 +92,9 @@ func (t *turn) finishStart(ctx context.Context, progress chan int, err error) {
 func startErrorView(err error) view.TurnError {
 	var ee *exec.Error
 	if errors.As(err, &ee) || errors.Is(err, exec.ErrNotFound) {
-		return view.TurnError{What: "Claude Code was not found", Detail: err.Error(),
-			Hint: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or set [claude] binary in the config."}
+		return view.ClaudeNotFound(err.Error())
 	}
-	return view.TurnError{What: "Could not start Claude", Detail: err.Error(), Hint: "Check the bot's log; the next message will try again."}
+	return view.StartFailed(err.Error())
 }
 
 func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnError) {
@@ -135,7 +102,7 @@ func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnEr
 	// shortens them.
 	b := t.a.b
 	e.Detail, e.StderrTail = b.redact(e.Detail), b.redact(e.StderrTail)
-	t.state = "failed"
+	t.state = view.StateFailed
 	t.deliver(ctx, []string{view.ErrorText(e)})
 	t.close(ctx, progress, false)
 }
@@ -143,7 +110,7 @@ func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnEr
 // finishStopped tells the user the bot is going down mid-turn: an edit
 // alone would not notify them.
 func (t *turn) finishStopped(ctx context.Context, progress chan int) {
-	t.deliver(ctx, []string{"⏹ The bot is stopping, so this turn was interrupted. Send your message again once it is back; the session is kept."})
+	t.deliver(ctx, []string{view.StoppingText})
 	t.close(ctx, progress, false)
 }
 
@@ -168,4 +135,13 @@ func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 	if err := b.store.RemoveLive(a.place.ChatID, t.progressID); err != nil {
 		b.log.Warn("could not forget progress message", "chat_id", a.place.ChatID, "err", err)
 	}
+}
+
+// exitErrorView tells a turn that ended because Claude exited.
+func exitErrorView(e runner.Exited, redact func(string) string) view.TurnError {
+	var err string
+	if e.Err != nil {
+		err = redact(e.Err.Error())
+	}
+	return view.ClaudeExited(e.ExitCode, e.Signal, err, redact(e.StderrTail))
 }

@@ -51,17 +51,6 @@ func (b *Bot) handlePress(ctx context.Context, updateID int64, cq *models.Callba
 	b.accept(updateID, "", nil)
 }
 
-// callbackChat is the chat of the message whose button was pressed.
-func callbackChat(cq *models.CallbackQuery) int64 {
-	switch {
-	case cq.Message.Message != nil:
-		return cq.Message.Message.Chat.ID
-	case cq.Message.InaccessibleMessage != nil:
-		return cq.Message.InaccessibleMessage.Chat.ID
-	}
-	return 0
-}
-
 // refuse handles a message from a user who is not allowed: in a private
 // chat they learn their id (to ask the owner), once per refusalEvery and
 // within the budget all strangers share; the log gets a line as often.

@@ -12,11 +12,20 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/untether/untether/telegram/outbox"
 )
 
 // allowedUpdates is sent with every poll: Telegram remembers the last value,
 // so an older deployment's setting must not leak into ours.
 var allowedUpdates = []string{"message", "edited_message", "callback_query"}
+
+// A failed getUpdates is retried after outbox.Backoff between these, unless
+// Telegram says how long to wait (retry_after).
+const (
+	pollRetryMin = time.Second
+	pollRetryMax = time.Minute
+)
 
 // poll runs getUpdates in a loop. go-telegram/bot's own poller confirms an
 // update as soon as it is queued and runs handlers in random order; ours
@@ -30,27 +39,28 @@ func (b *Bot) poll(ctx context.Context) error {
 	b.storedOffset.Store(offset)
 	defer func() { b.saveOffset(offset) }()
 	client := &http.Client{Timeout: b.cfg.PollTimeout + 15*time.Second, Transport: b.cfg.Transport}
-	backoff := time.Second
+	failures := 0 // in a row
 	for ctx.Err() == nil {
 		updates, err := b.getUpdates(ctx, client, offset)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			failures++
+			wait := outbox.Backoff(failures, pollRetryMin, pollRetryMax)
 			var ae *pollError
 			if errors.As(err, &ae) && ae.retryAfter > 0 {
-				backoff = ae.retryAfter
+				wait = ae.retryAfter
 			}
-			b.log.Warn("getUpdates failed, retrying", "err", err, "retry_in", backoff)
+			b.log.Warn("getUpdates failed, retrying", "err", err, "retry_in", wait)
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-time.After(backoff):
+			case <-time.After(wait):
 			}
-			backoff = min(backoff*2, time.Minute)
 			continue
 		}
-		backoff = time.Second
+		failures = 0
 		for _, u := range updates {
 			if u.ID < offset {
 				continue

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -23,23 +22,31 @@ type promptBook struct {
 	mu sync.Mutex
 	m  map[promptKey]*promptEntry
 	// edit queues an edit of a prompt message; it must not block.
-	edit func(ref approvals.PromptRef, text string, kb view.Keyboard)
+	edit func(ref promptRef, text string, kb view.Keyboard)
 }
 
 type promptKey struct{ session, request string }
 
+// promptRef is the message that shows a prompt: its last part, which
+// carries the buttons. The book is the only record of it (approvals knows
+// requests, not messages).
+type promptRef struct {
+	ChatID    int64
+	MessageID int
+}
+
 type promptEntry struct {
-	ref       approvals.PromptRef // zero until the message is sent
-	text      string              // the HTML it shows (for a plan, its last part)
-	kb        view.Keyboard       // with update: the keyboard to show
-	version   int                 // of the question state shown or waiting
-	update    bool                // a newer state waits for the message
-	outcome   *view.Outcome       // resolved before the message was sent
-	abandoned bool                // the message could not be sent
+	ref       promptRef     // zero until the message is sent
+	text      string        // the HTML it shows (for a plan, its last part)
+	kb        view.Keyboard // with update: the keyboard to show
+	version   int           // of the question state shown or waiting
+	update    bool          // a newer state waits for the message
+	outcome   *view.Outcome // resolved before the message was sent
+	abandoned bool          // the message could not be sent
 }
 
 // promptEditKey names a prompt message's edits in the outbox.
-func promptEditKey(ref approvals.PromptRef) string {
+func promptEditKey(ref promptRef) string {
 	return "prompt:" + strconv.FormatInt(ref.ChatID, 10) + ":" + strconv.Itoa(ref.MessageID)
 }
 
@@ -58,7 +65,7 @@ func (pb *promptBook) entry(k promptKey) *promptEntry {
 // shown records the sent message and brings it up to date with what
 // happened meanwhile. finished says the request was resolved already: the
 // outcome is shown and the entry is gone.
-func (pb *promptBook) shown(k promptKey, ref approvals.PromptRef, text string) (finished bool) {
+func (pb *promptBook) shown(k promptKey, ref promptRef, text string) (finished bool) {
 	pb.mu.Lock()
 	defer pb.mu.Unlock()
 	e := pb.entry(k)
@@ -98,17 +105,17 @@ func (pb *promptBook) update(k promptKey, version int, text string, kb view.Keyb
 // resolve shows the outcome, or keeps it for shown when the message is not
 // sent yet. ok says the message exists and was edited: the caller forgets
 // its record.
-func (pb *promptBook) resolve(k promptKey, o view.Outcome) (approvals.PromptRef, bool) {
+func (pb *promptBook) resolve(k promptKey, o view.Outcome) (promptRef, bool) {
 	pb.mu.Lock()
 	defer pb.mu.Unlock()
 	e := pb.entry(k)
 	if e.ref.MessageID == 0 && !e.abandoned {
 		e.outcome = &o
-		return approvals.PromptRef{}, false
+		return promptRef{}, false
 	}
 	delete(pb.m, k)
 	if e.abandoned {
-		return approvals.PromptRef{}, false
+		return promptRef{}, false
 	}
 	pb.edit(e.ref, view.OutcomeText(e.text, o), nil)
 	return e.ref, true

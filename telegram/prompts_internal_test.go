@@ -8,14 +8,14 @@ import (
 )
 
 type recordedEdit struct {
-	ref  approvals.PromptRef
+	ref  promptRef
 	text string
 	kb   bool
 }
 
 func newTestBook() (*promptBook, *[]recordedEdit) {
 	var edits []recordedEdit
-	pb := &promptBook{edit: func(ref approvals.PromptRef, text string, kb view.Keyboard) {
+	pb := &promptBook{edit: func(ref promptRef, text string, kb view.Keyboard) {
 		edits = append(edits, recordedEdit{ref, text, kb != nil})
 	}}
 	return pb, &edits
@@ -27,7 +27,7 @@ var testKB = view.Keyboard{{{Text: "x", Data: "y"}}}
 func TestPromptBookIgnoresOlderStates(t *testing.T) {
 	pb, edits := newTestBook()
 	k := promptKey{"s", "r"}
-	ref := approvals.PromptRef{ChatID: 1, MessageID: 10}
+	ref := promptRef{ChatID: 1, MessageID: 10}
 	if pb.shown(k, ref, "v1") {
 		t.Fatal("not resolved yet")
 	}
@@ -56,7 +56,7 @@ func TestPromptBookBeforeTheMessageExists(t *testing.T) {
 	if len(*edits) != 0 {
 		t.Fatalf("edited a message that does not exist yet: %+v", *edits)
 	}
-	if pb.shown(k, approvals.PromptRef{ChatID: 1, MessageID: 10}, "sent") {
+	if pb.shown(k, promptRef{ChatID: 1, MessageID: 10}, "sent") {
 		t.Fatal("not resolved yet")
 	}
 	if len(*edits) != 1 || (*edits)[0].text != "v2" || !(*edits)[0].kb {
@@ -68,7 +68,7 @@ func TestPromptBookBeforeTheMessageExists(t *testing.T) {
 	if _, ok := pb.resolve(k2, o); ok {
 		t.Fatal("resolve of an unsent prompt said edited")
 	}
-	if !pb.shown(k2, approvals.PromptRef{ChatID: 1, MessageID: 11}, "prompt") {
+	if !pb.shown(k2, promptRef{ChatID: 1, MessageID: 11}, "prompt") {
 		t.Fatal("shown did not report the earlier outcome")
 	}
 	if last := (*edits)[len(*edits)-1]; last.text != view.OutcomeText("prompt", o) || last.kb {

@@ -19,7 +19,7 @@ func (b *Bot) recover(ctx context.Context) error {
 		return fmt.Errorf("read live messages: %w", err)
 	}
 	for _, m := range live {
-		text := "⏹ Interrupted by restart. Send your message again to continue; the session is kept."
+		text := view.RestartedText
 		if m.Kind == prefs.LivePrompt {
 			text = view.OutcomeText("", view.Outcome{Kind: view.OutcomeExpired})
 		}
@@ -44,7 +44,7 @@ func (b *Bot) recover(ctx context.Context) error {
 			continue
 		}
 		b.log.Info("running a message accepted before the restart", "chat_id", qp.ChatID, "update_id", qp.UpdateID)
-		b.actorFor(qp.Key, pl, qp.ChatID < 0).enqueue(qp)
+		b.actorFor(qp.Key, pl, isGroup(qp.ChatID)).enqueue(qp)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -42,28 +41,37 @@ func (b *Bot) accept(updateID int64, key string, p *prefs.Prompt) (seq uint64, f
 	return seq, fresh
 }
 
-// sessionKey is the chat, or chat:thread in a forum topic.
+// sessionKey is the session a message belongs to, and where answers go.
 func sessionKey(m *models.Message) (string, place) {
 	p := place{ChatID: m.Chat.ID}
 	if m.Chat.IsForum && m.IsTopicMessage && m.MessageThreadID != 0 {
 		p.Thread = m.MessageThreadID
-		return strconv.FormatInt(m.Chat.ID, 10) + ":" + strconv.Itoa(m.MessageThreadID), p
 	}
-	return strconv.FormatInt(m.Chat.ID, 10), p
+	return SessionKey(p.ChatID, p.Thread), p
 }
 
-func isGroup(c models.Chat) bool { return c.Type != models.ChatTypePrivate }
+// SessionKey names a session in the store, the approvals broker and
+// Spec.SessionKey: the chat's id, or "chat:thread" for a forum topic
+// (thread 0 is the chat itself). It is the only place such a key is made.
+func SessionKey(chatID int64, thread int) string {
+	if thread == 0 {
+		return strconv.FormatInt(chatID, 10)
+	}
+	return strconv.FormatInt(chatID, 10) + ":" + strconv.Itoa(thread)
+}
 
-// isGroupID tells groups from private chats where only the id is known:
-// the Bot API gives groups, supergroups and channels negative ids.
-func isGroupID(chatID int64) bool { return chatID < 0 }
+// isGroup is the one rule that tells groups (and supergroups, channels)
+// from private chats. It needs only the chat id, which every stored prompt
+// and request keeps: the Bot API gives a private chat its user's positive
+// id and every other chat a negative one.
+func isGroup(chatID int64) bool { return chatID < 0 }
 
 func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	key, pl := sessionKey(m)
 	if m.From == nil || m.From.IsBot {
 		return // skipped
 	}
-	group := isGroup(m.Chat)
+	group := isGroup(m.Chat.ID)
 	if group && len(b.allowedChats) > 0 && !b.allowedChats[m.Chat.ID] {
 		return // skipped
 	}
@@ -88,14 +96,13 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	files, other := attachments(m)
 	if text == "" && len(files) == 0 {
 		if _, fresh := b.accept(updateID, "", nil); fresh && other != "" {
-			b.notify(pl, m.ID, "I can pass text, photos and files to Claude, but not "+other+".")
+			b.notify(pl, m.ID, view.Unsupported(other))
 		}
 		return
 	}
 	if f, big := tooBig(files); big {
 		if _, fresh := b.accept(updateID, "", nil); fresh {
-			b.notify(pl, m.ID, fmt.Sprintf("That file is %s, and Telegram lets bots download files of up to %d MB: "+
-				"send a smaller one, or put it in the working folder another way.", humanBytes(f.Size), maxDownload>>20))
+			b.notify(pl, m.ID, view.FileTooBig(f.Size, maxDownload))
 		}
 		return
 	}
@@ -198,11 +205,11 @@ func (b *Bot) parseText(m *models.Message) (text, cmd, args string, addressed bo
 				addressed = true
 			}
 		}
-		if addressed || isGroup(m.Chat) {
+		if addressed || isGroup(m.Chat.ID) {
 			text = strings.TrimSpace(replaceFold(text, mention, ""))
 		}
 	}
-	return text, "", "", addressed || !isGroup(m.Chat)
+	return text, "", "", addressed || !isGroup(m.Chat.ID)
 }
 
 // utf16Slice cuts s by UTF-16 offsets, as Telegram's entities count.

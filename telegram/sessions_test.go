@@ -1,10 +1,17 @@
 package telegram_test
 
 import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
 
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -61,6 +68,56 @@ func TestSessionsListAndSwitch(t *testing.T) {
 		data, _ := findButton(list2, "1. write the docs")
 		if got := h.toast(h.tg.SendCallbackQuery(h.user, other, list2.ID, data)); !strings.Contains(got, "another chat") {
 			t.Errorf("press from another chat: toast %q", got)
+		}
+	})
+}
+
+// TestSessionsReadErrorIsEscaped: when the sessions cannot be read, the
+// error reaches the chat as text, escaped for HTML: Telegram takes the
+// message on the first try, and the user reads the error as it is.
+func TestSessionsReadErrorIsEscaped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, echoScript)
+		h.say("/sessions")
+		h.awaitText(h.dm.ID, "No earlier sessions yet") // the bot is up: it can stop cleanly
+		h.stop()
+		if err := h.store.Close(); err != nil {
+			t.Fatal(err)
+		}
+		// A state file whose session record is not JSON: reading it fails
+		// with an error that quotes '<'.
+		path := filepath.Join(t.TempDir(), "corrupt.db")
+		db, err := bolt.Open(path, 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = db.Update(func(tx *bolt.Tx) error {
+			b, err := tx.CreateBucketIfNotExists([]byte("sessions"))
+			if err != nil {
+				return err
+			}
+			return b.Put([]byte(strconv.FormatInt(h.dm.ID, 10)), []byte("<b>not json</b> & more"))
+		})
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.store, err = prefs.Open(context.Background(), path); err != nil {
+			t.Fatal(err)
+		}
+		h.start()
+
+		h.say("/sessions")
+		m := h.awaitText(h.dm.ID, "Could not read the sessions")
+		if !strings.Contains(m.Text, "invalid character '<'") {
+			t.Errorf("the error is not shown as it is: %q", m.Text)
+		}
+		for _, c := range h.tg.CallsTo("sendMessage") {
+			if c.Status != http.StatusOK {
+				t.Errorf("Telegram refused a message (%d): %s\n%s", c.Status, c.Response, c.Params["text"])
+			}
 		}
 	})
 }

@@ -3,7 +3,6 @@ package telegram
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -65,7 +64,7 @@ func (t *turn) setQueued(n int) {
 // other items): done together with qp.
 func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...uint64) {
 	b := a.b
-	t := &turn{a: a, qp: qp, merged: merged, started: time.Now(), state: "starting", index: map[string]int{}}
+	t := &turn{a: a, qp: qp, merged: merged, started: time.Now(), state: view.StateStarting, index: map[string]int{}}
 	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
 	defer t.requestCancel()
 	t.cancelT = b.cancels.add(cancelRef{key: a.key, chatID: a.place.ChatID})
@@ -87,7 +86,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	first := t.render()
 	t.rendered = first
 	go func() {
-		id, err := b.send(ctx, a.place, qp.MessageID, first, view.ProgressKeyboard("c:"+t.cancelT), outbox.Normal)
+		id, err := b.send(ctx, a.place, qp.MessageID, first, view.ProgressKeyboard(cancelData(t.cancelT)), outbox.Normal)
 		if err != nil {
 			log.Warn("could not send progress message", "err", err)
 		}
@@ -103,8 +102,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		text, err := b.withFiles(ctx, qp)
 		if err != nil {
 			log.Warn("could not download a file the user sent", "err", err)
-			t.finishError(ctx, t.begin(progress), view.TurnError{What: "Could not download your file",
-				Detail: b.redact(err.Error()), Hint: "Send it again; Telegram keeps files downloadable for an hour or more."})
+			t.finishError(ctx, t.begin(progress), view.DownloadFailed(err.Error()))
 			return
 		}
 		qp.Text, t.qp.Text = text, text
@@ -138,63 +136,9 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		t.finishStart(ctx, progress, err)
 		return
 	}
-	t.state = "working"
+	t.state = view.StateWorking
 	t.dirty = true
 	t.run(ctx, conn, progress)
-}
-
-// ensureConn returns the live connection, starting (or resuming) one.
-func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
-	b := a.b
-	a.mu.Lock()
-	conn, restart := a.conn, a.restart
-	a.restart = false
-	a.mu.Unlock()
-	if conn != nil && restart {
-		a.closeConn(ctx, "settings changed")
-		conn = nil
-	}
-	if conn != nil {
-		b.pool.touch(a)
-		return conn, nil
-	}
-	err := b.pool.acquire(t.cancelReq, a, func(h *actor) bool { return h.busy() }, func() {
-		b.notify(a.place, t.qp.MessageID, fmt.Sprintf("Waiting for a free Claude slot: %d sessions are busy (max_live_sessions).", b.cfg.MaxLive))
-	})
-	if err != nil {
-		if t.cancelReq.Err() != nil {
-			return nil, errTurnCancelled
-		}
-		return nil, err
-	}
-	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
-	st := b.settings(a.key)
-	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
-	if rec, ok, err := b.store.Session(a.key); err != nil {
-		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
-	} else if ok {
-		spec.Resume = rec.SessionID
-	}
-	conn, err = b.engine.Start(ctx, spec)
-	if err != nil {
-		b.pool.release(a)
-		return nil, err
-	}
-	t.resumed = spec.Resume
-	t.sawInit = false
-	a.mu.Lock()
-	a.conn = conn
-	a.mode = spec.PermissionMode
-	a.mu.Unlock()
-	return conn, nil
-}
-
-// busy says whether the actor must keep its process: a turn is running
-// (which includes waiting for an approval).
-func (a *actor) busy() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.turn != nil
 }
 
 // run consumes events until the turn ends.
@@ -223,7 +167,7 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 			t.doCancel(ctx, conn)
 			t.schedule(editTimer)
 		case <-a.quit:
-			t.state = "stopped: the bot is shutting down"
+			t.state = view.StateShuttingDown
 			a.closeConn(ctx, "bot stopping")
 			t.finishStopped(ctx, progress)
 			return
@@ -266,7 +210,7 @@ func (t *turn) doCancel(ctx context.Context, conn Conn) {
 		return
 	}
 	t.cancelled = true
-	t.state = "cancelling"
+	t.state = view.StateCancelling
 	t.dirty = true
 	if _, err := b.broker.CancelSession(ctx, a.key, "the turn was cancelled"); err != nil {
 		b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
@@ -307,8 +251,8 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 			t.actions[i].Detail = e.Detail
 			t.dirty = true
 		}
-		if t.state == "waiting for approval" && len(b.broker.Pending(a.key)) == 0 {
-			t.state = "working"
+		if t.state == view.StateWaiting && len(b.broker.Pending(a.key)) == 0 {
+			t.state = view.StateWorking
 		}
 	case runner.Text:
 		if !e.Partial && e.ParentToolUseID == "" {
@@ -324,8 +268,8 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 	case runner.ApprovalCancelled:
 		// Claude took the request back: its prompt loses its buttons now,
 		// not when the turn ends.
-		if b.broker.Withdraw(a.key, e.RequestID) && t.state == "waiting for approval" && len(b.broker.Pending(a.key)) == 0 {
-			t.state = "working"
+		if b.broker.Withdraw(a.key, e.RequestID) && t.state == view.StateWaiting && len(b.broker.Pending(a.key)) == 0 {
+			t.state = view.StateWorking
 			t.dirty = true
 		}
 	case runner.TurnCompleted:
@@ -354,7 +298,7 @@ func (t *turn) resumeFailed(ctx context.Context, e runner.Exited, progress chan 
 	if err := b.store.ClearSession(a.key); err != nil {
 		b.log.Warn("could not clear session", "err", err)
 	}
-	b.notify(a.place, t.qp.MessageID, "Couldn't resume the previous Claude session; starting a fresh one.")
+	b.notify(a.place, t.qp.MessageID, view.ResumeFailedNote)
 	conn, err := a.ensureConn(ctx, t)
 	if err == nil {
 		err = conn.Send(ctx, t.qp.Text)
@@ -436,7 +380,7 @@ func (t *turn) flush() {
 	}
 	t.rendered = text
 	t.lastEdit = time.Now()
-	kb := view.ProgressKeyboard("c:" + t.cancelT)
+	kb := view.ProgressKeyboard(cancelData(t.cancelT))
 	_ = t.a.b.edit(context.Background(), t.a.place.ChatID, t.progressID, text, kb, outbox.Low, t.progressKey(), nil)
 }
 
@@ -477,17 +421,4 @@ func (t *turn) addLive(kind prefs.LiveKind, msgID int) {
 	if err != nil {
 		a.b.log.Warn("could not record live message", "chat_id", a.place.ChatID, "err", err)
 	}
-}
-
-func exitErrorView(e runner.Exited, redact func(string) string) view.TurnError {
-	what := "Claude exited without finishing the turn"
-	detail := fmt.Sprintf("exit code %d", e.ExitCode)
-	if e.Signal != "" {
-		detail += ", signal " + e.Signal
-	}
-	if e.Err != nil {
-		detail = e.Err.Error()
-	}
-	return view.TurnError{What: what, Detail: redact(detail), StderrTail: redact(e.StderrTail),
-		Hint: "Your next message starts Claude again (the conversation is resumed)."}
 }

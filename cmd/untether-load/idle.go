@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -130,7 +129,7 @@ func runIdle(ctx context.Context, cfg config, log *slog.Logger) (*idleReport, er
 	}()
 	byKey := map[string]int{}
 	for _, c := range d.chats {
-		byKey[strconv.FormatInt(c.chat.ID, 10)] = c.idx
+		byKey[telegram.SessionKey(c.chat.ID, 0)] = c.idx
 	}
 	eng := &countingEngine{engine: &engine{script: d.turnScript, chatOf: func(k string) (int, bool) { i, ok := byKey[k]; return i, ok }}}
 	d.eng = eng.engine

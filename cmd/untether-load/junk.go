@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
@@ -46,7 +47,7 @@ func runJunk(ctx context.Context, cfg config, log *slog.Logger) (*junkReport, er
 	}
 	defer fake.Close()
 	d.fake = fake
-	key := strconv.FormatInt(owner.chat.ID, 10)
+	key := telegram.SessionKey(owner.chat.ID, 0)
 	d.eng = &engine{script: d.turnScript, chatOf: func(k string) (int, bool) { return 0, k == key }}
 	b, err := startBot(ctx, botConfig(fake, d.chats, cfg.limits, cfg.global), d.eng, log)
 	if err != nil {

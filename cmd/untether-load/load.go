@@ -143,7 +143,7 @@ func runLoad(ctx context.Context, cfg config, log *slog.Logger) (*report, error)
 	d.fake = fake
 	byKey := map[string]int{}
 	for _, c := range d.chats {
-		byKey[strconv.FormatInt(c.chat.ID, 10)] = c.idx
+		byKey[telegram.SessionKey(c.chat.ID, 0)] = c.idx
 	}
 	d.eng = &engine{script: d.turnScript, chatOf: func(k string) (int, bool) { i, ok := byKey[k]; return i, ok }}
 

@@ -195,7 +195,7 @@ func TestRestartAfterKill(t *testing.T) {
 		t.Errorf("the session was not resumed: %s", final.Text)
 	}
 	// Too old to run: a note, not a run, and not silence.
-	r.reply(m3, "Skipped: sent while I was offline, 20 min ago")
+	r.reply(m3, "Skipped: sent while I was offline, 20 minutes ago")
 
 	poll := r.firstPollSince(t, restarted)
 	if got, want := poll.Int64("offset"), r.updateIDOf(t, m1)+1; got != want {

@@ -138,10 +138,11 @@ func isNotModified(err error) bool {
 	return err != nil && strings.Contains(strings.ToLower(err.Error()), "message is not modified")
 }
 
-// backoff returns the wait before retry number attempt (1-based): doubling
+// Backoff returns the wait before retry number attempt (1-based): doubling
 // from min, capped at max, with "equal jitter" (between half and all of it)
-// so chats that failed together do not retry together.
-func backoff(attempt int, minD, maxD time.Duration) time.Duration {
+// so chats that failed together do not retry together. It is the bot's one
+// backoff: the outbox's retries and the poller's use it.
+func Backoff(attempt int, minD, maxD time.Duration) time.Duration {
 	d := minD
 	for i := 1; i < attempt && d < maxD; i++ {
 		d *= 2

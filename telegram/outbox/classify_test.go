@@ -114,9 +114,9 @@ func TestBackoffBounds(t *testing.T) {
 	for attempt := 1; attempt <= 12; attempt++ {
 		nominal := min(minD<<(attempt-1), maxD)
 		for range 50 {
-			d := backoff(attempt, minD, maxD)
+			d := Backoff(attempt, minD, maxD)
 			if d < nominal/2 || d > nominal {
-				t.Fatalf("backoff(%d) = %v, want within [%v, %v]", attempt, d, nominal/2, nominal)
+				t.Fatalf("Backoff(%d) = %v, want within [%v, %v]", attempt, d, nominal/2, nominal)
 			}
 		}
 	}

@@ -199,7 +199,7 @@ func (o *Outbox) complete(j *job, err error, jctx context.Context) {
 			}
 		} else {
 			j.attempts++
-			retryIn = backoff(j.attempts, o.opts.BackoffMin, o.opts.BackoffMax)
+			retryIn = Backoff(j.attempts, o.opts.BackoffMin, o.opts.BackoffMax)
 		}
 		j.notBefore = now.Add(retryIn)
 		if k, ok := o.keys[j.Key]; j.Key != "" && ok && k != j {

@@ -1,7 +1,14 @@
 package view
 
-// One-line notes about a turn that ended early or a setting that could
-// not be kept. Paths are escaped here; callers pass them raw.
+import (
+	"strconv"
+
+	"github.com/untether/untether/human"
+)
+
+// One-line notes: about a message (queued, edited, not passed on), a turn
+// that waits or ended early, or a setting that could not be kept. Paths are
+// escaped here; callers pass them raw.
 
 // CancelledText ends a turn the user cancelled while Claude worked on it.
 const CancelledText = "⏹ Cancelled. The session is still here: send your next message."
@@ -19,11 +26,92 @@ func NotAllowedNote(chat bool) string {
 	return "⛔ Not run: you are no longer allowed to use this bot."
 }
 
+// DirProblem says why a chat's stored working directory cannot be used.
+type DirProblem int
+
+const (
+	DirGone         DirProblem = iota // it no longer exists
+	DirNotDir                         // it is no longer a directory
+	DirLeadsOutside                   // a link in it now leads outside the project roots
+	DirOutsideRoots                   // it is no longer inside the project roots
+)
+
 // WorkDirFallback tells a chat that its stored working directory is no
-// longer usable (outside today's project_roots, replaced by a link that
-// leads elsewhere, or gone) and where its new session runs instead.
-func WorkDirFallback(stored, why, fallback string) string {
-	return "⚠ The working directory <code>" + esc(stored) + "</code> " + esc(why) +
+// longer usable and where its new session runs instead; resolved is where
+// the stored path leads now (for DirLeadsOutside).
+func WorkDirFallback(stored string, why DirProblem, resolved, fallback string) string {
+	var says string
+	switch why {
+	case DirGone:
+		says = "no longer exists"
+	case DirNotDir:
+		says = "is no longer a directory"
+	case DirLeadsOutside:
+		says = "now leads to " + resolved + ", outside [claude] project_roots"
+	default:
+		says = "is no longer inside [claude] project_roots"
+	}
+	return fit("⚠ The working directory <code>" + esc(stored) + "</code> " + esc(says) +
 		", so this chat is back in the default directory <code>" + esc(fallback) +
-		"</code> with a fresh Claude session. /cwd sets another one."
+		"</code> with a fresh Claude session. /cwd sets another one.")
+}
+
+// QueuedNote tells the user their message waits behind a running turn;
+// ahead counts the running turn too.
+func QueuedNote(ahead int) string {
+	return "Queued: it runs after the current turn (" + strconv.Itoa(ahead) + " ahead). /cancel stops the current one."
+}
+
+// WaitingForSlot tells the user their turn waits for one of busy Claude
+// processes (max_live_sessions) to end.
+func WaitingForSlot(busy int) string {
+	return "Waiting for a free Claude slot: " + strconv.Itoa(busy) + " sessions are busy (max_live_sessions)."
+}
+
+// ResumeFailedNote: the stored session could not be resumed.
+const ResumeFailedNote = "Couldn't resume the previous Claude session; starting a fresh one."
+
+// Answers to a message edited after it was sent.
+const (
+	EditApplied = "✏️ Updated before it ran: Claude gets the edited text."
+	EditRunning = "This message is running already, so the edit does not reach Claude. /cancel stops it; then send the new text."
+	EditTooLate = "This message has run already; editing it does not run it again. Send the new text as a new message."
+)
+
+// Content the bot cannot pass on to Claude, as the router names it.
+const (
+	ContentVoice    = "voice"
+	ContentAudio    = "audio"
+	ContentVideo    = "video"
+	ContentSticker  = "sticker"
+	ContentLocation = "location"
+	ContentContact  = "contact"
+	ContentPoll     = "poll"
+)
+
+var contentNouns = map[string]string{
+	ContentVoice:    "voice messages",
+	ContentAudio:    "audio",
+	ContentVideo:    "videos",
+	ContentSticker:  "stickers",
+	ContentLocation: "locations",
+	ContentContact:  "contacts",
+	ContentPoll:     "polls",
+}
+
+// Unsupported answers a message with nothing the bot can pass on: kind
+// is one of the Content constants.
+func Unsupported(kind string) string {
+	noun, ok := contentNouns[kind]
+	if !ok {
+		noun = "this kind of message"
+	}
+	return "I can pass text, photos and files to Claude, but not " + noun + "."
+}
+
+// FileTooBig answers a file over the Bot API's download limit (limit in
+// bytes).
+func FileTooBig(size, limit int64) string {
+	return "That file is " + human.Bytes(size) + ", and Telegram lets bots download files of up to " +
+		strconv.FormatInt(limit>>20, 10) + " MB: send a smaller one, or put it in the working folder another way."
 }

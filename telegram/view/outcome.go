@@ -59,6 +59,8 @@ func OutcomeLine(o Outcome) string {
 		return "✖ <b>Cancelled</b>"
 	case approvals.OutcomeWithdrawn:
 		return "↩ <b>Withdrawn</b> — Claude took the request back; nothing was run"
+	case approvals.OutcomeFailed:
+		return "⚠️ <b>Could not send the answers</b> — denied" + by
 	case OutcomeExpired:
 		return "⏹ <b>Expired</b> (bot restarted)"
 	}

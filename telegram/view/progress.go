@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/untether/untether/human"
 	"github.com/untether/untether/toolkinds"
 )
 
@@ -27,11 +28,23 @@ type Action struct {
 	Detail string // result summary, shown only in verbose mode
 }
 
+// The states of a turn, as the progress message names them.
+const (
+	StateStarting      = "starting"
+	StateWorking       = "working"
+	StateWaiting       = "waiting for approval"
+	StateCancelling    = "cancelling"
+	StateCancelled     = "cancelled"
+	StateDone          = "done"
+	StateFailed        = "failed"
+	StateBudgetStopped = "stopped at the spending limit"
+	StateShuttingDown  = "stopped: the bot is shutting down"
+)
+
 // Progress is everything the progress message shows.
 type Progress struct {
-	// State is a short word or phrase: "starting", "working", "waiting for
-	// approval", "cancelling", "done", "failed", "interrupted by restart",
-	// "queued". Unknown states are shown as given.
+	// State is one of the State constants, or another short phrase
+	// ("interrupted by restart", "queued"), shown as given.
 	State   string
 	Elapsed time.Duration
 	Steps   int      // actions so far; 0 hides the count
@@ -60,12 +73,12 @@ const (
 )
 
 var stateMarks = map[string]string{
-	"starting":               "⏳",
-	"working":                "⏳",
-	"waiting for approval":   "✋",
-	"cancelling":             "✖",
-	"done":                   "✓",
-	"failed":                 "✗",
+	StateStarting:            "⏳",
+	StateWorking:             "⏳",
+	StateWaiting:             "✋",
+	StateCancelling:          "✖",
+	StateDone:                "✓",
+	StateFailed:              "✗",
 	"interrupted by restart": "⏹",
 	"queued":                 "🕒",
 }
@@ -128,22 +141,10 @@ func FormatElapsed(d time.Duration) string {
 	return fmt.Sprintf("%dh %02dm", s/3600, s%3600/60)
 }
 
-// HumanDuration is a short human form: "45s", "3 min", "2 h".
-func HumanDuration(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return strconv.Itoa(int(d.Seconds())) + "s"
-	case d < time.Hour:
-		return strconv.Itoa(int(d.Minutes())) + " min"
-	default:
-		return strconv.Itoa(int(d.Hours())) + " h"
-	}
-}
-
 // SkippedNote answers a message that waited longer than max_backlog_age
 // while the bot was down.
 func SkippedNote(age time.Duration) string {
-	return "Skipped: sent while I was offline, " + HumanDuration(age) + " ago — send it again to run it."
+	return "Skipped: sent while I was offline, " + human.Duration(age) + " ago — send it again to run it."
 }
 
 // ProgressText renders the progress message:
@@ -266,10 +267,10 @@ func ProgressSummary(p Progress, ok bool) string {
 	if !ok {
 		mark = "✗"
 		switch s := oneLine(p.State); s {
-		case "", "starting", "working", "waiting for approval", "queued", "done":
-			word = "failed"
-		case "cancelling":
-			word = "cancelled"
+		case "", StateStarting, StateWorking, StateWaiting, "queued", StateDone:
+			word = StateFailed
+		case StateCancelling:
+			word = StateCancelled
 		default:
 			word = clip(s, maxStateRunes)
 		}

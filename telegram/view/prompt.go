@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/human"
 	"github.com/untether/untether/telegram/render"
 	"github.com/untether/untether/toolkinds"
 )
@@ -148,8 +149,8 @@ func outsideLine(paths []string) string {
 	return line
 }
 
-// deadlineLine says how long the user has, rounded up to whole minutes
-// (seconds in the last minute).
+// deadlineLine says how long the user has, rounded up (seconds in the
+// last minute).
 func deadlineLine(deadline, now time.Time) string {
 	if deadline.IsZero() || now.IsZero() {
 		return ""
@@ -158,13 +159,7 @@ func deadlineLine(deadline, now time.Time) string {
 	if left <= 0 {
 		return ""
 	}
-	var in string
-	if left < time.Minute {
-		in = fmt.Sprintf("%d s", int((left+time.Second-1)/time.Second))
-	} else {
-		in = fmt.Sprintf("%d min", int((left+time.Minute-1)/time.Minute))
-	}
-	return "<i>⌛ Answer within " + in + ", or it is denied.</i>"
+	return "<i>⌛ Answer within " + human.DurationUp(left) + ", or it is denied.</i>"
 }
 
 func planParts(p *approvals.Prompt, workDir string, now time.Time) []string {

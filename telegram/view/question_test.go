@@ -54,6 +54,9 @@ func TestQuestionMultiSelectGolden(t *testing.T) {
 	if res.Outcome != approvals.OutcomeToggled {
 		t.Fatalf("outcome %s", res.Outcome)
 	}
+	if got := PressToast(res, false); got != "Selected: Lint" {
+		t.Errorf("toast %q, want %q", got, "Selected: Lint")
+	}
 	q := stableQuestion(res.Question)
 	text, kb := QuestionText(q), QuestionKeyboard(q, "q:")
 	checkHTML(t, "question", text)

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/untether/untether/human"
 )
 
 // SessionItem is one Claude session of a chat as /sessions lists it.
@@ -53,7 +55,7 @@ func ago(d time.Duration) string {
 	case d < time.Minute:
 		return "just now"
 	case d < 48*time.Hour:
-		return HumanDuration(d) + " ago"
+		return human.Duration(d) + " ago"
 	default:
 		return strconv.Itoa(int(d.Hours()/24)) + " days ago"
 	}
@@ -85,4 +87,10 @@ func SessionSwitched(s SessionItem, by string) string {
 		out += " by " + escHead(by, 60)
 	}
 	return fit(out + ". Your next message continues it.")
+}
+
+// SessionsUnreadable answers /sessions when the state file could not be
+// read; err is the error's text (redacted), shown as text.
+func SessionsUnreadable(err string) string {
+	return fit("Could not read the sessions: " + esc(err))
 }

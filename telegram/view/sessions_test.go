@@ -16,7 +16,7 @@ func TestSessionsText(t *testing.T) {
 	text := SessionsText(cur, earlier, now)
 	checkHTML(t, "sessions", text)
 	for _, want := range []string{
-		"Current: <b>fix the &lt;login&gt; bug please</b> · <code>/code/api</code> · started 2 h ago",
+		"Current: <b>fix the &lt;login&gt; bug please</b> · <code>/code/api</code> · started 2 hours ago",
 		"1. <b>write the docs for the whole project, every page of it</b> · <code>/code/web</code> · ended 3 days ago",
 		"2. <b>(untitled)</b> · ended just now",
 		"Tap one to continue it",
@@ -41,4 +41,13 @@ func TestSessionsText(t *testing.T) {
 	if !strings.Contains(sw, "Switched to <b>write the docs") || !strings.Contains(sw, "by @ada") {
 		t.Errorf("switched = %q", sw)
 	}
+}
+
+func TestSessionsUnreadableEscapes(t *testing.T) {
+	got := SessionsUnreadable(`decode "1": invalid character '<' & <b>more</b>`)
+	want := `Could not read the sessions: decode &quot;1&quot;: invalid character '&lt;' &amp; &lt;b&gt;more&lt;/b&gt;`
+	if got != want {
+		t.Errorf("SessionsUnreadable = %q, want %q", got, want)
+	}
+	checkHTML(t, "SessionsUnreadable", got)
 }

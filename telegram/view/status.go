@@ -5,8 +5,14 @@ import (
 	"strings"
 )
 
+// Where a setting comes from, as /status and the command replies say it.
+const (
+	SourceChat   = "chat setting" // the chat set it (/model, /planmode, ...)
+	SourceConfig = "config"       // the config file's value
+)
+
 // Status is what /status shows. Sources say where a setting comes from:
-// "chat setting" or "config".
+// SourceChat or SourceConfig.
 type Status struct {
 	SessionID      string
 	Model          string

@@ -1,0 +1,63 @@
+// Package human says amounts the way people do. It is the one formatter
+// of durations and sizes for texts people and Claude read: the bot's
+// messages (how long ago, how long is left, how big a file is) and the
+// approvals broker's messages to Claude (how long it waited, how long a
+// cooldown lasts). It imports nothing of ours, so every package may use it.
+package human
+
+import (
+	"strconv"
+	"time"
+)
+
+// A duration is said in its largest unit: seconds below a minute, minutes
+// below an hour, hours below two days, then days.
+var units = []struct {
+	size      time.Duration
+	one, many string
+	below     time.Duration // the next unit takes over from here; 0: none
+}{
+	{time.Second, "second", "seconds", time.Minute},
+	{time.Minute, "minute", "minutes", time.Hour},
+	{time.Hour, "hour", "hours", 48 * time.Hour},
+	{24 * time.Hour, "day", "days", 0},
+}
+
+// Duration says d in whole units, rounded down: "45 seconds", "1 minute",
+// "3 hours", "2 days". Right for how long ago something happened.
+func Duration(d time.Duration) string { return say(d, false) }
+
+// DurationUp says d in whole units, rounded up: "59 seconds" and a bit is
+// "1 minute". Right for how long is left, which must never be promised
+// shorter than it is.
+func DurationUp(d time.Duration) string { return say(d, true) }
+
+func say(d time.Duration, up bool) string {
+	d = max(d, 0)
+	for _, u := range units {
+		n := d / u.size
+		if up && d%u.size != 0 {
+			n++
+		}
+		if u.below != 0 && n*u.size >= u.below {
+			continue // rounding may carry it into the next unit
+		}
+		if n == 1 {
+			return "1 " + u.one
+		}
+		return strconv.FormatInt(int64(n), 10) + " " + u.many
+	}
+	panic("unreachable: the last unit has no bound")
+}
+
+// Bytes says a size the way file managers do: "512 B", "12 KB", "1.5 MB".
+func Bytes(n int64) string {
+	switch {
+	case n < 1024:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < 1<<20:
+		return strconv.FormatFloat(float64(n)/1024, 'f', 0, 64) + " KB"
+	default:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
+	}
+}

@@ -1,0 +1,221 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-telegram/bot/models"
+
+	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/telegram/outbox"
+	"github.com/untether/untether/telegram/view"
+	"github.com/untether/untether/token"
+)
+
+// Button presses: every kind of button the bot shows, the callback data
+// that names it, and where a press goes. Presses run outside every turn
+// queue (see handlePress for the gate before them): a turn waiting for
+// approval must never block the press that approves it.
+
+// Callback data is a prefix and a token: "a:" approval buttons (tokens
+// minted by the broker), "c:" the Cancel button of a progress message and
+// "s:" the buttons of a /sessions list (tokens minted here).
+const (
+	prefixApproval = "a:"
+	prefixCancel   = "c:"
+	prefixSession  = "s:"
+)
+
+// cancelData is the callback data of a turn's Cancel button.
+func cancelData(tok string) string { return prefixCancel + tok }
+
+// handleCallback answers a button press, by its prefix.
+func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
+	chatID := callbackChat(cq)
+	switch {
+	case strings.HasPrefix(cq.Data, prefixApproval):
+		b.pressApproval(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixApproval))
+	case strings.HasPrefix(cq.Data, prefixCancel):
+		b.pressCancel(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixCancel))
+	case strings.HasPrefix(cq.Data, prefixSession):
+		b.pressSession(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSession))
+	default:
+		b.answerCallback(ctx, cq.ID, view.ToastExpired)
+	}
+}
+
+// pressApproval hands an approval button to the broker, answers the press
+// and updates the prompt.
+func (b *Bot) pressApproval(ctx context.Context, cq *models.CallbackQuery, chatID int64, tok string) {
+	res, err := b.broker.Press(ctx, tok, cq.From.ID, chatID)
+	var ref *approvals.Refusal
+	if errors.As(err, &ref) {
+		b.answerCallback(ctx, cq.ID, view.RefusalToast(ref.Kind))
+		return
+	}
+	b.answerCallback(ctx, cq.ID, view.PressToast(res, isGroup(chatID)))
+	if err != nil {
+		b.log.Warn("decision could not reach claude", "chat_id", chatID, "user_id", cq.From.ID, "request_id", res.Request.RequestID, "err", err)
+	}
+	b.afterPress(ctx, res, &cq.From)
+}
+
+// pressCancel interrupts the turn whose Cancel button was pressed.
+func (b *Bot) pressCancel(ctx context.Context, cq *models.CallbackQuery, chatID int64, tok string) {
+	target, ok := b.cancels.get(tok)
+	switch {
+	case !b.userAllowed(cq.From.ID):
+		b.answerCallback(ctx, cq.ID, view.ToastNotAllowedToDo)
+	case !ok:
+		b.answerCallback(ctx, cq.ID, view.ToastTurnOver)
+	case target.chatID != chatID:
+		b.answerCallback(ctx, cq.ID, view.ToastForeignChat)
+	default:
+		a := b.existingActor(target.key)
+		if a != nil && a.requestCancel() {
+			b.answerCallback(ctx, cq.ID, view.ToastCancelling)
+		} else {
+			b.answerCallback(ctx, cq.ID, view.ToastTurnOver)
+		}
+	}
+}
+
+// pressSession makes the chosen earlier session current: the live process
+// is closed and the next message resumes the chosen one, in its directory.
+func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID int64, tok string) {
+	c, ok := b.sessions.get(tok)
+	ok = ok && time.Since(c.created) <= sessionTokenLife
+	switch {
+	case !b.userAllowed(cq.From.ID):
+		b.answerCallback(ctx, cq.ID, view.ToastNotAllowedToDo)
+		return
+	case !ok:
+		b.answerCallback(ctx, cq.ID, view.ToastSessionsStale)
+		return
+	case c.chatID != chatID:
+		b.answerCallback(ctx, cq.ID, view.ToastForeignChat)
+		return
+	}
+	a := b.existingActor(c.key)
+	if a != nil && a.working() {
+		b.answerCallback(ctx, cq.ID, view.ToastSessionBusy)
+		return
+	}
+	dir := ""
+	if c.past.WorkDir != "" && c.past.WorkDir != b.cfg.WorkDir {
+		resolved, err := b.resolveWorkDir(b.cfg.WorkDir, c.past.WorkDir)
+		if err != nil {
+			b.answerCallback(ctx, cq.ID, view.ToastSessionDir)
+			return
+		}
+		dir = resolved
+	}
+	err := b.store.SetWorkDir(c.key, dir)
+	if err == nil {
+		err = b.store.StartSession(c.key, c.past.ID, c.past.Title, c.past.WorkDir)
+	}
+	if err != nil {
+		b.log.Warn("could not switch sessions", "chat_id", chatID, "session_id", c.past.ID, "err", err)
+		b.answerCallback(ctx, cq.ID, view.ToastSwitchFailed)
+		return
+	}
+	// One was used; the others describe a history that just changed.
+	b.sessions.removeIf(func(o sessionChoice) bool { return o.key == c.key })
+	if a != nil {
+		a.restartAfterTurn() // the next turn starts a process resuming the chosen id
+	}
+	b.answerCallback(ctx, cq.ID, view.ToastSwitched)
+	if m := cq.Message.Message; m != nil {
+		item := view.SessionItem{Title: c.past.Title, WorkDir: c.past.WorkDir}
+		_ = b.edit(ctx, chatID, m.ID, view.SessionSwitched(item, displayName(&cq.From)), nil, outbox.High, "", nil)
+	}
+}
+
+// callbackChat is the chat of the message whose button was pressed.
+func callbackChat(cq *models.CallbackQuery) int64 {
+	switch {
+	case cq.Message.Message != nil:
+		return cq.Message.Message.Chat.ID
+	case cq.Message.InaccessibleMessage != nil:
+		return cq.Message.InaccessibleMessage.Chat.ID
+	}
+	return 0
+}
+
+// displayName is how a prompt names who pressed: @username, else the name.
+func displayName(u *models.User) string {
+	if u == nil {
+		return ""
+	}
+	if u.Username != "" {
+		return "@" + u.Username
+	}
+	return strings.TrimSpace(u.FirstName + " " + u.LastName)
+}
+
+// The tokens behind the bot's own buttons.
+
+// cancelRef is what a Cancel button stops: the turn running in a session.
+type cancelRef struct {
+	key    string
+	chatID int64
+}
+
+// sessionTokenLife bounds how long a /sessions list's buttons work.
+const sessionTokenLife = time.Hour
+
+// sessionChoice is what a button of a /sessions list brings back. Its
+// token lives in memory: after a restart the list is stale and says so.
+type sessionChoice struct {
+	key     string
+	chatID  int64
+	past    prefs.PastSession
+	created time.Time
+}
+
+// tokens maps the short random callback_data of bot-made buttons (not the
+// approval broker's) to what a press means. A press with a token that is not
+// here is stale: the bot restarted, or the button was spent.
+type tokens[T any] struct {
+	mu sync.Mutex
+	m  map[string]T
+}
+
+func (tk *tokens[T]) add(v T) string {
+	tok := token.New()
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	if tk.m == nil {
+		tk.m = map[string]T{}
+	}
+	tk.m[tok] = v
+	return tok
+}
+
+func (tk *tokens[T]) get(tok string) (T, bool) {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	v, ok := tk.m[tok]
+	return v, ok
+}
+
+func (tk *tokens[T]) remove(tok string) {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	delete(tk.m, tok)
+}
+
+// removeIf drops every token whose value matches.
+func (tk *tokens[T]) removeIf(match func(T) bool) {
+	tk.mu.Lock()
+	defer tk.mu.Unlock()
+	for t, v := range tk.m {
+		if match(v) {
+			delete(tk.m, t)
+		}
+	}
+}

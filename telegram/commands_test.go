@@ -1,0 +1,33 @@
+package telegram_test
+
+import (
+	"net/http"
+	"testing"
+	"testing/synctest"
+)
+
+// TestCommandRepliesAreHTML: every reply to a command is valid Telegram
+// HTML, whatever the user typed: Telegram takes each on the first try
+// (a refused one would go out again as plain text) and the user reads the
+// words as written, "<name>" included.
+func TestCommandRepliesAreHTML(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, echoScript)
+		for _, c := range []struct{ send, want string }{
+			{"/model two words", "Usage: /model <name> | show | clear"},
+			{"/planmode sideways", "Usage: /planmode on | off | auto | show | clear"},
+			{"/verbose loud", "Usage: /verbose on | off"},
+			{"/frobnicate", "Unknown command /frobnicate."},
+			{"/model <b>&amp;", "Usage: /model <name> | show | clear"},
+			{"/cwd <nowhere> & back", "does not exist"},
+		} {
+			h.say(c.send)
+			h.awaitText(h.dm.ID, c.want)
+		}
+		for _, c := range h.tg.CallsTo("sendMessage") {
+			if c.Status != http.StatusOK {
+				t.Errorf("Telegram refused a reply (%d): %s\n%s", c.Status, c.Response, c.Params["text"])
+			}
+		}
+	})
+}

@@ -1,0 +1,80 @@
+package telegram
+
+import (
+	"time"
+
+	"github.com/untether/untether/runner"
+	"github.com/untether/untether/telegram/view"
+)
+
+// Money: what each turn cost, the limits on spending ([claude]
+// daily_budget_usd, max_turn_usd) and the money lines of /status. The
+// amounts live in prefs; view shows them.
+
+// recordCost returns what the turn cost: the increase of the session's
+// running total (result.total_cost_usd keeps growing across turns and
+// --resume), which is also added to the chat's total and today's spend.
+func (t *turn) recordCost(tc runner.TurnCompleted) float64 {
+	a, b := t.a, t.a.b
+	id := tc.SessionID
+	if conn := a.liveConn(); id == "" && conn != nil {
+		id = conn.SessionID()
+	}
+	if id == "" {
+		if tc.TotalCostUSD > 0 {
+			b.log.Warn("a turn's cost was not counted: no session id", "chat_id", a.place.ChatID, "total_usd", tc.TotalCostUSD)
+		}
+		return 0
+	}
+	cost, err := b.store.RecordTurnCost(a.key, id, tc.TotalCostUSD, time.Now())
+	if err != nil {
+		b.log.Warn("could not record the turn's cost", "chat_id", a.place.ChatID, "session_id", id, "err", err)
+		return 0
+	}
+	if b.cfg.MaxTurnUSD > 0 && cost > 0 {
+		// The CLI applies --max-budget-usd to everything a process spent
+		// since it started, not to one turn (docs/protocol.md): the next
+		// turn gets a process of its own, resuming the session, so its
+		// limit is whole again.
+		a.restartAfterTurn()
+	}
+	return cost
+}
+
+// overBudget tells whether today's spend (the turns' real costs, see
+// turn.recordCost) reached [claude] daily_budget_usd,
+// with the message for the refused turn. A turn already running is never
+// cut short: the budget is checked when a turn starts.
+func (b *Bot) overBudget() (view.TurnError, bool) {
+	if b.cfg.DailyBudget <= 0 {
+		return view.TurnError{}, false
+	}
+	spent, err := b.store.Spend(time.Now())
+	if err != nil {
+		b.log.Warn("could not read today's spend", "err", err)
+		return view.TurnError{}, false
+	}
+	if spent < b.cfg.DailyBudget {
+		return view.TurnError{}, false
+	}
+	return view.DailyBudgetReached(spent, b.cfg.DailyBudget), true
+}
+
+// stoppedAtTurnLimit tells a turn Claude Code stopped at --max-budget-usd
+// ([claude] max_turn_usd).
+func stoppedAtTurnLimit(tc runner.TurnCompleted) bool {
+	return tc.Subtype == "error_max_budget_usd" || tc.TerminalReason == "budget_exhausted"
+}
+
+// statusMoney fills the money lines of /status: the chat's total, today's
+// spend of all chats and the daily budget.
+func (b *Bot) statusMoney(key string, s *view.Status) {
+	var err error
+	if s.ChatCostUSD, err = b.store.Cost(key); err != nil {
+		b.log.Warn("could not read the chat's cost", "session_key", key, "err", err)
+	}
+	if s.SpentToday, err = b.store.Spend(time.Now()); err != nil {
+		b.log.Warn("could not read today's spend", "session_key", key, "err", err)
+	}
+	s.DailyBudget = b.cfg.DailyBudget
+}

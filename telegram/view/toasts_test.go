@@ -1,0 +1,50 @@
+package view
+
+import (
+	"testing"
+
+	"github.com/untether/untether/approvals"
+)
+
+// The toasts the broker used to write itself, now rendered from its
+// outcome codes (the approvals tests asserted these texts before).
+func TestPressToast(t *testing.T) {
+	tool := approvals.Request{ToolName: "Bash"}
+	question := approvals.Request{ToolName: approvals.ToolAskUserQuestion}
+	opts := &approvals.QuestionView{Options: []approvals.OptionView{{Label: "Lint", Selected: true}, {Label: "Fuzz"}}}
+	for _, c := range []struct {
+		res   approvals.Result
+		group bool
+		want  string
+	}{
+		{approvals.Result{Outcome: approvals.OutcomeApproved, Request: tool}, false, "Approved"},
+		{approvals.Result{Outcome: approvals.OutcomeDenied, Request: tool}, false, "Denied"},
+		{approvals.Result{Outcome: approvals.OutcomeDenied, Request: question}, false, "Dismissed"},
+		{approvals.Result{Outcome: approvals.OutcomeAlways, Request: tool}, false, "Always allowed"},
+		{approvals.Result{Outcome: approvals.OutcomeOutline}, false, "Outlining plan…"},
+		{approvals.Result{Outcome: approvals.OutcomeToggled, Question: opts, Toggled: 0}, false, "Selected: Lint"},
+		{approvals.Result{Outcome: approvals.OutcomeToggled, Question: opts, Toggled: 1}, false, "Unselected: Fuzz"},
+		{approvals.Result{Outcome: approvals.OutcomeNothingChosen}, false, "Choose at least one option, or Other"},
+		{approvals.Result{Outcome: approvals.OutcomeAwaitingText}, false, "Send your answer as a message"},
+		{approvals.Result{Outcome: approvals.OutcomeAwaitingText}, true, "Reply to the question with your answer"},
+		{approvals.Result{Outcome: approvals.OutcomeNextQuestion}, false, "Next question"},
+		{approvals.Result{Outcome: approvals.OutcomeAnswered}, false, "Answered"},
+		{approvals.Result{Outcome: approvals.OutcomeFailed}, false, "Could not send the answers"},
+	} {
+		if got := PressToast(c.res, c.group); got != c.want {
+			t.Errorf("PressToast(%s, group %v) = %q, want %q", c.res.Outcome, c.group, got, c.want)
+		}
+	}
+}
+
+func TestRefusalToast(t *testing.T) {
+	for k, want := range map[approvals.RefusalKind]string{
+		approvals.Stale:        "This request is no longer pending",
+		approvals.Unauthorized: "You are not allowed to answer this",
+		approvals.ForeignChat:  "This button belongs to another chat",
+	} {
+		if got := RefusalToast(k); got != want {
+			t.Errorf("RefusalToast(%s) = %q, want %q", k, got, want)
+		}
+	}
+}

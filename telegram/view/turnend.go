@@ -1,0 +1,51 @@
+package view
+
+import "strconv"
+
+// How a turn that gives no answer ends: the errors (rendered by ErrorText)
+// and the notes for a turn the bot itself cut short. Details are the
+// caller's, already redacted; ErrorText escapes them.
+
+// DownloadFailed: a file the user sent could not be fetched from Telegram.
+func DownloadFailed(detail string) TurnError {
+	return TurnError{What: "Could not download your file", Detail: detail,
+		Hint: "Send it again; Telegram keeps files downloadable for an hour or more."}
+}
+
+// TurnFailed: Claude Code ended the turn with an error.
+func TurnFailed(detail string) TurnError {
+	return TurnError{What: "The turn failed", Detail: detail, Hint: "Send another message to continue; the session is kept."}
+}
+
+// ClaudeNotFound: the claude binary could not be started because it is not
+// there.
+func ClaudeNotFound(detail string) TurnError {
+	return TurnError{What: "Claude Code was not found", Detail: detail,
+		Hint: "Install Claude Code (npm install -g @anthropic-ai/claude-code) or set [claude] binary in the config."}
+}
+
+// StartFailed: Claude Code could not be started for another reason.
+func StartFailed(detail string) TurnError {
+	return TurnError{What: "Could not start Claude", Detail: detail, Hint: "Check the bot's log; the next message will try again."}
+}
+
+// ClaudeExited: the process ended before the turn did. err, when not
+// empty, says why better than the exit code and signal.
+func ClaudeExited(exitCode int, signal, err, stderrTail string) TurnError {
+	detail := "exit code " + strconv.Itoa(exitCode)
+	if signal != "" {
+		detail += ", signal " + signal
+	}
+	if err != "" {
+		detail = err
+	}
+	return TurnError{What: "Claude exited without finishing the turn", Detail: detail, StderrTail: stderrTail,
+		Hint: "Your next message starts Claude again (the conversation is resumed)."}
+}
+
+// StoppingText ends a turn the bot interrupted because it is shutting down.
+const StoppingText = "⏹ The bot is stopping, so this turn was interrupted. Send your message again once it is back; the session is kept."
+
+// RestartedText replaces a progress message left by a run that ended
+// without closing it (a crash or a kill).
+const RestartedText = "⏹ Interrupted by restart. Send your message again to continue; the session is kept."
