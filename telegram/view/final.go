@@ -17,6 +17,8 @@ type Footer struct {
 	InTokens  int // both 0 hide the tokens
 	OutTokens int
 	OK        bool // false marks the turn as ended with an error
+	// ContextTokens of ContextWindow: shown once the context is 70% full.
+	ContextTokens, ContextWindow int
 }
 
 // FinalFooter renders f as one italic line, e.g.
@@ -36,6 +38,9 @@ func FinalFooter(f Footer) string {
 	}
 	if f.InTokens > 0 || f.OutTokens > 0 {
 		parts = append(parts, formatCount(f.InTokens)+" in / "+formatCount(f.OutTokens)+" out")
+	}
+	if c := contextPart(f.ContextTokens, f.ContextWindow); c != "" {
+		parts = append(parts, c)
 	}
 	return "<i>" + strings.Join(parts, " · ") + "</i>"
 }

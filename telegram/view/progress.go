@@ -57,6 +57,11 @@ type Progress struct {
 	PermissionMode string
 	LastText       string // last assistant text, shown as a short teaser
 	Queued         int    // messages waiting behind this turn
+	// Lines on what the owner cannot see (limits.go, stall.go); nil hides.
+	Limit      *Limit
+	Retry      *Retry
+	Compaction *Compaction
+	Stall      *Stall
 }
 
 // DefaultMaxActions is used when Progress.MaxActions is not positive.
@@ -163,7 +168,7 @@ func ProgressText(p Progress) string {
 	}
 	show = min(show, len(p.Actions))
 
-	head := progressHeader(p)
+	head := progressHeader(p) + progressNotes(p)
 	var tail strings.Builder
 	if t := oneLine(p.LastText); t != "" {
 		tail.WriteString("\n\n<i>“" + esc(clip(t, maxTeaserRunes)) + "”</i>")
