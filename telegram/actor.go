@@ -26,10 +26,12 @@ type actor struct {
 	stopped bool
 	turn    *turn // the running turn, if any
 	conn    Conn
-	model   string // as reported by the CLI
-	mode    string // permission mode as reported by the CLI
-	lastUse time.Time
-	restart bool // settings changed: restart the process (resuming) before the next turn
+	// connSince is when conn was started, for /usage.
+	connSince time.Time
+	model     string // as reported by the CLI
+	mode      string // permission mode as reported by the CLI
+	lastUse   time.Time
+	restart   bool // settings changed: restart the process (resuming) before the next turn
 
 	// A cancel belongs to the turn it was meant for (turn.requestCancel),
 	// never to the actor: a request left over must not stop a later turn.
@@ -346,7 +348,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	t.resumed = spec.Resume
 	t.sawInit = false
 	a.mu.Lock()
-	a.conn = conn
+	a.conn, a.connSince = conn, time.Now()
 	a.mode = spec.PermissionMode
 	a.mu.Unlock()
 	return conn, nil

@@ -96,6 +96,13 @@ type Config struct {
 	// Secrets are removed, like the token, from every text the bot sends
 	// (see redact.go): API keys from the environment, say.
 	Secrets []string
+	// StallAfter is [progress] stall_after: how long Claude may say
+	// nothing while a tool runs before the chat is told (stall.go);
+	// default 3m, negative: never.
+	StallAfter time.Duration
+	// CPU measures Claude's process trees for the stall watchdog; nil
+	// reads /proc.
+	CPU CPUMeter
 }
 
 func (c *Config) defaults() {
@@ -135,6 +142,12 @@ func (c *Config) defaults() {
 	if c.AlbumWait <= 0 {
 		c.AlbumWait = time.Second
 	}
+	if c.StallAfter == 0 {
+		c.StallAfter = defaultStallAfter
+	}
+	if c.CPU == nil {
+		c.CPU = procCPU{}
+	}
 	if c.UploadDir == "" {
 		c.UploadDir = filepath.Join(os.TempDir(), "untether-uploads")
 	}
@@ -161,6 +174,8 @@ type Bot struct {
 	cancels  tokens[cancelRef] // Cancel buttons of running turns
 	prompts  promptBook
 	sessions tokens[sessionChoice] // buttons of /sessions lists
+	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
+	limits   limitWatch            // the last usage-limit status, for /usage
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
@@ -296,13 +311,7 @@ func (b *Bot) shutdown() {
 	b.lanes.close()
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.ShutdownWait)
 	defer cancel()
-	b.mu.Lock()
-	actors := make([]*actor, 0, len(b.actors))
-	for _, a := range b.actors {
-		actors = append(actors, a)
-	}
-	b.mu.Unlock()
-	for _, a := range actors {
+	for _, a := range b.allActors() {
 		a.stop()
 	}
 	done := make(chan struct{})
@@ -316,6 +325,17 @@ func (b *Bot) shutdown() {
 		b.log.Warn("outbox not fully drained at shutdown", "err", err)
 	}
 	b.out.Close()
+}
+
+// allActors lists the sessions' actors.
+func (b *Bot) allActors() []*actor {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	actors := make([]*actor, 0, len(b.actors))
+	for _, a := range b.actors {
+		actors = append(actors, a)
+	}
+	return actors
 }
 
 // storedCooldown is the plan cooldown, as saved before a restart and kept

@@ -52,6 +52,12 @@ type turn struct {
 	resumed    string // session id this process was started to resume
 	retried    bool
 	cancelled  bool
+
+	// What the owner cannot see from the phone (limits.go, stall.go).
+	limit      *runner.RateLimited // a usage limit reached in this turn
+	retry      *view.Retry         // Claude waits to call the API again
+	compaction *view.Compaction
+	watch      stallWatch
 }
 
 func (t *turn) setQueued(n int) {
@@ -151,8 +157,12 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 	defer beat.Stop()
 	t.schedule(editTimer)
 	cancel := t.cancelReq.Done()
+	t.startWatch()
 	for {
 		select {
+		case <-t.watchC():
+			t.checkStall()
+			t.schedule(editTimer)
 		case id := <-progress:
 			t.gotProgress(id)
 			progress = nil
@@ -175,6 +185,7 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 			if !ok {
 				ev = runner.Exited{Err: errors.New("event stream closed")}
 			}
+			t.heard(ev)
 			if _, ask := ev.(runner.ApprovalRequest); ask && progress != nil {
 				// A prompt replies to the progress message: wait for its id
 				// (it was sent first, so this is short).
@@ -263,6 +274,8 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 	case runner.PermissionModeChanged:
 		a.setMode(e.Mode)
 		t.dirty = true
+	case runner.RateLimited, runner.APIRetry, runner.Compacting, runner.Compacted:
+		t.note(e)
 	case runner.ApprovalRequest:
 		t.approval(ctx, conn, e)
 	case runner.ApprovalCancelled:
@@ -340,6 +353,7 @@ func (t *turn) view() view.Progress {
 		State: t.state, Elapsed: time.Since(t.started), Steps: len(t.actions), Actions: t.actions,
 		MaxActions: a.b.cfg.MaxActions, Verbose: st.Verbose, Model: model, PermissionMode: mode,
 		LastText: t.lastText, Queued: queued,
+		Limit: t.limitNote(), Retry: t.retry, Compaction: t.compaction, Stall: t.stallNote(),
 	}
 }
 

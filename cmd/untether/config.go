@@ -82,6 +82,7 @@ type ProgressConfig struct {
 	MinEditInterval   time.Duration `toml:"min_edit_interval"`
 	GroupEditInterval time.Duration `toml:"group_edit_interval"`
 	MaxActions        int           `toml:"max_actions"`
+	StallAfter        time.Duration `toml:"stall_after"`
 }
 
 type ApprovalsConfig struct {
@@ -125,6 +126,7 @@ func defaultConfig() Config {
 			MinEditInterval:   2 * time.Second,
 			GroupEditInterval: 4 * time.Second,
 			MaxActions:        8,
+			StallAfter:        3 * time.Minute,
 		},
 		Approvals: ApprovalsConfig{
 			Timeout:     10 * time.Minute,

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/prefs"
@@ -90,6 +91,7 @@ func botConfig(cfg *Config) telegram.Config {
 		MinEdit:        cfg.Progress.MinEditInterval,
 		GroupEdit:      cfg.Progress.GroupEditInterval,
 		MaxActions:     cfg.Progress.MaxActions,
+		StallAfter:     stallAfter(cfg.Progress.StallAfter),
 		IdleTimeout:    cfg.Claude.IdleTimeout,
 		MaxLive:        cfg.Claude.MaxLiveSessions,
 		DailyBudget:    cfg.Claude.DailyBudgetUSD,
@@ -110,6 +112,15 @@ func botConfig(cfg *Config) telegram.Config {
 		CooldownMax:    cfg.Cooldown.Max,
 		Secrets:        chatSecrets(cfg),
 	}
+}
+
+// stallAfter is [progress] stall_after for the bot, where 0 means the
+// default: "0s" in the file turns the watchdog off.
+func stallAfter(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // privateInReach returns the bot's private files (config, state) that lie

@@ -159,6 +159,9 @@ func (c *Config) validate() []error {
 	if p.MaxActions < 1 || p.MaxActions > 50 {
 		bad("progress", "max_actions", "%d is outside 1..50", p.MaxActions)
 	}
+	if p.StallAfter != 0 { // 0: no watchdog
+		atLeast("progress", "stall_after", p.StallAfter, 30*time.Second)
+	}
 
 	a := &c.Approvals
 	atLeast("approvals", "timeout", a.Timeout, time.Second)

@@ -101,9 +101,14 @@ func UsageLimitNotice(l Limit) string {
 }
 
 // UsageWarningNotice tells a chat, once per limit and reset, that a limit
-// is nearly used up.
+// is nearly used up, or (status rejected) used up while extra usage pays
+// for what follows: either way the turn goes on.
 func UsageWarningNotice(l Limit) string {
-	return LimitLine(l) + "\n<i>Claude goes on until the limit is reached; /usage shows where you stand.</i>"
+	tail := "Claude goes on until the limit is reached; /usage shows where you stand."
+	if l.Status == LimitRejected {
+		tail = "Claude goes on, paid for by the account's extra usage."
+	}
+	return LimitLine(l) + "\n<i>" + tail + "</i>"
 }
 
 // Retry is Claude Code waiting to call the API again (a 429 that is not a

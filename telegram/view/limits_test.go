@@ -26,7 +26,8 @@ func TestLimitTexts(t *testing.T) {
 		}
 	}
 	hasAll(t, "notice", UsageLimitNotice(reached), "<b>⛔ Usage limit reached (5-hour limit) — resets at 14:00 (in 2 h 10 min)</b>", "send your message again")
-	checkHTML(t, "warning notice", UsageWarningNotice(Limit{Status: LimitWarning, Name: "seven_day", Used: 0.9}))
+	hasAll(t, "warning notice", UsageWarningNotice(Limit{Status: LimitWarning, Name: "seven_day", Used: 0.9}), "90% of your weekly limit used", "until the limit is reached")
+	hasAll(t, "overage notice", UsageWarningNotice(Limit{Status: LimitRejected, Name: "five_hour"}), "Usage limit reached (5-hour limit)", "extra usage")
 }
 
 func TestProgressNotes(t *testing.T) {

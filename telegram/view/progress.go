@@ -38,6 +38,7 @@ const (
 	StateDone          = "done"
 	StateFailed        = "failed"
 	StateBudgetStopped = "stopped at the spending limit"
+	StateLimitStopped  = "stopped at a usage limit"
 	StateShuttingDown  = "stopped: the bot is shutting down"
 )
 
