@@ -41,10 +41,14 @@ const busyShare = 0.10
 // defaultStallAfter is [progress] stall_after's default.
 const defaultStallAfter = 3 * time.Minute
 
-// stallWatch is one turn's watchdog; the actor goroutine owns it.
+// stallWatch is one turn's watchdog; the actor goroutine owns it. Reading
+// /proc costs a walk over every process, so it is never done per event:
+// the watchdog looks at the CPU time a little before stall_after (primed)
+// and again at stall_after, and compares.
 type stallWatch struct {
-	timer *time.Timer // fires stall_after after the last news; nil: off
-	news  time.Time   // the last event from Claude
+	timer  *time.Timer // fires to prime, then at stall_after after the news; nil: off
+	news   time.Time   // the last event from Claude
+	primed bool        // the CPU time was read in this quiet spell
 	// The tree's CPU time at the last look, and when; ok false: unknown.
 	cpu   time.Duration
 	cpuAt time.Time
@@ -53,6 +57,10 @@ type stallWatch struct {
 	ask   *stallAsk   // the question of this stall, if one was sent
 }
 
+// cpuWindow is how long before stall_after the CPU time is first read:
+// the busy share is measured over it.
+func (t *turn) cpuWindow() time.Duration { return min(t.a.b.cfg.StallAfter/6, 30*time.Second) }
+
 // startWatch arms the watchdog for a turn whose prompt Claude has.
 func (t *turn) startWatch() {
 	after := t.a.b.cfg.StallAfter
@@ -60,8 +68,7 @@ func (t *turn) startWatch() {
 		return
 	}
 	t.watch.news = time.Now()
-	t.watch.timer = time.NewTimer(after)
-	t.sampleCPU()
+	t.watch.timer = time.NewTimer(after - t.cpuWindow())
 }
 
 // watchC fires when Claude has been quiet for stall_after; nil when off.
@@ -95,8 +102,8 @@ func (t *turn) heard(ev runner.Event) {
 		w.ask.settle(view.StallMovedOn, "")
 		w.ask = nil
 	}
-	w.timer.Reset(t.a.b.cfg.StallAfter)
-	t.sampleCPU()
+	w.primed, w.cpuOK = false, false
+	w.timer.Reset(t.a.b.cfg.StallAfter - t.cpuWindow())
 }
 
 // endWatch stops the watchdog when the turn ends.
@@ -131,15 +138,30 @@ func (t *turn) sampleCPU() (busy bool) {
 	return busy
 }
 
-// checkStall runs when Claude has been quiet for stall_after.
+// checkStall runs when the watchdog's timer fires: first to read the CPU
+// time shortly before stall_after, then at stall_after and every
+// stall_after after that while Claude stays quiet.
 func (t *turn) checkStall() {
 	a, b, w := t.a, t.a.b, &t.watch
-	w.timer.Reset(b.cfg.StallAfter) // look again later, whatever this finds
-	busy := t.sampleCPU()
+	window := t.cpuWindow()
 	tool := t.runningTool()
-	if tool == nil || t.state == view.StateWaiting || len(b.broker.Pending(a.key)) > 0 {
-		return // Claude thinks, or waits for the owner: not a stalled tool
+	// The broker knows whether a request waits; the turn's state says
+	// "waiting" until the next event, also once the owner answered.
+	if tool == nil || len(b.broker.Pending(a.key)) > 0 {
+		// Claude thinks, or waits for the owner: not a stalled tool. Look
+		// again soon: an approval answered starts its tool without news.
+		w.primed = false
+		w.timer.Reset(window)
+		return
 	}
+	if !w.primed { // read the CPU time now, compare at stall_after
+		w.primed = true
+		t.sampleCPU()
+		w.timer.Reset(max(time.Until(w.news.Add(b.cfg.StallAfter)), window))
+		return
+	}
+	busy := t.sampleCPU()
+	w.timer.Reset(b.cfg.StallAfter)
 	w.stall = &view.Stall{Kind: tool.Kind, Title: tool.Title, Busy: busy}
 	t.dirty = true
 	b.log.Info("no news from claude while a tool runs", "chat_id", a.place.ChatID, "session_key", a.key,

@@ -225,3 +225,39 @@ func TestStallNotWhileAwaitingApproval(t *testing.T) {
 		}
 	})
 }
+
+// A tool the owner approved runs without news (the answer is no event):
+// once it has been quiet for stall_after it is asked about like any other.
+func TestStallAfterApprovalGranted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			tr.Emit(runner.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "git push"})
+			if d := tr.Ask(runner.ApprovalRequest{RequestID: "r1", ToolName: "Bash", ToolUseID: "t1", Input: []byte(`{"command":"git push"}`)}); d.Interrupted {
+				tr.Aborted()
+				return
+			}
+			select { // the push waits for a password forever
+			case <-tr.Interrupted():
+				tr.Aborted()
+			case <-tr.Session().Done():
+			}
+		}, func(c *telegram.Config) { c.CPU = &fakeCPU{}; c.ApprovalWait = time.Hour })
+		h.say("push it")
+		prompt := h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool {
+			return len(m.Keyboard) > 0 && strings.Contains(m.Text, "git push") && !strings.Contains(m.Text, "working")
+		})
+		time.Sleep(10 * time.Minute) // the owner answers late: not a stall meanwhile
+		synctest.Wait()
+		if n := h.count("Is it stuck?"); n != 0 {
+			t.Fatalf("asked while the approval waited")
+		}
+		cq := h.tg.PressButton(h.user, h.dm, prompt.ID, prompt.Keyboard[0][0].CallbackData)
+		h.tg.Await(wait, "the approval answered", func() bool { _, ok := h.tg.CallbackAnswer(cq); return ok })
+		time.Sleep(time.Minute)
+		q := h.awaitText(h.dm.ID, "Is it stuck?")
+		if !strings.Contains(q.Text, "💻 git push has been running for 11 minutes") {
+			t.Errorf("question %q", q.Text)
+		}
+	})
+}
