@@ -22,7 +22,7 @@ type recorder struct {
 	chatIdx  map[int64]int // Telegram chat id → chat index
 	groups   map[int]bool  // chat index → is a group
 	turns    map[turnID]*turnRec
-	current  map[int]*turnRec // chat index → its running turn
+	current  map[int]*turnRec    // chat index → its running turn
 	sentBy   map[msgRef]*turnRec // the bot's messages → the turn that sent them, for its edits
 	methods  map[string]*methodCount
 	edits    [2]int // progress edits accepted: private, group
@@ -51,7 +51,7 @@ type editSeen struct {
 type turnRec struct {
 	id       turnID
 	group    bool
-	followup bool // a quick question right after the previous answer
+	followup bool      // a quick question right after the previous answer
 	sent     time.Time // the user's message was queued
 	resultAt time.Time // the script emitted TurnCompleted
 	askAt    time.Time // the script emitted the ApprovalRequest

@@ -84,8 +84,8 @@ type report struct {
 	press      dist    // Approve pressed → final accepted
 	calls      [2]dist // Bot API messages + edits + drafts per turn: short (follow-ups), long (the others); as counts
 	actions    [2]dist // chat actions per turn, as counts
-	waited     dist // user message to final, for the table
-	firstPart  dist // result to the first part
+	waited     dist    // user message to final, for the table
+	firstPart  dist    // result to the first part
 	byParts    map[int]dist
 	tooMany    int
 	methods    map[string]methodCount
