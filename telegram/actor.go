@@ -332,7 +332,8 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
 	st := b.settings(a.key)
-	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
+	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir,
+		Partial: st.Stream != view.StreamOff}
 	if rec, ok, err := b.store.Session(a.key); err != nil {
 		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
 	} else if ok {

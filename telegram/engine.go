@@ -28,6 +28,9 @@ type Spec struct {
 	Model          string
 	PermissionMode string
 	WorkDir        string // the chat's directory, or "" for the configured one
+	// Partial asks for Claude's text as it is written (the CLI's
+	// --include-partial-messages): the chat streams it (see Config.Stream).
+	Partial bool
 }
 
 // Engine starts Claude sessions.
@@ -60,6 +63,7 @@ func (e *RunnerEngine) Start(ctx context.Context, spec Spec) (Conn, error) {
 	if spec.WorkDir != "" {
 		opts.WorkDir = spec.WorkDir
 	}
+	opts.IncludePartial = opts.IncludePartial || spec.Partial
 	if opts.Mode == runner.OneShot {
 		return runner.NewOneShotConn(ctx, opts), nil
 	}

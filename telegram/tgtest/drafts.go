@@ -21,6 +21,7 @@ type Draft struct {
 	Entities []Entity
 	Source   string // the text parameter as sent
 	At       time.Time
+	after    int // the chat's last message id when it came: a later message of the bot replaces it
 }
 
 // sendMessageDraft checks what the Bot API checks (API 9.5): a private chat,
@@ -47,7 +48,7 @@ func (s *Server) sendMessageDraft(c Call) (any, *apiError) {
 		return nil, e
 	}
 	cs.drafts = append(cs.drafts, Draft{ChatID: cs.chat.ID, ThreadID: int(c.Int64("message_thread_id")), ID: id,
-		Text: ct.text, Entities: ct.entities, Source: ct.source, At: s.now()})
+		Text: ct.text, Entities: ct.entities, Source: ct.source, At: s.now(), after: cs.lastID})
 	return true, nil
 }
 
@@ -81,7 +82,7 @@ func (s *Server) LiveDraft(chatID int64, threadID int) (Draft, bool) {
 		return Draft{}, false
 	}
 	for _, m := range cs.msgs {
-		if m.fromBot && m.threadID == threadID && !m.date.Before(last.At) {
+		if m.fromBot && m.threadID == threadID && m.id > last.after {
 			return Draft{}, false
 		}
 	}
