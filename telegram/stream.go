@@ -43,21 +43,24 @@ const (
 )
 
 // streamer shows a turn's activity. The turn goroutine feeds it (setText,
-// pause, invalidate, stop); its own goroutine makes the calls.
+// pause, invalidate, stop); its own goroutine queues the calls, which never
+// wait for each other: a newer draft replaces one still queued (one outbox
+// key per chat), so a busy outbox shows the newest text, not a backlog.
 type streamer struct {
 	b       *Bot
 	pl      place
 	draftID int64
 	key     string // outbox key of the chat's drafts
+	show    bool   // the stream mode is not off
 
-	show bool // the stream mode is not off
-
-	mu      sync.Mutex
-	drafts  bool   // showing drafts; false: typing only
-	text    string // the text being written (Markdown, redacted per event)
-	version int    // bumped when what the draft should show changes
-	paused  bool   // an approval prompt is shown: a draft would cover it
-	idle    chan struct{}
+	mu       sync.Mutex
+	drafts   bool          // showing drafts; false: typing only
+	text     string        // the text being written (Markdown, redacted per event)
+	version  int           // bumped when what the draft should show changes
+	paused   bool          // an approval prompt is shown: a draft would cover it
+	pending  int           // drafts queued or running
+	idle     chan struct{} // closed when pending drops to 0
+	wroteAny bool          // a draft with text was queued this turn
 
 	kick chan struct{}
 	quit chan struct{}
@@ -157,7 +160,6 @@ func (s *streamer) pause(on bool) {
 	s.mu.Lock()
 	changed := s.paused != on
 	s.paused = on
-	idle := s.idle
 	s.mu.Unlock()
 	if !changed {
 		return
@@ -166,20 +168,19 @@ func (s *streamer) pause(on bool) {
 		s.invalidate() // the prompt replaced the draft on the screen
 		return
 	}
-	waitIdle(idle)
+	s.settle()
 }
 
-// stop ends the streamer before the answer is sent; it returns once no
-// draft can arrive after the answer (or draftStopWait passed).
-func (s *streamer) stop() {
-	if s == nil {
-		return
+// settle drops a draft still queued and waits, at most draftStopWait, for
+// one already on its way: what the bot sends next comes after it.
+func (s *streamer) settle() {
+	s.b.out.Drop(s.key)
+	s.mu.Lock()
+	idle := s.idle
+	if s.pending == 0 {
+		idle = nil
 	}
-	s.once.Do(func() { close(s.quit) })
-	<-s.done
-}
-
-func waitIdle(idle chan struct{}) {
+	s.mu.Unlock()
 	if idle == nil {
 		return
 	}
@@ -191,7 +192,18 @@ func waitIdle(idle chan struct{}) {
 	}
 }
 
-// loop sends drafts (or typing) until stop: a new draft when the text
+// stop ends the streamer before the answer is sent; it returns once no
+// draft can arrive after the answer (or draftStopWait passed).
+func (s *streamer) stop() {
+	if s == nil {
+		return
+	}
+	s.once.Do(func() { close(s.quit) })
+	<-s.done
+	s.settle()
+}
+
+// loop queues drafts (or typing) until stop: a new draft when the text
 // changed, at most one per draftGap, the same one again every
 // draftRefresh; typing every typingEvery.
 func (s *streamer) loop() {
@@ -219,14 +231,9 @@ func (s *streamer) loop() {
 				next = wait
 				break
 			}
-			lastDraft = now
-			if s.sendDraft(text) {
-				shown = version
-			}
+			lastDraft, shown = now, version
+			s.queueDraft(text)
 			next = draftRefresh
-			if s.editing() { // refused: typing from now on
-				next = 0
-			}
 		case drafts:
 			next = draftRefresh - now.Sub(lastDraft)
 		default:
@@ -248,56 +255,56 @@ func (s *streamer) loop() {
 	}
 }
 
-// sendDraft sends one draft and reports whether Telegram took it. Stop
-// does not wait for it longer than draftStopWait. A refusal (an older
-// server, a chat that takes none) turns this chat to edits, said once in
-// the log; the text is not lost: the progress message shows it.
-func (s *streamer) sendDraft(md string) bool {
+// queueDraft queues a draft of md. The first one with text in a turn goes
+// at normal priority, ahead of progress edits: it is what the user waits
+// for; later ones are low, like edits, and replace each other. A refusal
+// (an older server, a chat that takes none) turns this chat to edits,
+// said once in the log; the text is not lost: the progress message shows
+// it from then on.
+func (s *streamer) queueDraft(md string) {
 	html := view.StreamDraft(s.b.redactor.Settled(md))
-	idle := make(chan struct{})
+	prio := outbox.Low
 	s.mu.Lock()
-	s.idle = idle
+	if html != "" && !s.wroteAny {
+		s.wroteAny, prio = true, outbox.Normal
+	}
+	if s.pending == 0 {
+		s.idle = make(chan struct{})
+	}
+	s.pending++
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
+	s.b.draft(s.pl, s.draftID, html, s.key, prio, s.draftDone)
+}
+
+// draftDone receives the result of every queued draft, once.
+func (s *streamer) draftDone(err error) {
+	refused := err != nil && !errors.Is(err, outbox.ErrClosed) && !errors.Is(err, outbox.ErrDropped) &&
+		!errors.Is(err, outbox.ErrSuperseded)
+	s.mu.Lock()
+	s.pending--
+	if s.pending == 0 && s.idle != nil {
+		close(s.idle)
 		s.idle = nil
-		s.mu.Unlock()
-		close(idle)
-	}()
-	res := s.b.draft(s.pl, s.draftID, html, s.key)
-	var err error
-	select {
-	case err = <-res:
-	case <-s.quit:
-		s.b.out.Drop(s.key)
-		t := time.NewTimer(draftStopWait)
-		defer t.Stop()
-		select {
-		case err = <-res:
-		case <-t.C:
-			return false
-		}
 	}
-	switch {
-	case err == nil:
-		return true
-	case errors.Is(err, outbox.ErrClosed), errors.Is(err, outbox.ErrDropped), errors.Is(err, outbox.ErrSuperseded):
-		return false
+	if refused {
+		s.drafts = false
 	}
-	s.mu.Lock()
-	s.drafts = false
 	s.mu.Unlock()
+	if !refused {
+		return
+	}
+	signal(s.kick) // typing from now on
 	if _, seen := s.b.noDrafts.LoadOrStore(s.pl.ChatID, true); !seen {
 		s.b.log.Warn("telegram refused a draft: this chat sees Claude's text in the progress message instead",
 			"chat_id", s.pl.ChatID, "err", err)
 	}
-	return false
 }
 
 // draft queues one sendMessageDraft (HTML; plain text if Telegram refuses
-// the HTML) in the chat's action lane, a newer one replacing it while
-// queued. Like send, it redacts what it sends.
-func (b *Bot) draft(p place, draftID int64, html, key string) <-chan error {
+// the HTML) in the chat's action lane; a newer one with the same key
+// replaces it while queued. done gets the result once. Like send, it
+// redacts what it sends.
+func (b *Bot) draft(p place, draftID int64, html, key string, prio outbox.Priority, done func(error)) {
 	html = b.redact(html)
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {
@@ -312,18 +319,16 @@ func (b *Bot) draft(p place, draftID int64, html, key string) <-chan error {
 			return b.wrap("sendMessageDraft", err)
 		}
 	}
-	res := make(chan error, 1)
-	job := outbox.Job{ChatID: p.ChatID, Priority: outbox.Low, Action: true, Key: key, Do: do(true)}
+	job := outbox.Job{ChatID: p.ChatID, Priority: prio, Action: true, Key: key, Do: do(true)}
 	job.OnDone = func(err error) {
 		if isParseError(err) {
-			job.Do, job.OnDone = do(false), func(err error) { res <- err }
+			job.Do, job.OnDone = do(false), done
 			b.out.Replace(job)
 			return
 		}
-		res <- err
+		done(err)
 	}
 	b.out.Replace(job)
-	return res
 }
 
 // chatAction shows "typing…" (or another action) in a chat, without

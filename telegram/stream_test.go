@@ -327,3 +327,36 @@ func TestAnswerDoesNotWaitForPromptOutcome(t *testing.T) {
 		h.awaitResolved(h.dm.ID, prompt.ID, "Approved")
 	})
 }
+
+// A Bash command shows in the progress line as Claude writes it, on one
+// line that the complete call then finishes.
+func TestCommandShowsAsItIsWritten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		step := make(chan struct{})
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			time.Sleep(2 * time.Second)
+			tr.Emit(runner.ActionStarted{ToolUseID: "b1", Tool: "Bash", Kind: "command", Title: "go te", Partial: true})
+			<-step
+			tr.Emit(runner.ActionStarted{ToolUseID: "b1", Tool: "Bash", Kind: "command", Title: "go test ./runner/..."})
+			<-step
+			tr.Emit(runner.ActionCompleted{ToolUseID: "b1", OK: true})
+			tr.Complete("ok")
+		})
+		h.say("test it")
+		prog := h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool {
+			return len(m.Keyboard) > 0 && strings.Contains(m.Text, "▶ 💻 go te")
+		})
+		step <- struct{}{}
+		h.tg.Await(wait, "the whole command", func() bool {
+			m, _ := h.tg.Message(h.dm.ID, prog.ID)
+			return strings.Contains(m.Text, "▶ 💻 go test ./runner/...") && !strings.Contains(m.Text, "go te\n")
+		})
+		m, _ := h.tg.Message(h.dm.ID, prog.ID)
+		if strings.Count(m.Text, "💻") != 1 || strings.Contains(m.Text, "steps") {
+			t.Errorf("the command was listed twice: %q", m.Text)
+		}
+		step <- struct{}{}
+		h.awaitAnswer(h.dm.ID, "ok")
+	})
+}

@@ -280,6 +280,12 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 		if e.ParentToolUseID != "" {
 			return nil, false // subagent internals: the Task line stands for them
 		}
+		if i, ok := t.index[e.ToolUseID]; ok {
+			// The command as written so far (Partial), or complete now.
+			t.actions[i].Kind, t.actions[i].Title = e.Kind, e.Title
+			t.dirty = true
+			break
+		}
 		t.index[e.ToolUseID] = len(t.actions)
 		t.actions = append(t.actions, view.Action{ID: e.ToolUseID, Kind: e.Kind, Title: e.Title, State: view.Running})
 		t.dirty = true

@@ -310,9 +310,11 @@ func (r *recorder) observe(method string, status int, body []byte, form url.Valu
 	r.finalPart(t, m.Result.Text, now)
 }
 
-// sawText stamps the first moment the user could read the turn's first text.
+// sawText stamps the first moment the user could read text the turn
+// streamed (its first sentence, or a later one that replaced it before
+// Telegram took any).
 func (r *recorder) sawText(t *turnRec, text string, now time.Time) {
-	if t.textSeen.IsZero() && !t.textAt.IsZero() && strings.Contains(text, firstText(t.id)) {
+	if t.textSeen.IsZero() && !t.textAt.IsZero() && strings.Contains(text, turnMark(t.id)) {
 		t.textSeen = now
 	}
 }

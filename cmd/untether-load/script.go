@@ -142,7 +142,7 @@ func (d *driver) tools(t *runnertest.Turn, id turnID, work time.Duration) bool {
 		}
 		t.Emit(runner.ActionCompleted{ToolUseID: tu, OK: n%11 != 7, Detail: fmt.Sprintf("ok  pkg%02d  0.%03ds", n%40, n%1000)})
 		if n%8 == 0 && n > 0 {
-			if !d.stream(t, id, fmt.Sprintf("Step %d looks fine; moving on to the next package.", n), false) {
+			if !d.stream(t, id, fmt.Sprintf("Step %d of %s looks fine; moving on to the next package.", n, turnMark(id)), false) {
 				return false
 			}
 		}
@@ -192,9 +192,12 @@ func (d *driver) stream(t *runnertest.Turn, id turnID, text string, first bool) 
 	return true
 }
 
-// firstText is the first thing Claude writes in a turn; the observer finds
-// it in drafts, edits and messages by the turn it names.
-func firstText(id turnID) string { return "Looking at " + id.String() + " now." }
+// firstText is the first thing Claude writes in a turn. It and every text
+// Claude writes while it works carry the turn's mark, by which the
+// observer finds them in drafts and edits.
+func firstText(id turnID) string { return "Looking at " + turnMark(id) + " now." }
+
+func turnMark(id turnID) string { return "[" + id.String() + "]" }
 
 func sleepOrInterrupt(t *runnertest.Turn, d time.Duration) bool {
 	timer := time.NewTimer(d)
