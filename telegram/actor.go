@@ -60,8 +60,10 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	}
 	a.queue = append(a.queue, qp)
 	ahead := len(a.queue) - 1
-	// The later items of an album join the first: one notice is enough.
-	busy := a.turn != nil && !(qp.Album != "" && ahead > 0 && a.queue[ahead-1].Album == qp.Album)
+	// The later items of an album join the first: one notice is enough. A
+	// turn that answered is over for the user (it is only closing): the
+	// message runs next without a notice.
+	busy := a.turn != nil && !a.turn.answered.Load() && !(qp.Album != "" && ahead > 0 && a.queue[ahead-1].Album == qp.Album)
 	if busy {
 		ahead++
 		a.turn.setQueued(len(a.queue))

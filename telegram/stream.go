@@ -208,7 +208,7 @@ func (s *streamer) stop() {
 // draftRefresh; typing every typingEvery.
 func (s *streamer) loop() {
 	defer close(s.done)
-	var lastDraft, lastTyping time.Time
+	var lastDraft, lastText, lastTyping time.Time
 	shown := -1
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -227,12 +227,16 @@ func (s *streamer) loop() {
 		switch {
 		case paused:
 		case drafts && (version != shown || now.Sub(lastDraft) >= draftRefresh):
-			if wait := draftGap - now.Sub(lastDraft); !lastDraft.IsZero() && wait > 0 {
+			// The first text goes at once; the placeholder before it
+			// does not count.
+			if wait := draftGap - now.Sub(lastText); !lastText.IsZero() && wait > 0 {
 				next = wait
 				break
 			}
 			lastDraft, shown = now, version
-			s.queueDraft(text)
+			if s.queueDraft(text) {
+				lastText = now
+			}
 			next = draftRefresh
 		case drafts:
 			next = draftRefresh - now.Sub(lastDraft)
@@ -255,18 +259,18 @@ func (s *streamer) loop() {
 	}
 }
 
-// queueDraft queues a draft of md. The first one with text in a turn goes
-// at normal priority, ahead of progress edits: it is what the user waits
-// for; later ones are low, like edits, and replace each other. A refusal
-// (an older server, a chat that takes none) turns this chat to edits,
-// said once in the log; the text is not lost: the progress message shows
-// it from then on.
-func (s *streamer) queueDraft(md string) {
+// queueDraft queues a draft of md and reports whether it has text. The
+// first one with text in a turn goes at high priority: it is what the user
+// waits for, and a turn has one. Later ones are low, like progress edits,
+// and replace each other. A refusal (an older server, a chat that takes
+// none) turns this chat to edits, said once in the log; the text is not
+// lost: the progress message shows it from then on.
+func (s *streamer) queueDraft(md string) bool {
 	html := view.StreamDraft(s.b.redactor.Settled(md))
 	prio := outbox.Low
 	s.mu.Lock()
 	if html != "" && !s.wroteAny {
-		s.wroteAny, prio = true, outbox.Normal
+		s.wroteAny, prio = true, outbox.High
 	}
 	if s.pending == 0 {
 		s.idle = make(chan struct{})
@@ -274,6 +278,7 @@ func (s *streamer) queueDraft(md string) {
 	s.pending++
 	s.mu.Unlock()
 	s.b.draft(s.pl, s.draftID, html, s.key, prio, s.draftDone)
+	return html != ""
 }
 
 // draftDone receives the result of every queued draft, once.

@@ -360,3 +360,46 @@ func TestCommandShowsAsItIsWritten(t *testing.T) {
 		h.awaitAnswer(h.dm.ID, "ok")
 	})
 }
+
+// A message sent right after the answer arrived is not "queued": the turn
+// is over for the user, though the bot is still tidying it up.
+func TestMessageAfterAnswerIsNotQueued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, echoScript)
+		// A draft that never comes back keeps the finished turn closing for
+		// a few seconds (it waits for the draft, boundedly).
+		h.tg.FailWhen(func(c tgtest.Call) bool { return c.Method == "sendMessageDraft" }, tgtest.Failure{Hang: true})
+		h.say("first")
+		h.awaitAnswer(h.dm.ID, "Answer: first")
+		h.say("second")
+		h.awaitAnswer(h.dm.ID, "Answer: second")
+		for _, m := range h.messages(h.dm.ID) {
+			if strings.Contains(m, "Queued") {
+				t.Errorf("the second message was reported queued behind an answered turn: %q", m)
+			}
+		}
+	})
+}
+
+// Claude's first words show at once: the pause between drafts does not
+// count the "Thinking…" placeholder before them.
+func TestFirstTextShowsAtOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wrote := make(chan time.Time, 1)
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			time.Sleep(100 * time.Millisecond)
+			wrote <- time.Now()
+			tr.Emit(runner.Text{Text: "Hi", Partial: true})
+			time.Sleep(2 * time.Second)
+			tr.Complete("Hi there")
+		})
+		h.say("hello")
+		at := <-wrote
+		d := h.tg.AwaitCall(wait, "sendMessageDraft", func(c tgtest.Call) bool { return c.Params["text"] == "Hi" })
+		if lag := d.Time.Sub(at); lag > 0 {
+			t.Errorf("the first text showed %v after Claude wrote it, want at once", lag)
+		}
+		h.awaitAnswer(h.dm.ID, "Hi there")
+	})
+}
