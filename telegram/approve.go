@@ -44,6 +44,10 @@ func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest
 	t.live.pause(true) // no draft over the prompt
 	t.awaitProgress(ctx)
 	b.showPrompt(ctx, a, t, sub.Prompt)
+	// The prompt says the turn waits: the progress message says so an
+	// interval later, which a quick press makes unnecessary, so the answer
+	// it lets through finds the chat's window free.
+	t.lastEdit = time.Now()
 }
 
 // showPrompt sends the prompt (a reply to the progress message) with the

@@ -127,7 +127,25 @@ func (t *turn) streamed(delta string) {
 	t.live.setText(t.streamText)
 	if t.live.editing() {
 		t.dirty = true
+		return
 	}
+	// A draft shows Claude at work: the progress message keeps still
+	// meanwhile (see draftHold), leaving the chat's budget to the answer.
+	t.lastDelta = time.Now()
+	if t.progressID != 0 {
+		t.a.b.out.Drop(t.progressKey())
+	}
+}
+
+// draftHold is how long progress edits wait because a draft is showing
+// Claude's text as it is written: until one edit interval after the last
+// delta. The answer comes right after the text, and a progress edit spent
+// just before it would make it wait for the chat's window.
+func (t *turn) draftHold() time.Duration {
+	if t.lastDelta.IsZero() {
+		return 0
+	}
+	return t.interval() - time.Since(t.lastDelta)
 }
 
 // streaming is what the progress message shows of the text being written:

@@ -403,3 +403,54 @@ func TestFirstTextShowsAtOnce(t *testing.T) {
 		h.awaitAnswer(h.dm.ID, "Hi there")
 	})
 }
+
+// While a draft shows Claude writing, the progress message keeps still:
+// the answer right after the text finds the chat's window free.
+func TestProgressKeepsStillWhileDraftStreams(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			tr.Emit(runner.ActionStarted{ToolUseID: "r1", Tool: "Read", Kind: "tool", Title: "main.go"})
+			time.Sleep(2 * time.Second)
+			tr.Emit(runner.ActionCompleted{ToolUseID: "r1", OK: true})
+			for i := range 6 {
+				tr.Emit(runner.Text{Text: "word" + strconv.Itoa(i) + " ", Partial: true})
+				time.Sleep(500 * time.Millisecond)
+			}
+			tr.Complete("word0 word1 word2 word3 word4 word5")
+		}, func(c *telegram.Config) { c.MinEdit = 2 * time.Second })
+		h.say("read it")
+		h.awaitAnswer(h.dm.ID, "word5")
+		calls := h.tg.Calls()
+		answer := callIndex(calls, func(c tgtest.Call) bool {
+			return c.Method == "sendMessage" && strings.Contains(c.Params["text"], "word5")
+		})
+		for _, c := range calls[:answer] {
+			if c.Method == "editMessageText" {
+				t.Errorf("the progress message was edited while the draft streamed: %q", c.Params["text"])
+			}
+		}
+	})
+}
+
+// A prompt answered quickly costs no "waiting for approval" edit of the
+// progress message: the prompt itself says the turn waits.
+func TestQuickPressSpendsNoWaitingEdit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ask := oneAsk(toolReq(t, "r1", "Bash", map[string]any{"command": "make"}))
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			time.Sleep(3 * time.Second) // long enough to have a progress message, edited a while ago
+			ask(tr)
+		}, func(c *telegram.Config) { c.MinEdit = 2 * time.Second })
+		h.say("build")
+		prompt := h.awaitPrompt(h.dm.ID, "Approve", "make")
+		time.Sleep(800 * time.Millisecond)
+		h.press(h.user, h.dm, prompt, "Approve")
+		h.awaitAnswer(h.dm.ID, "tool allowed")
+		for _, c := range h.tg.CallsTo("editMessageText") {
+			if strings.Contains(c.Params["text"], "waiting for approval") {
+				t.Errorf("the progress message was edited to wait although the press came at once")
+			}
+		}
+	})
+}

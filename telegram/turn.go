@@ -58,6 +58,7 @@ type turn struct {
 	live         *streamer // activity and Claude's text as it is written
 	streamText   string    // the text block Claude is writing (redacted)
 	streamDone   bool      // that block is complete: the next delta starts another
+	lastDelta    time.Time // when a draft last got new text
 }
 
 func (t *turn) setQueued(n int) {
@@ -163,6 +164,7 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 			t.schedule(editTimer)
 		case <-editTimer.C:
 			t.flush()
+			t.schedule(editTimer) // held back by a draft: later
 		case <-beat.C:
 			t.dirty = true
 			t.schedule(editTimer)
@@ -412,6 +414,9 @@ func (t *turn) schedule(timer *time.Timer) {
 		return
 	}
 	wait := t.interval() - time.Since(t.lastEdit)
+	if hold := t.draftHold(); hold > wait {
+		wait = hold
+	}
 	if wait < 0 {
 		wait = 0
 	}
@@ -423,7 +428,7 @@ func (t *turn) progressKey() string {
 }
 
 func (t *turn) flush() {
-	if !t.dirty || t.progressID == 0 {
+	if !t.dirty || t.progressID == 0 || t.draftHold() > 0 {
 		return
 	}
 	t.dirty = false

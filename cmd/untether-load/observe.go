@@ -314,7 +314,7 @@ func (r *recorder) observe(method string, status int, body []byte, form url.Valu
 // streamed (its first sentence, or a later one that replaced it before
 // Telegram took any).
 func (r *recorder) sawText(t *turnRec, text string, now time.Time) {
-	if t.textSeen.IsZero() && !t.textAt.IsZero() && strings.Contains(text, turnMark(t.id)) {
+	if t.textSeen.IsZero() && !t.textAt.IsZero() && (strings.Contains(text, turnMark(t.id)) || answerOf(text, t.id)) {
 		t.textSeen = now
 	}
 }
@@ -347,6 +347,16 @@ func (r *recorder) finalPart(t *turnRec, text string, now time.Time) {
 		r.last = now
 		close(t.done)
 	}
+}
+
+// answerOf says text shows part of the turn's answer (a section heading).
+func answerOf(text string, id turnID) bool {
+	for _, s := range sectionRE.FindAllStringSubmatch(text, -1) {
+		if atoi(s[3]) == id.chat && atoi(s[4]) == id.turn {
+			return true
+		}
+	}
+	return false
 }
 
 func atoi(s string) int {
