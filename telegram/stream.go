@@ -132,15 +132,14 @@ func (t *turn) streamed(delta string) {
 	// A draft shows Claude at work: the progress message keeps still
 	// meanwhile (see draftHold), leaving the chat's budget to the answer.
 	t.lastDelta = time.Now()
-	if t.progressID != 0 {
-		t.a.b.out.Drop(t.progressKey())
-	}
 }
 
 // draftHold is how long progress edits wait because a draft is showing
 // Claude's text as it is written: until one edit interval after the last
-// delta. The answer comes right after the text, and a progress edit spent
-// just before it would make it wait for the chat's window.
+// delta, unless an action started or ended since (then the progress
+// message has news). The answer comes right after the text, and a
+// progress edit spent just before it would make it wait for the chat's
+// window.
 func (t *turn) draftHold() time.Duration {
 	if t.lastDelta.IsZero() {
 		return 0

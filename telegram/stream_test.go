@@ -454,3 +454,26 @@ func TestQuickPressSpendsNoWaitingEdit(t *testing.T) {
 		}
 	})
 }
+
+// Text between tool calls does not hold the progress message back: the
+// action list is news.
+func TestProgressEditedWhenActionsFollowText(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			for i := range 16 {
+				id := "t" + strconv.Itoa(i)
+				tr.Emit(runner.Text{Text: "Next step " + strconv.Itoa(i) + ".", Partial: true})
+				tr.Emit(runner.ActionStarted{ToolUseID: id, Tool: "Bash", Kind: "command", Title: "step " + strconv.Itoa(i)})
+				time.Sleep(500 * time.Millisecond)
+				tr.Emit(runner.ActionCompleted{ToolUseID: id, OK: true})
+			}
+			tr.Complete("done")
+		}, func(c *telegram.Config) { c.MinEdit = 2 * time.Second })
+		h.say("work")
+		h.awaitAnswer(h.dm.ID, "done")
+		if n := len(h.tg.CallsTo("editMessageText")); n < 2 {
+			t.Errorf("%d edits in an 8 s turn of tool calls with text between them, want progress", n)
+		}
+	})
+}

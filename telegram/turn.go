@@ -282,6 +282,7 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 		if e.ParentToolUseID != "" {
 			return nil, false // subagent internals: the Task line stands for them
 		}
+		t.lastDelta = time.Time{} // the action list changes: the progress message shows it
 		if i, ok := t.index[e.ToolUseID]; ok {
 			// The command as written so far (Partial), or complete now.
 			t.actions[i].Kind, t.actions[i].Title = e.Kind, e.Title
@@ -292,6 +293,7 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 		t.actions = append(t.actions, view.Action{ID: e.ToolUseID, Kind: e.Kind, Title: e.Title, State: view.Running})
 		t.dirty = true
 	case runner.ActionCompleted:
+		t.lastDelta = time.Time{}
 		if i, ok := t.index[e.ToolUseID]; ok {
 			t.actions[i].State = view.Done
 			if !e.OK {
