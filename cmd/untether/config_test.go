@@ -196,6 +196,7 @@ func TestValidationErrors(t *testing.T) {
 		{"extra_args managed", map[string]string{"claude.extra_args": `["--output-format=text"]`}, `[claude] extra_args: "--output-format=text" is not allowed`},
 		{"extra_args model", map[string]string{"claude.extra_args": `["--model", "x"]`}, "use [claude] model"},
 		{"extra_args add-dir", map[string]string{"claude.extra_args": `["--add-dir", "/tmp"]`}, "use [claude] add_dirs"},
+		{"extra_args mcp-config", map[string]string{"claude.extra_args": `["--mcp-config", "x.json"]`}, "claude mcp add"},
 		{"add_dirs missing", map[string]string{"claude.add_dirs": `["/nonexistent/untether-test"]`}, "[claude] add_dirs:"},
 		{"add_dirs file", map[string]string{"claude.add_dirs": `["untether.toml"]`}, "[claude] add_dirs: "},
 		{"mode", map[string]string{"claude.mode": `"batch"`}, `[claude] mode: "batch" is not one of interactive, oneshot`},

@@ -31,6 +31,7 @@ var managedFlags = map[string]string{
 	"--include-partial-messages":     "use [claude] include_partial_messages",
 	"--add-dir":                      "use [claude] add_dirs",
 	"--max-budget-usd":               "use [claude] max_turn_usd",
+	"--mcp-config":                   "untether passes its own; add your MCP servers to Claude Code's settings (claude mcp add) instead",
 }
 
 var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
