@@ -36,6 +36,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(ctx, args, stderr)
 	case "doctor":
 		err = cmdDoctor(ctx, args, stdout)
+	case "mcp":
+		err = cmdMCP(ctx, args, os.Stdin, os.Stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "untether %s\n", version)
 	case "help":
@@ -64,6 +66,7 @@ func usage(w io.Writer) {
   untether [run] [--config PATH] [--log-format text|json] [--log-level LEVEL]
   untether doctor [--config PATH]
   untether version
+  untether mcp --socket PATH   (started by Claude Code: the send_file tool)
 
 The config file defaults to $UNTETHER_CONFIG, else ~/.untether/untether.toml.
 Start from untether.toml.example; see docs/setup.md.
