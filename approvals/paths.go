@@ -87,6 +87,19 @@ func toolPaths(pt pathTool, input json.RawMessage) (paths []string, ok bool) {
 	return paths, true
 }
 
+// PathRule is one session's path rule: the part all sessions share
+// (Config.Paths) with the session's working directory and its chat's
+// upload folder. Reads, the files Claude sends and /get all use it.
+func (b *Broker) PathRule(workDir, uploadDir string) scope.Rule {
+	rule := b.paths
+	rule.WorkDir = workDir
+	rule.Roots = slices.Clone(b.paths.Roots)
+	if uploadDir != "" {
+		rule.Roots = append(rule.Roots, uploadDir)
+	}
+	return rule
+}
+
 // checkPaths says whether every path a path-tool request touches is inside
 // the session's scope, and returns the resolved paths that are not (none
 // when the request's paths could not be read at all: it is not inside).
@@ -100,12 +113,7 @@ func (b *Broker) checkPaths(req Request) (inside bool, outside []string) {
 	if !ok {
 		return false, nil
 	}
-	rule := b.paths
-	rule.WorkDir = req.WorkDir
-	rule.Roots = slices.Clone(b.paths.Roots)
-	if req.UploadDir != "" {
-		rule.Roots = append(rule.Roots, req.UploadDir)
-	}
+	rule := b.PathRule(req.WorkDir, req.UploadDir)
 	for _, p := range paths {
 		if v := rule.Check(p); !v.Inside && !slices.Contains(outside, v.Path) {
 			outside = append(outside, v.Path)

@@ -314,3 +314,24 @@ func TestGatherBatchesFilesSentTogether(t *testing.T) {
 		}
 	})
 }
+
+// Read says why, as a *PathError with the resolved path: /get tells a
+// folder apart from other refusals.
+func TestReadKinds(t *testing.T) {
+	work := t.TempDir()
+	if err := os.Mkdir(filepath.Join(work, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rule := scope.Rule{WorkDir: work}
+	for path, want := range map[string]Refusal{"sub": Folder, "/etc/hostname": Outside, "nope": Missing, "": NoPath} {
+		_, err := Read(rule, path, 0)
+		var pe *PathError
+		if !errors.As(err, &pe) || pe.Kind != want {
+			t.Errorf("%q: %v, want kind %d", path, err, want)
+		}
+	}
+	_, err := Read(rule, "sub", 0)
+	if pe := err.(*PathError); pe.Path != filepath.Join(work, "sub") {
+		t.Errorf("path %q", pe.Path)
+	}
+}

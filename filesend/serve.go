@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/human"
+	"github.com/untether/untether/scope"
 )
 
 // request is one line from `untether mcp`; Result is the line back.
@@ -61,7 +62,7 @@ func (s *Server) handle(ctx context.Context, conn net.Conn) {
 		reply(conn, Result{Text: "Not sent: this Claude session may no longer send files (it was closed)."})
 		return
 	}
-	f, err := s.read(sess, req.Path)
+	f, err := Read(sess.Rule, req.Path, s.opts.MaxSize)
 	if err != nil {
 		s.log.Info("send_file refused", "session_key", sess.Key, "path", req.Path, "err", err)
 		reply(conn, Result{Text: "Not sent: " + err.Error()})
@@ -77,53 +78,83 @@ func (s *Server) handle(ctx context.Context, conn net.Conn) {
 	reply(conn, Result{OK: true, Text: "Delivered " + f.Path + " to the user's Telegram chat."})
 }
 
-// read checks path with the session's rule and reads the file. Errors are
-// the reason, for Claude.
-func (s *Server) read(sess Session, path string) (File, error) {
+// Refusal says why a path was not sent.
+type Refusal int
+
+const (
+	NoPath Refusal = iota + 1
+	Outside
+	Private
+	Missing
+	Folder
+	NotRegular
+	Empty
+	TooBig
+	Unreadable
+)
+
+// PathError is a path that was not sent: Path as resolved (links
+// followed), Kind why. Its text is the reason, fit for Claude and users.
+type PathError struct {
+	Path string
+	Kind Refusal
+	msg  string
+}
+
+func (e *PathError) Error() string { return e.msg }
+
+func refuse(path string, kind Refusal, format string, args ...any) (File, error) {
+	return File{}, &PathError{Path: path, Kind: kind, msg: fmt.Sprintf(format, args...)}
+}
+
+// Read checks path with rule (relative paths are taken from the rule's
+// working directory) and reads the file, of at most maxSize bytes (0: no
+// limit). Every refusal is a *PathError.
+func Read(rule scope.Rule, path string, maxSize int64) (File, error) {
 	if path == "" {
-		return File{}, errors.New("no path was given")
+		return refuse(path, NoPath, "no path was given")
 	}
-	v := sess.Rule.Check(path)
+	v := rule.Check(path)
 	switch {
 	case v.Forbidden:
-		return File{}, fmt.Errorf("%s is one of the bot's private files; nothing was sent", v.Path)
+		return refuse(v.Path, Private, "%s is one of the bot's private files; nothing was sent", v.Path)
 	case !v.Inside:
-		return File{}, fmt.Errorf("%s is outside this session's project (its working directory, the chat's upload folder "+
+		return refuse(v.Path, Outside, "%s is outside this session's project (its working directory, the chat's upload folder "+
 			"and the directories the owner listed); only files inside may be sent, and nothing was sent", v.Path)
 	}
 	info, err := os.Stat(v.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return File{}, fmt.Errorf("%s does not exist", v.Path)
+		return refuse(v.Path, Missing, "%s does not exist", v.Path)
 	case err != nil:
-		return File{}, fmt.Errorf("%s: %w", v.Path, errors.Unwrap(err))
+		return refuse(v.Path, Unreadable, "%s: %v", v.Path, errors.Unwrap(err))
 	case info.IsDir():
-		return File{}, fmt.Errorf("%s is a folder: send its files one by one, or an archive of it", v.Path)
+		return refuse(v.Path, Folder, "%s is a folder: send its files one by one, or an archive of it", v.Path)
 	case !info.Mode().IsRegular():
-		return File{}, fmt.Errorf("%s is not a regular file", v.Path)
+		return refuse(v.Path, NotRegular, "%s is not a regular file", v.Path)
 	case info.Size() == 0:
-		return File{}, fmt.Errorf("%s is empty", v.Path)
-	case s.opts.MaxSize > 0 && info.Size() > s.opts.MaxSize:
-		return File{}, fmt.Errorf("%s is %s; the most that can be sent is %s", v.Path, human.Bytes(info.Size()), human.Bytes(s.opts.MaxSize))
+		return refuse(v.Path, Empty, "%s is empty", v.Path)
+	case maxSize > 0 && info.Size() > maxSize:
+		return refuse(v.Path, TooBig, "%s is %s; the most that can be sent is %s", v.Path, human.Bytes(info.Size()), human.Bytes(maxSize))
 	}
 	// Read through a bounded reader: the file may grow after the check.
 	fh, err := os.Open(v.Path)
 	if err != nil {
-		return File{}, fmt.Errorf("%s: %w", v.Path, errors.Unwrap(err))
+		return refuse(v.Path, Unreadable, "%s: %v", v.Path, errors.Unwrap(err))
 	}
 	defer fh.Close()
-	limit := s.opts.MaxSize
+	limit := maxSize
 	if limit <= 0 {
 		limit = info.Size()
 	}
 	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
 	switch {
 	case err != nil:
-		return File{}, fmt.Errorf("reading %s: %w", v.Path, err)
+		return refuse(v.Path, Unreadable, "reading %s: %v", v.Path, err)
 	case int64(len(data)) > limit:
-		return File{}, fmt.Errorf("%s grew past %s while it was read", v.Path, human.Bytes(limit))
+		return refuse(v.Path, TooBig, "%s grew past %s while it was read", v.Path, human.Bytes(limit))
 	case len(data) == 0:
-		return File{}, fmt.Errorf("%s is empty", v.Path)
+		return refuse(v.Path, Empty, "%s is empty", v.Path)
 	}
 	return File{Path: v.Path, Name: filepath.Base(v.Path), Data: data}, nil
 }

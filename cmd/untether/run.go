@@ -6,10 +6,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/runner"
@@ -32,7 +35,12 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	bot, err := telegram.New(botConfig(cfg), &telegram.RunnerEngine{Base: runnerOptions(cfg, log)}, store, log)
+	bc := botConfig(cfg)
+	if files := fileServer(cfg, log); files != nil {
+		defer files.Close() // Run closes it too; this is for a Run that never started
+		bc.Files = files
+	}
+	bot, err := telegram.New(bc, &telegram.RunnerEngine{Base: runnerOptions(cfg, log)}, store, log)
 	if err != nil {
 		return err
 	}
@@ -98,7 +106,7 @@ func botConfig(cfg *Config) telegram.Config {
 		ProjectRoots:   cfg.Claude.ProjectRoots,
 		UploadDir:      cfg.State.Uploads,
 		AddDirs:        cfg.Claude.AddDirs,
-		PrivatePaths:   []string{cfg.Path, cfg.State.Path},
+		PrivatePaths:   []string{cfg.Path, cfg.State.Path, mcpDir(cfg)},
 		UploadKeep:     cfg.State.UploadsKeep,
 		Model:          cfg.Claude.Model,
 		PermissionMode: cfg.Claude.PermissionMode,
@@ -110,6 +118,34 @@ func botConfig(cfg *Config) telegram.Config {
 		CooldownMax:    cfg.Cooldown.Max,
 		Secrets:        chatSecrets(cfg),
 	}
+}
+
+// mcpDir is the send_file server's private folder (its socket and the
+// per-session MCP configs, which hold secrets), next to the state file and
+// named after it: each state file has one bot.
+func mcpDir(cfg *Config) string {
+	base := filepath.Base(cfg.State.Path)
+	return filepath.Join(filepath.Dir(cfg.State.Path), strings.TrimSuffix(base, filepath.Ext(base))+".mcp")
+}
+
+// fileServer starts listening for the send_file tool. Without it (the
+// path is too long for a socket, say) the bot runs, and Claude has no
+// send_file tool: a warning says why.
+func fileServer(cfg *Config, log *slog.Logger) *filesend.Server {
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		log.Warn("claude gets no send_file tool: cannot find the untether binary", "err", err)
+		return nil
+	}
+	srv, err := filesend.Listen(filesend.Options{Dir: mcpDir(cfg), Binary: self, MaxSize: telegram.MaxUpload, Logger: log})
+	if err != nil {
+		log.Warn("claude gets no send_file tool", "err", err)
+		return nil
+	}
+	return srv
 }
 
 // privateInReach returns the bot's private files (config, state) that lie

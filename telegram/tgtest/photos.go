@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"hash/crc32"
 	"image"
 	_ "image/gif" // registered for image.DecodeConfig
 	_ "image/jpeg"
-	_ "image/png"
+	"image/png"
 	"strconv"
 	"strings"
 )
@@ -207,4 +208,54 @@ func (s *Server) sendMediaGroup(c Call) (any, *apiError) {
 		msgs = append(msgs, s.wire(cs, m, true))
 	}
 	return msgs, nil
+}
+
+// PNG returns a w×h gray PNG image, for tests that send pictures.
+func PNG(w, h int) []byte {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
+		panic(err) // encoding into memory does not fail
+	}
+	return b.Bytes()
+}
+
+// PNGHeader is the start of a PNG of w×h: enough for its size to be read
+// (by sendPhoto's checks), without encoding the pixels of a huge image.
+func PNGHeader(w, h uint32) []byte {
+	ihdr := binary.BigEndian.AppendUint32([]byte("IHDR"), w)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
+	ihdr = append(ihdr, 8, 0, 0, 0, 0) // 8-bit gray
+	out := append([]byte("\x89PNG\r\n\x1a\n"), 0, 0, 0, 13)
+	out = append(out, ihdr...)
+	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(ihdr))
+}
+
+// FileID is the file of a photo (its largest size) or document message, "" for a text.
+func (m Message) FileID() string {
+	switch {
+	case len(m.Photo) > 0:
+		return m.Photo[len(m.Photo)-1].FileID
+	case m.Document != nil:
+		return m.Document.FileID
+	}
+	return ""
+}
+
+// Photos and Documents are the bot's photo and document messages in a chat, oldest first.
+func (s *Server) Photos(chatID int64) []Message {
+	return s.messagesWhere(chatID, func(m Message) bool { return len(m.Photo) > 0 })
+}
+
+func (s *Server) Documents(chatID int64) []Message {
+	return s.messagesWhere(chatID, func(m Message) bool { return m.Document != nil })
+}
+
+func (s *Server) messagesWhere(chatID int64, pred func(Message) bool) []Message {
+	var out []Message
+	for _, m := range s.Messages(chatID) {
+		if pred(m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -2,10 +2,6 @@ package tgtest_test
 
 import (
 	"bytes"
-	"encoding/binary"
-	"hash/crc32"
-	"image"
-	"image/png"
 	"strings"
 	"testing"
 
@@ -15,26 +11,6 @@ import (
 	"github.com/untether/untether/telegram/tgtest"
 )
 
-func pngOf(t *testing.T, w, h int) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, w, h))); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// pngHeader is the start of a PNG of w×h: enough for its size to be read,
-// without encoding the pixels.
-func pngHeader(w, h uint32) []byte {
-	ihdr := binary.BigEndian.AppendUint32([]byte("IHDR"), w)
-	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
-	ihdr = append(ihdr, 8, 0, 0, 0, 0) // 8-bit gray
-	out := append([]byte("\x89PNG\r\n\x1a\n"), 0, 0, 0, 13)
-	out = append(out, ihdr...)
-	return binary.BigEndian.AppendUint32(out, crc32.ChecksumIEEE(ihdr))
-}
-
 func upload(name string, data []byte) *models.InputFileUpload {
 	return &models.InputFileUpload{Filename: name, Data: bytes.NewReader(data)}
 }
@@ -43,7 +19,7 @@ func TestSendPhoto(t *testing.T) {
 	s := tgtest.New(t, tgtest.WithChats(tgtest.PrivateChat(alice)))
 	b := newBot(t, s)
 	q := s.SendMessage(alice, tgtest.PrivateChat(alice), "show me")
-	data := pngOf(t, 400, 300)
+	data := tgtest.PNG(400, 300)
 	m, err := b.SendPhoto(t.Context(), &bot.SendPhotoParams{ChatID: alice.ID, Photo: upload("chart.png", data),
 		Caption: "<b>The chart</b>", ParseMode: models.ParseModeHTML, ReplyParameters: &models.ReplyParameters{MessageID: q}})
 	if err != nil {
@@ -66,9 +42,9 @@ func TestSendPhoto(t *testing.T) {
 		want string
 	}{
 		{"notes.png", []byte("not an image"), "IMAGE_PROCESS_FAILED"},
-		{"tall.png", pngOf(t, 10, 300), "PHOTO_INVALID_DIMENSIONS"},
-		{"huge.png", pngHeader(6000, 5000), "PHOTO_INVALID_DIMENSIONS"},
-		{"big.png", append(pngOf(t, 10, 10), make([]byte, tgtest.MaxPhoto)...), "PHOTO_SAVE_FILE_INVALID"},
+		{"tall.png", tgtest.PNG(10, 300), "PHOTO_INVALID_DIMENSIONS"},
+		{"huge.png", tgtest.PNGHeader(6000, 5000), "PHOTO_INVALID_DIMENSIONS"},
+		{"big.png", append(tgtest.PNG(10, 10), make([]byte, tgtest.MaxPhoto)...), "PHOTO_SAVE_FILE_INVALID"},
 		{"empty.png", []byte{}, "file must be non-empty"},
 	} {
 		_, err := b.SendPhoto(t.Context(), &bot.SendPhotoParams{ChatID: alice.ID, Photo: upload(c.name, c.data)})
@@ -97,7 +73,7 @@ func TestSendMediaGroup(t *testing.T) {
 	s := tgtest.New(t, tgtest.WithChats(tgtest.PrivateChat(alice)))
 	b := newBot(t, s)
 	q := s.SendMessage(alice, tgtest.PrivateChat(alice), "both charts")
-	a, c := pngOf(t, 20, 10), pngOf(t, 30, 10)
+	a, c := tgtest.PNG(20, 10), tgtest.PNG(30, 10)
 	msgs, err := b.SendMediaGroup(t.Context(), &bot.SendMediaGroupParams{ChatID: alice.ID, Media: []models.InputMedia{
 		&models.InputMediaPhoto{Media: "attach://a.png", MediaAttachment: bytes.NewReader(a), Caption: "first"},
 		&models.InputMediaPhoto{Media: "attach://c.png", MediaAttachment: bytes.NewReader(c)},
