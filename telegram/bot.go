@@ -94,6 +94,9 @@ type Config struct {
 	Transport http.RoundTripper
 	// Outbox overrides the outbox pacing (zero values are the defaults).
 	Outbox outbox.Options
+	// Voice transcribes voice notes, audio files and video notes into
+	// prompts; without a Transcriber they get a hint.
+	Voice Voice
 	// Files, when set, offers Claude the send_file tool: each Claude
 	// process gets a grant (its MCP config and secret) from it, and the
 	// files it sends are delivered to the process's chat.
@@ -147,6 +150,7 @@ func (c *Config) defaults() {
 	if c.AlbumWait <= 0 {
 		c.AlbumWait = time.Second
 	}
+	c.Voice.defaults()
 	if c.UploadDir == "" {
 		c.UploadDir = filepath.Join(os.TempDir(), "untether-uploads")
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram"
+	"github.com/untether/untether/voice"
 )
 
 // cmdRun starts the bot and runs until SIGINT/SIGTERM.
@@ -117,7 +118,31 @@ func botConfig(cfg *Config) telegram.Config {
 		CooldownBase:   cfg.Cooldown.Base,
 		CooldownMax:    cfg.Cooldown.Max,
 		Secrets:        chatSecrets(cfg),
+		Voice:          voiceConfig(cfg),
 	}
+}
+
+// stripEnv names the variables Claude never gets: the bot's token and the
+// transcription API's key (the bot's secrets, not Claude's).
+func stripEnv(cfg *Config) []string {
+	out := []string{envBotToken}
+	if cfg.Voice.APIKeyEnv != "" {
+		out = append(out, cfg.Voice.APIKeyEnv)
+	}
+	return out
+}
+
+// voiceConfig is the bot's [voice]: the backend chosen, and the limits.
+func voiceConfig(cfg *Config) telegram.Voice {
+	v := cfg.Voice
+	out := telegram.Voice{MaxDuration: v.MaxDuration, MaxSize: int64(v.MaxSizeMB) << 20}
+	switch {
+	case v.APIURL != "":
+		out.Transcriber = &voice.API{URL: v.APIURL, Key: v.APIKey.Reveal(), Model: v.Model, Timeout: v.Timeout}
+	case len(v.Command) > 0:
+		out.Transcriber = &voice.Command{Args: v.Command, Timeout: v.Timeout}
+	}
+	return out
 }
 
 // mcpDir is the send_file server's private folder (its socket and the
@@ -204,8 +229,8 @@ func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
 		EnvAllow:        cfg.Claude.EnvAllow,
 		// Claude, its tools and MCP servers never get the bot's token: with
 		// it a prompt-injected session could act as the bot.
-		StripEnv:    []string{envBotToken},
-		StripValues: []string{cfg.Telegram.BotToken.Reveal()},
+		StripEnv:    stripEnv(cfg),
+		StripValues: []string{cfg.Telegram.BotToken.Reveal(), cfg.Voice.APIKey.Reveal()},
 		Redact:      redact.New(chatSecrets(cfg)...).String,
 		Logger:      log,
 	}

@@ -58,7 +58,7 @@ const VoiceOff = "I can't listen to voice messages yet: the owner can set up tra
 
 // VoiceTooLong answers a voice note over the configured duration.
 func VoiceTooLong(d, limit time.Duration) string {
-	return "That voice message is " + human.Duration(d) + " long; the limit is " + human.Duration(limit) + ". Send a shorter one, or type it."
+	return "That voice message is " + human.DurationUp(d) + " long; the limit is " + human.Duration(limit) + ". Send a shorter one, or type it."
 }
 
 // VoiceTooBig answers a voice note over the configured size.
