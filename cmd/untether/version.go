@@ -41,16 +41,17 @@ func describeBuild(override string, info *debug.BuildInfo) string {
 		settings[s.Key] = s.Value
 	}
 	var extra []string
-	if rev := settings["vcs.revision"]; rev != "" {
-		// A pseudo-version (v0.0.0-2026…-abcdef123456) already names it.
-		if short := rev[:min(12, len(rev))]; !strings.HasSuffix(v, short) {
-			extra = append(extra, short)
+	rev := settings["vcs.revision"]
+	short := rev[:min(12, len(rev))]
+	// A pseudo-version (v0.0.0-20260101120000-abcdef123456, what Go
+	// stamps from an untagged checkout) already names the commit and time.
+	if rev != "" && !strings.Contains(v, short) {
+		extra = append(extra, short)
+		if t := settings["vcs.time"]; t != "" {
+			extra = append(extra, t)
 		}
 	}
-	if t := settings["vcs.time"]; t != "" {
-		extra = append(extra, t)
-	}
-	if settings["vcs.modified"] == "true" {
+	if settings["vcs.modified"] == "true" && !strings.HasSuffix(v, "+dirty") { // Go marks pseudo-versions so
 		extra = append(extra, "modified")
 	}
 	if len(extra) > 0 {

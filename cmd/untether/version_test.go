@@ -23,7 +23,11 @@ func TestDescribeBuild(t *testing.T) {
 	}{
 		{name: "go install @v1.2.0", version: "v1.2.0", want: "v1.2.0"},
 		{name: "go install @main", version: "v0.0.0-20260101120000-abcdef123456",
-			settings: vcs("vcs.revision", "abcdef1234567890"), want: "v0.0.0-20260101120000-abcdef123456"},
+			settings: vcs("vcs.revision", "abcdef1234567890", "vcs.time", "2026-01-01T12:00:00Z"),
+			want:     "v0.0.0-20260101120000-abcdef123456"},
+		{name: "untagged checkout, changed", version: "v0.0.0-20260101120000-abcdef123456+dirty",
+			settings: vcs("vcs.revision", "abcdef1234567890", "vcs.modified", "true"),
+			want:     "v0.0.0-20260101120000-abcdef123456+dirty"},
 		{name: "checkout", version: "(devel)",
 			settings: vcs("vcs.revision", "abcdef1234567890", "vcs.time", "2026-01-01T12:00:00Z", "vcs.modified", "true"),
 			want:     "dev (abcdef123456, 2026-01-01T12:00:00Z, modified)"},
