@@ -335,3 +335,38 @@ func TestInitTimeout(t *testing.T) {
 		t.Error("a config was written")
 	}
 }
+
+// No token anywhere, or one that cannot be a token: init stops before
+// calling Telegram.
+func TestInitWithoutToken(t *testing.T) {
+	e := newInitEnv(t)
+	for stdin, want := range map[string]string{
+		"":                   "no bot token: paste the one @BotFather sent, or set $" + envBotToken,
+		"12345:AA bad/token": "the bot token contains spaces or URL characters",
+	} {
+		done, out := e.start(t, stdin)
+		if err := wait(t, done, out); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("stdin %q: err = %v", stdin, err)
+		}
+	}
+	if n := len(e.tg.Calls()); n != 0 {
+		t.Errorf("%d calls to Telegram", n)
+	}
+}
+
+// While a webhook (or another bot with the token) takes the updates,
+// init cannot see the owner's message and says why at once.
+func TestInitWebhookConflict(t *testing.T) {
+	e := newInitEnv(t)
+	t.Setenv(envBotToken, e.tg.Token())
+	e.tg.SetWebhook("https://hooks.example.com/x")
+	done, out := e.start(t, "")
+	err := wait(t, done, out)
+	if err == nil || !strings.Contains(err.Error(), "another program receives @tgtest_bot's messages") ||
+		!strings.Contains(err.Error(), "webhook is active") {
+		t.Errorf("err = %v", err)
+	}
+	if e.tg.Webhook() == "" {
+		t.Error("init removed the webhook")
+	}
+}
