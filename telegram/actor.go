@@ -272,11 +272,11 @@ func (a *actor) idle(ctx context.Context) bool {
 			a.dropSession(ctx)
 			return true
 		case <-a.quit:
-			a.closeConn(ctx, "bot stopping")
+			a.closeConn(ctx, view.ReasonBotStopping)
 			return false
 		case <-timeout:
 			a.b.log.Info("closing idle claude process", "chat_id", a.place.ChatID, "session_key", a.key)
-			a.closeConn(ctx, "idle")
+			a.closeConn(ctx, view.ReasonIdle)
 			return false
 		case <-a.evict:
 			// The request may be stale: the turn that asked got another
@@ -284,7 +284,7 @@ func (a *actor) idle(ctx context.Context) bool {
 			if !a.b.pool.short() {
 				continue
 			}
-			a.closeConn(ctx, "evicted for another chat")
+			a.closeConn(ctx, view.ReasonEvicted)
 			return false
 		case ev, ok := <-conn.Events():
 			if !ok {
@@ -300,7 +300,7 @@ func (a *actor) idle(ctx context.Context) bool {
 				a.setMode(e.Mode)
 			case runner.ApprovalRequest:
 				// Nothing asks between turns; refuse so the CLI never waits.
-				_ = conn.Deny(ctx, e.RequestID, "No turn is running; ask again in a turn.", false)
+				_ = conn.Deny(ctx, e.RequestID, view.ReasonNoTurn, false)
 			}
 		}
 	}
@@ -314,7 +314,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.restart = false
 	a.mu.Unlock()
 	if conn != nil && restart {
-		a.closeConn(ctx, "settings changed")
+		a.closeConn(ctx, view.ReasonSettingsChanged)
 		conn = nil
 	}
 	if conn != nil {
@@ -375,7 +375,7 @@ func (a *actor) closeConn(ctx context.Context, why string) {
 	if conn == nil {
 		return
 	}
-	if _, err := a.b.broker.CancelSession(ctx, a.key, "the Claude session was closed ("+why+")"); err != nil {
+	if _, err := a.b.broker.CancelSession(ctx, a.key, view.SessionClosed(why)); err != nil {
 		a.b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -400,7 +400,7 @@ func (a *actor) forgetConn() {
 // dropSession is /new: close the process and end the session, which
 // /sessions can bring back.
 func (a *actor) dropSession(ctx context.Context) {
-	a.closeConn(ctx, "new session")
+	a.closeConn(ctx, view.ReasonNewSession)
 	if err := a.b.store.ArchiveSession(a.key); err != nil {
 		a.b.log.Warn("could not clear session", "chat_id", a.place.ChatID, "err", err)
 	}
