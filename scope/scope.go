@@ -45,6 +45,10 @@ type Verdict struct {
 	// Forbidden reports that the path is in a forbidden place (the reason
 	// it is not inside, although a root holds it).
 	Forbidden bool
+	// Sensitive reports, for CheckWrite, a path a root holds that is not
+	// inside because files there are run or trusted (.git/hooks,
+	// .claude/settings.json, ~/.bashrc…).
+	Sensitive bool
 }
 
 // maxLinks bounds the links followed while resolving one path, as the
@@ -59,14 +63,21 @@ var errLoop = errors.New("too many levels of symbolic links")
 // Code's path.resolve does) and also resolved with ".." taken physically
 // (as the kernel would take an uncleaned path). A path that cannot be
 // resolved at all is not inside.
-func (r Rule) Check(path string) Verdict {
+func (r Rule) Check(path string) Verdict { return r.checkForms(path, false) }
+
+// CheckWrite is Check for a path about to be written: a path that would be
+// inside is not when it, or a folder it is in, is a place where files are
+// run or trusted (see sensitiveNames), by its name as given or as resolved.
+func (r Rule) CheckWrite(path string) Verdict { return r.checkForms(path, true) }
+
+func (r Rule) checkForms(path string, write bool) Verdict {
 	forms := []string{path}
 	if t := strings.TrimSpace(path); t != path {
 		forms = append(forms, t)
 	}
 	var first Verdict
 	for i, f := range forms {
-		v := r.check(f)
+		v := r.check(f, write)
 		if i == 0 || (first.Inside && !v.Inside) {
 			first = v
 		}
@@ -74,7 +85,7 @@ func (r Rule) Check(path string) Verdict {
 	return first
 }
 
-func (r Rule) check(path string) Verdict {
+func (r Rule) check(path string, write bool) Verdict {
 	abs, err := Absolute(path, r.WorkDir)
 	if err != nil {
 		return Verdict{Path: path}
@@ -92,10 +103,13 @@ func (r Rule) check(path string) Verdict {
 			continue
 		}
 		v := r.place(resolved)
+		if write && v.Inside && (sensitive(p) || sensitive(resolved)) {
+			v.Inside, v.Sensitive = false, true
+		}
 		if i == 0 {
 			out = v
 		} else if out.Inside && !v.Inside {
-			out.Inside, out.Forbidden = false, v.Forbidden
+			out.Inside, out.Forbidden, out.Sensitive = false, v.Forbidden, v.Sensitive
 		}
 	}
 	return out

@@ -34,6 +34,7 @@ func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest
 	a.mu.Unlock()
 	req := approvals.Request{RequestID: e.RequestID, ToolName: e.ToolName, Input: e.Input, Suggestions: e.Suggestions,
 		ToolUseID: e.ToolUseID, BlockedPath: e.BlockedPath, Description: e.Description,
+		DecisionReasonType: e.DecisionReasonType, ClassifierApprovable: e.ClassifierApprovable,
 		ChatID: a.place.ChatID, SessionKey: a.key, PermissionMode: mode, PlanMode: st.PlanMode,
 		WorkDir: st.WorkDir, UploadDir: b.uploadDir(a.key)}
 	sub, err := b.broker.Submit(ctx, req, conn)

@@ -58,6 +58,9 @@ func toolText(p *approvals.Prompt, workDir string, now time.Time, at Attached) (
 	tv := describeTool(req.ToolName, in, Visible(req.Description), workDir)
 
 	var pieces []string // everything but the preview, in order after it
+	if req.SafetyCheck() {
+		pieces = append(pieces, safetyLine)
+	}
 	if len(p.Outside) > 0 {
 		pieces = append(pieces, outsideLine(p.Outside))
 	}
@@ -137,6 +140,11 @@ func blockedPath(blocked, shown, workDir string) string {
 	}
 	return toolkinds.RelPath(blocked, workDir)
 }
+
+// safetyLine says why a request is asked although a rule or mode would
+// allow it: Claude Code's own safety checks flagged it (.git/hooks,
+// .claude/settings.json, rm -rf /…).
+const safetyLine = "🛡 <b>Claude Code flags this as sensitive</b>: it is always asked, whatever your allow list or mode."
 
 // outsideLine says why a file tool was asked: the first path outside the
 // project, resolved (links followed), as it will be opened.
