@@ -105,7 +105,7 @@ func (b *Broker) checkPaths(req Request) (inside bool, outside []string) {
 		return false, nil
 	}
 	rule := b.paths
-	rule.WorkDir = req.WorkDir
+	rule.WorkDir, rule.WorkDirResolved = req.WorkDir, true
 	rule.Roots = slices.Clone(b.paths.Roots)
 	if req.UploadDir != "" {
 		rule.Roots = append(rule.Roots, req.UploadDir)

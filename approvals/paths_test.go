@@ -158,3 +158,26 @@ func TestDefaultAutoApproveLeavesWebFetchOut(t *testing.T) {
 		}
 	}
 }
+
+// TestPathRuleKeepsTheStartedDir: the working directory is the one the
+// process started in. Replaced by a link to $HOME while the process runs
+// there (one approved "mv proj proj.old && ln -s ~ proj"), it holds
+// nothing: the key in $HOME is asked, by absolute and by relative path.
+func TestPathRuleKeepsTheStartedDir(t *testing.T) {
+	w := newPathWorld(t)
+	b, _ := newTestBroker(w.config_(DefaultAutoApprove()))
+	home := filepath.Dir(filepath.Dir(w.secret))
+	if err := os.Rename(w.proj, w.proj+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(home, w.proj); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []string{w.secret, ".ssh/id_ed25519", filepath.Join(w.proj, ".ssh", "id_ed25519")} {
+		req := w.req("Read", map[string]any{"file_path": p})
+		req.RequestID = string(rune('a' + i))
+		if sub := mustSubmit(t, b, req, &fakeResponder{}); sub.Auto() {
+			t.Errorf("Read %s approved after the work dir became a link to $HOME", p)
+		}
+	}
+}

@@ -49,9 +49,11 @@ type Request struct {
 	// PlanMode is the chat's plan-mode setting: PlanOn, PlanOff or PlanAuto.
 	// With PlanAuto an ExitPlanMode is approved without asking.
 	PlanMode string
-	// WorkDir is the session's working directory and UploadDir the chat's
-	// own upload folder: with Config.Paths they make the session's path
-	// rule. Relative paths in the input are taken from WorkDir.
+	// WorkDir is the directory the session's process was started in, with
+	// links resolved at that time, and UploadDir the chat's own upload
+	// folder: with Config.Paths they make the session's path rule.
+	// Relative paths in the input are taken from WorkDir. A WorkDir that
+	// no longer resolves to itself holds nothing (scope.Rule.WorkDirResolved).
 	WorkDir   string
 	UploadDir string
 }

@@ -23,6 +23,13 @@ type Rule struct {
 	// resolved against it, and it is an allowed root. Empty means relative
 	// paths cannot be placed, so they are never inside.
 	WorkDir string
+	// WorkDirResolved says WorkDir is the directory, links resolved, that
+	// the session's process was started in. The process keeps that
+	// directory whatever later happens to its name, so when WorkDir no
+	// longer resolves to itself (it, or a folder above it, was replaced by
+	// a link) it is no longer a root and relative paths are not placed: a
+	// name that now leads to $HOME must not make $HOME inside.
+	WorkDirResolved bool
 	// Roots are further allowed roots: the chat's upload folder, the
 	// owner's add_dirs.
 	Roots []string
@@ -71,6 +78,12 @@ func (r Rule) Check(path string) Verdict { return r.checkForms(path, false) }
 func (r Rule) CheckWrite(path string) Verdict { return r.checkForms(path, true) }
 
 func (r Rule) checkForms(path string, write bool) Verdict {
+	if r.WorkDirResolved && r.WorkDir != "" {
+		wd := filepath.Clean(r.WorkDir)
+		if now, err := ResolveLinks(wd); err != nil || now != wd {
+			r.WorkDir = "" // moved: neither a root nor a base for relative paths
+		}
+	}
 	forms := []string{path}
 	if t := strings.TrimSpace(path); t != path {
 		forms = append(forms, t)

@@ -32,6 +32,11 @@ type actor struct {
 	lastUse time.Time
 	restart bool // settings changed: restart the process (resuming) before the next turn
 
+	// startDir is the directory conn's process started in, links resolved
+	// then: the path rule's working directory, never the chat's setting
+	// read again later (its name may lead elsewhere by now).
+	startDir string
+
 	// A cancel belongs to the turn it was meant for (turn.requestCancel),
 	// never to the actor: a request left over must not stop a later turn.
 	wake  chan struct{} // new prompt or request (capacity 1)

@@ -168,6 +168,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 		return nil, err
 	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
+	startDir := resolvedDir(workDir)
 	st := b.settings(a.key)
 	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
 	if rec, ok, err := b.store.Session(a.key); err != nil {
@@ -185,6 +186,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.mu.Lock()
 	a.conn = conn
 	a.mode = spec.PermissionMode
+	a.startDir = startDir
 	a.mu.Unlock()
 	return conn, nil
 }
