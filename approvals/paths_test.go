@@ -88,6 +88,7 @@ func TestPathToolsAskOutside(t *testing.T) {
 		{"read another chat's upload", def, "Read", m{"file_path": filepath.Join(w.theirs, "b.jpg")}, false, []string{filepath.Join(w.theirs, "b.jpg")}},
 		{"read in an owner-listed dir", def, "Read", m{"file_path": filepath.Join(w.extra, "x.md")}, true, nil},
 		{"read without a path", def, "Read", m{}, false, nil},
+		{"read a BOM-prefixed path", def, "Read", m{"file_path": "\ufeff" + w.secret}, false, []string{"\ufeff" + w.secret}},
 		{"read with a number for a path", def, "Read", m{"file_path": 7}, false, nil},
 		{"notebook read outside", def, "NotebookRead", m{"notebook_path": w.secret}, false, []string{w.secret}},
 		{"ls inside", def, "LS", m{"path": w.proj}, true, nil},

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
 // Rule says which paths of one session are inside. Roots and forbidden
@@ -64,9 +65,10 @@ const maxLinks = 255
 
 var errLoop = errors.New("too many levels of symbolic links")
 
-// Check resolves path and says whether it is inside. Every way the path
-// could be read must be inside: the raw text and the text with surrounding
-// spaces trimmed (Claude Code trims), each cleaned lexically (as Claude
+// Check resolves path and says whether it is inside. A path holding an
+// invisible character is not (see invisible). Every way the path could be
+// read must be inside: the raw text and the text with surrounding spaces
+// trimmed (Claude Code trims), each cleaned lexically (as Claude
 // Code's path.resolve does) and also resolved with ".." taken physically
 // (as the kernel would take an uncleaned path). A path that cannot be
 // resolved at all is not inside.
@@ -78,6 +80,9 @@ func (r Rule) Check(path string) Verdict { return r.checkForms(path, false) }
 func (r Rule) CheckWrite(path string) Verdict { return r.checkForms(path, true) }
 
 func (r Rule) checkForms(path string, write bool) Verdict {
+	if invisible(path) {
+		return Verdict{Path: path}
+	}
 	if r.WorkDirResolved && r.WorkDir != "" {
 		wd := filepath.Clean(r.WorkDir)
 		if now, err := ResolveLinks(wd); err != nil || now != wd {
@@ -292,4 +297,22 @@ func PatternBase(pattern string) (base string, ok bool) {
 		base = "/"
 	}
 	return base, true
+}
+
+// invisible reports whether path holds a character that shows as nothing
+// or moves the text around it: format characters (U+FEFF, zero-width
+// spaces and joiners, bidi controls) and control characters other than the
+// ASCII spaces that trimming removes. Go and JavaScript do not agree on all
+// of them (String.prototype.trim removes a U+FEFF, strings.TrimSpace keeps
+// it), so a path with one is never inside rather than read one way here and
+// another way by Claude Code.
+func invisible(path string) bool {
+	for _, c := range path {
+		switch {
+		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+		case unicode.Is(unicode.Cf, c), unicode.Is(unicode.Cc, c), c == unicode.ReplacementChar:
+			return true
+		}
+	}
+	return false
 }

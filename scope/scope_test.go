@@ -262,3 +262,23 @@ func TestCheckWorkDirResolvedMoved(t *testing.T) {
 		t.Errorf("a plain rule does not follow its work dir's name: %+v", v)
 	}
 }
+
+// TestCheckRefusesInvisible: a path holding a character that shows as
+// nothing (BOM, zero-width space, bidi override, a control character) is
+// not inside, however it would resolve. Before, "\ufeff/home/…/id_ed25519"
+// was taken as a relative name inside the project (strings.TrimSpace keeps
+// the BOM), while Claude Code's trim removes it and opens the key.
+func TestCheckRefusesInvisible(t *testing.T) {
+	w := newWorld(t)
+	for _, p := range []string{"\ufeff" + w.secret, "\ufeffmain.go", "main.go\u200b", "ma\u202ein.go",
+		filepath.Join(w.proj, "main.go") + "\x00", "\u2060main.go", "main\x7f.go", "main\xff.go"} {
+		if v := w.rule.Check(p); v.Inside {
+			t.Errorf("%q is inside: %+v", p, v)
+		}
+	}
+	for _, p := range []string{" main.go\t", "\u00a0main.go", filepath.Join(w.proj, "naïve café.go")} {
+		if v := w.rule.Check(p); !v.Inside {
+			t.Errorf("%q is not inside: %+v", p, v)
+		}
+	}
+}
