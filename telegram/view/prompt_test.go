@@ -132,7 +132,7 @@ func TestPromptContent(t *testing.T) {
 				"run a command", "<pre><code class=\"language-bash\">touch made-by-bash.txt &amp;&amp; echo made</code></pre>",
 				"<i>Create a marker file</i>", "Path: <code>made-by-bash.txt</code>",
 				"Always allow will:", "always allow Bash: touch made-by-bash.txt &amp;&amp; echo made",
-				"accept file edits for the rest of this session", "Answer within 10 min",
+				"For this session, accept file edits", "Answer within 10 min",
 			},
 			buttons: []string{LabelApprove, LabelDeny, LabelAlways},
 		},
