@@ -146,8 +146,9 @@ func TestPromptContent(t *testing.T) {
 			notIn: []string{"<i>hello.txt</i>"}, // the CLI's description only repeats the file
 		},
 		"multiedit": {
-			in:    []string{"server/handler.go</code> · 3 edits", "- \tif r.Method != &quot;GET&quot; {", "+ \t\treturn", "… and 2 more edits"},
-			notIn: []string{"func handle"}, // unchanged first line is not part of the diff
+			// The unchanged first line is context: it says where the edit lands.
+			in: []string{"server/handler.go</code> · 3 edits", "  func handle(w http.ResponseWriter", "- \tif r.Method != &quot;GET&quot; {",
+				"+ \t\treturn", "… and 2 more edits"},
 		},
 		"webfetch": {
 			in: []string{"fetch a web page", "<b>url</b>: https://example.com/docs?page=2&amp;lang=en",
