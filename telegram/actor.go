@@ -104,14 +104,14 @@ func (a *actor) requestCancel() bool {
 }
 
 // requestReset drops queued prompts and the process; the next message
-// starts a fresh Claude session.
+// starts a fresh Claude session. The dropped prompts are marked done in one
+// write, after the lock is released: /cancel on the polling loop takes the
+// same lock, and must not wait for the disk.
 func (a *actor) requestReset() (dropped int) {
 	a.mu.Lock()
-	dropped = len(a.queue)
-	for _, qp := range a.queue {
-		if err := a.b.store.DonePrompt(a.key, qp.Seq); err != nil {
-			a.b.log.Warn("could not drop queued prompt", "chat_id", a.place.ChatID, "err", err)
-		}
+	seqs := make([]uint64, len(a.queue))
+	for i, qp := range a.queue {
+		seqs[i] = qp.Seq
 	}
 	a.queue = nil
 	if a.turn != nil {
@@ -119,8 +119,13 @@ func (a *actor) requestReset() (dropped int) {
 	}
 	a.startLocked()
 	a.mu.Unlock()
+	if len(seqs) > 0 {
+		if err := a.b.store.DonePrompt(a.key, seqs...); err != nil {
+			a.b.log.Warn("could not drop queued prompts", "chat_id", a.place.ChatID, "count", len(seqs), "err", err)
+		}
+	}
 	signal(a.reset)
-	return dropped
+	return len(seqs)
 }
 
 // working reports a turn that has not answered yet, or queued prompts. A
