@@ -31,6 +31,11 @@ type actor struct {
 	lastUse time.Time
 	restart bool // settings changed: restart the process (resuming) before the next turn
 
+	// startDir is the directory conn's process started in, links resolved
+	// then: the path rule's working directory, never the chat's setting
+	// read again later (its name may lead elsewhere by now).
+	startDir string
+
 	// A cancel belongs to the turn it was meant for (turn.requestCancel),
 	// never to the actor: a request left over must not stop a later turn.
 	wake  chan struct{} // new prompt or request (capacity 1)
@@ -98,14 +103,14 @@ func (a *actor) requestCancel() bool {
 }
 
 // requestReset drops queued prompts and the process; the next message
-// starts a fresh Claude session.
+// starts a fresh Claude session. The dropped prompts are marked done in one
+// write, after the lock is released: /cancel on the polling loop takes the
+// same lock, and must not wait for the disk.
 func (a *actor) requestReset() (dropped int) {
 	a.mu.Lock()
-	dropped = len(a.queue)
-	for _, qp := range a.queue {
-		if err := a.b.store.DonePrompt(a.key, qp.Seq); err != nil {
-			a.b.log.Warn("could not drop queued prompt", "chat_id", a.place.ChatID, "err", err)
-		}
+	seqs := make([]uint64, len(a.queue))
+	for i, qp := range a.queue {
+		seqs[i] = qp.Seq
 	}
 	a.queue = nil
 	if a.turn != nil {
@@ -113,8 +118,13 @@ func (a *actor) requestReset() (dropped int) {
 	}
 	a.startLocked()
 	a.mu.Unlock()
+	if len(seqs) > 0 {
+		if err := a.b.store.DonePrompt(a.key, seqs...); err != nil {
+			a.b.log.Warn("could not drop queued prompts", "chat_id", a.place.ChatID, "count", len(seqs), "err", err)
+		}
+	}
 	signal(a.reset)
-	return dropped
+	return len(seqs)
 }
 
 // working reports a turn that has not answered yet, or queued prompts. A
@@ -331,6 +341,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 		return nil, err
 	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
+	startDir := resolvedDir(workDir)
 	st := b.settings(a.key)
 	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
 	if rec, ok, err := b.store.Session(a.key); err != nil {
@@ -348,6 +359,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.mu.Lock()
 	a.conn = conn
 	a.mode = spec.PermissionMode
+	a.startDir = startDir
 	a.mu.Unlock()
 	return conn, nil
 }
