@@ -31,6 +31,11 @@ type actor struct {
 	lastUse time.Time
 	restart bool // settings changed: restart the process (resuming) before the next turn
 
+	// startDir is the directory conn's process started in, links resolved
+	// then: the path rule's working directory, never the chat's setting
+	// read again later (its name may lead elsewhere by now).
+	startDir string
+
 	// A cancel belongs to the turn it was meant for (turn.requestCancel),
 	// never to the actor: a request left over must not stop a later turn.
 	wake  chan struct{} // new prompt or request (capacity 1)
@@ -98,14 +103,14 @@ func (a *actor) requestCancel() bool {
 }
 
 // requestReset drops queued prompts and the process; the next message
-// starts a fresh Claude session.
+// starts a fresh Claude session. The dropped prompts are marked done in one
+// write, after the lock is released: /cancel on the polling loop takes the
+// same lock, and must not wait for the disk.
 func (a *actor) requestReset() (dropped int) {
 	a.mu.Lock()
-	dropped = len(a.queue)
-	for _, qp := range a.queue {
-		if err := a.b.store.DonePrompt(a.key, qp.Seq); err != nil {
-			a.b.log.Warn("could not drop queued prompt", "chat_id", a.place.ChatID, "err", err)
-		}
+	seqs := make([]uint64, len(a.queue))
+	for i, qp := range a.queue {
+		seqs[i] = qp.Seq
 	}
 	a.queue = nil
 	if a.turn != nil {
@@ -113,8 +118,13 @@ func (a *actor) requestReset() (dropped int) {
 	}
 	a.startLocked()
 	a.mu.Unlock()
+	if len(seqs) > 0 {
+		if err := a.b.store.DonePrompt(a.key, seqs...); err != nil {
+			a.b.log.Warn("could not drop queued prompts", "chat_id", a.place.ChatID, "count", len(seqs), "err", err)
+		}
+	}
 	signal(a.reset)
-	return dropped
+	return len(seqs)
 }
 
 // working reports a turn that has not answered yet, or queued prompts. A
@@ -272,11 +282,11 @@ func (a *actor) idle(ctx context.Context) bool {
 			a.dropSession(ctx)
 			return true
 		case <-a.quit:
-			a.closeConn(ctx, "bot stopping")
+			a.closeConn(ctx, view.ReasonBotStopping)
 			return false
 		case <-timeout:
 			a.b.log.Info("closing idle claude process", "chat_id", a.place.ChatID, "session_key", a.key)
-			a.closeConn(ctx, "idle")
+			a.closeConn(ctx, view.ReasonIdle)
 			return false
 		case <-a.evict:
 			// The request may be stale: the turn that asked got another
@@ -284,7 +294,7 @@ func (a *actor) idle(ctx context.Context) bool {
 			if !a.b.pool.short() {
 				continue
 			}
-			a.closeConn(ctx, "evicted for another chat")
+			a.closeConn(ctx, view.ReasonEvicted)
 			return false
 		case ev, ok := <-conn.Events():
 			if !ok {
@@ -300,7 +310,7 @@ func (a *actor) idle(ctx context.Context) bool {
 				a.setMode(e.Mode)
 			case runner.ApprovalRequest:
 				// Nothing asks between turns; refuse so the CLI never waits.
-				_ = conn.Deny(ctx, e.RequestID, "No turn is running; ask again in a turn.", false)
+				_ = conn.Deny(ctx, e.RequestID, view.ReasonNoTurn, false)
 			}
 		}
 	}
@@ -314,7 +324,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.restart = false
 	a.mu.Unlock()
 	if conn != nil && restart {
-		a.closeConn(ctx, "settings changed")
+		a.closeConn(ctx, view.ReasonSettingsChanged)
 		conn = nil
 	}
 	if conn != nil {
@@ -331,6 +341,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 		return nil, err
 	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
+	startDir := resolvedDir(workDir)
 	st := b.settings(a.key)
 	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
 	if rec, ok, err := b.store.Session(a.key); err != nil {
@@ -348,6 +359,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.mu.Lock()
 	a.conn = conn
 	a.mode = spec.PermissionMode
+	a.startDir = startDir
 	a.mu.Unlock()
 	return conn, nil
 }
@@ -375,7 +387,7 @@ func (a *actor) closeConn(ctx context.Context, why string) {
 	if conn == nil {
 		return
 	}
-	if _, err := a.b.broker.CancelSession(ctx, a.key, "the Claude session was closed ("+why+")"); err != nil {
+	if _, err := a.b.broker.CancelSession(ctx, a.key, view.SessionClosed(why)); err != nil {
 		a.b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -400,7 +412,7 @@ func (a *actor) forgetConn() {
 // dropSession is /new: close the process and end the session, which
 // /sessions can bring back.
 func (a *actor) dropSession(ctx context.Context) {
-	a.closeConn(ctx, "new session")
+	a.closeConn(ctx, view.ReasonNewSession)
 	if err := a.b.store.ArchiveSession(a.key); err != nil {
 		a.b.log.Warn("could not clear session", "chat_id", a.place.ChatID, "err", err)
 	}

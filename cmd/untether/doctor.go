@@ -89,7 +89,7 @@ func (d *doctor) run(ctx context.Context, configFlag string, w io.Writer) error 
 		d.checkPermissionMode(),
 	}
 	checks = append([]check{d.checkConfig()}, checks...)
-	secrets := d.cfg.Secrets()
+	secrets := chatSecrets(d.cfg) // the bot's own list: the Anthropic keys in the environment too
 	failed := 0
 	for _, c := range checks {
 		report(w, secrets, c)
