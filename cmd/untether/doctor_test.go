@@ -135,7 +135,7 @@ func TestDoctor(t *testing.T) {
 		{name: "syntax error", breaks: func(t *testing.T, s *doctorSetup) { s.raw = "[telegram\nbot_token = 1\n" },
 			failed: "config", only: true, want: []string{"untether.toml:2:", "to end table name"}},
 		{name: "no config file", breaks: func(t *testing.T, s *doctorSetup) { s.raw = "-" },
-			failed: "config", only: true, want: []string{"does not exist", "untether.toml.example"}},
+			failed: "config", only: true, want: []string{"does not exist", "run untether init", "untether.toml.example"}},
 		{name: "token rejected", breaks: func(t *testing.T, s *doctorSetup) { s.token = "7000000001:AAwrong-token" },
 			failed: "bot token", want: []string{"Telegram rejected it (getMe: 401 Unauthorized)", "@BotFather"}},
 		{name: "token not set", breaks: func(t *testing.T, s *doctorSetup) { s.token = "" },
