@@ -33,6 +33,11 @@ type actor struct {
 	lastUse time.Time
 	restart bool // settings changed: restart the process (resuming) before the next turn
 
+	// startDir is the directory conn's process started in, links resolved
+	// then: the path rule's working directory, never the chat's setting
+	// read again later (its name may lead elsewhere by now).
+	startDir string
+
 	// A cancel belongs to the turn it was meant for (turn.requestCancel),
 	// never to the actor: a request left over must not stop a later turn.
 	wake  chan struct{} // new prompt or request (capacity 1)
@@ -100,14 +105,14 @@ func (a *actor) requestCancel() bool {
 }
 
 // requestReset drops queued prompts and the process; the next message
-// starts a fresh Claude session.
+// starts a fresh Claude session. The dropped prompts are marked done in one
+// write, after the lock is released: /cancel on the polling loop takes the
+// same lock, and must not wait for the disk.
 func (a *actor) requestReset() (dropped int) {
 	a.mu.Lock()
-	dropped = len(a.queue)
-	for _, qp := range a.queue {
-		if err := a.b.store.DonePrompt(a.key, qp.Seq); err != nil {
-			a.b.log.Warn("could not drop queued prompt", "chat_id", a.place.ChatID, "err", err)
-		}
+	seqs := make([]uint64, len(a.queue))
+	for i, qp := range a.queue {
+		seqs[i] = qp.Seq
 	}
 	a.queue = nil
 	if a.turn != nil {
@@ -115,8 +120,13 @@ func (a *actor) requestReset() (dropped int) {
 	}
 	a.startLocked()
 	a.mu.Unlock()
+	if len(seqs) > 0 {
+		if err := a.b.store.DonePrompt(a.key, seqs...); err != nil {
+			a.b.log.Warn("could not drop queued prompts", "chat_id", a.place.ChatID, "count", len(seqs), "err", err)
+		}
+	}
 	signal(a.reset)
-	return dropped
+	return len(seqs)
 }
 
 // working reports a turn that has not answered yet, or queued prompts. A
@@ -274,11 +284,11 @@ func (a *actor) idle(ctx context.Context) bool {
 			a.dropSession(ctx)
 			return true
 		case <-a.quit:
-			a.closeConn(ctx, "bot stopping")
+			a.closeConn(ctx, view.ReasonBotStopping)
 			return false
 		case <-timeout:
 			a.b.log.Info("closing idle claude process", "chat_id", a.place.ChatID, "session_key", a.key)
-			a.closeConn(ctx, "idle")
+			a.closeConn(ctx, view.ReasonIdle)
 			return false
 		case <-a.evict:
 			// The request may be stale: the turn that asked got another
@@ -286,7 +296,7 @@ func (a *actor) idle(ctx context.Context) bool {
 			if !a.b.pool.short() {
 				continue
 			}
-			a.closeConn(ctx, "evicted for another chat")
+			a.closeConn(ctx, view.ReasonEvicted)
 			return false
 		case ev, ok := <-conn.Events():
 			if !ok {
@@ -302,7 +312,7 @@ func (a *actor) idle(ctx context.Context) bool {
 				a.setMode(e.Mode)
 			case runner.ApprovalRequest:
 				// Nothing asks between turns; refuse so the CLI never waits.
-				_ = conn.Deny(ctx, e.RequestID, "No turn is running; ask again in a turn.", false)
+				_ = conn.Deny(ctx, e.RequestID, view.ReasonNoTurn, false)
 			}
 		}
 	}
@@ -316,7 +326,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.restart = false
 	a.mu.Unlock()
 	if conn != nil && restart {
-		a.closeConn(ctx, "settings changed")
+		a.closeConn(ctx, view.ReasonSettingsChanged)
 		conn = nil
 	}
 	if conn != nil {
@@ -333,6 +343,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 		return nil, err
 	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
+	startDir := resolvedDir(workDir)
 	st := b.settings(a.key)
 	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
 	if rec, ok, err := b.store.Session(a.key); err != nil {
@@ -340,7 +351,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	} else if ok {
 		spec.Resume = rec.SessionID
 	}
-	grant := a.openGrant(workDir)
+	grant := a.openGrant(startDir)
 	if grant != nil {
 		spec.MCPConfig = grant.ConfigPath()
 	}
@@ -355,22 +366,23 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.mu.Lock()
 	a.conn, a.grant = conn, grant
 	a.mode = spec.PermissionMode
+	a.startDir = startDir
 	a.mu.Unlock()
 	return conn, nil
 }
 
 // openGrant lets the process about to start send files from its scope:
-// the directory it works in, the chat's upload folder, add_dirs. Without
-// the tool (not configured, or the grant failed) Claude runs all the same.
-func (a *actor) openGrant(workDir string) *filesend.Grant {
+// the directory it starts in (startDir, links resolved, as approvals take
+// it), the chat's upload folder, add_dirs. Without the tool (not
+// configured, or the grant failed) Claude runs all the same.
+func (a *actor) openGrant(startDir string) *filesend.Grant {
 	b := a.b
 	if b.cfg.Files == nil {
 		return nil
 	}
-	if workDir == "" {
-		workDir = b.cfg.WorkDir
-	}
-	g, err := b.cfg.Files.Open(filesend.Session{Key: a.key, Rule: b.broker.PathRule(workDir, b.uploadDir(a.key))})
+	rule := b.broker.PathRule(startDir, b.uploadDir(a.key))
+	rule.WorkDirResolved = true
+	g, err := b.cfg.Files.Open(filesend.Session{Key: a.key, Rule: rule})
 	if err != nil {
 		b.log.Warn("claude starts without the send_file tool", "chat_id", a.place.ChatID, "session_key", a.key, "err", err)
 		return nil
@@ -409,7 +421,7 @@ func (a *actor) closeConn(ctx context.Context, why string) {
 	}
 	// The process may send no more files; it is asked to exit below.
 	closeGrant(grant)
-	if _, err := a.b.broker.CancelSession(ctx, a.key, "the Claude session was closed ("+why+")"); err != nil {
+	if _, err := a.b.broker.CancelSession(ctx, a.key, view.SessionClosed(why)); err != nil {
 		a.b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -436,7 +448,7 @@ func (a *actor) forgetConn() {
 // dropSession is /new: close the process and end the session, which
 // /sessions can bring back.
 func (a *actor) dropSession(ctx context.Context) {
-	a.closeConn(ctx, "new session")
+	a.closeConn(ctx, view.ReasonNewSession)
 	if err := a.b.store.ArchiveSession(a.key); err != nil {
 		a.b.log.Warn("could not clear session", "chat_id", a.place.ChatID, "err", err)
 	}

@@ -104,6 +104,10 @@ type Config struct {
 	// Secrets are removed, like the token, from every text the bot sends
 	// (see redact.go): API keys from the environment, say.
 	Secrets []string
+	// Version is untether's own, and ClaudeVersion what the CLI said it
+	// was when the bot started; /status shows both ("" leaves one out).
+	Version       string
+	ClaudeVersion string
 }
 
 // FileServer is the send_file tool's server: *filesend.Server, or a

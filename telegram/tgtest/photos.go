@@ -186,26 +186,23 @@ func (s *Server) sendMediaGroup(c Call) (any, *apiError) {
 	if docs > 0 && others > 0 {
 		return nil, badRequest("document can't be mixed with other media types")
 	}
-	replyTo, e := replyTarget(cs, c)
-	if e != nil {
+	// Checked before anything is stored: a refused album sends nothing.
+	if _, e := replyTarget(cs, c); e != nil {
 		return nil, e
 	}
-	thread, isTopic := cs.place(int(c.Int64("message_thread_id")), replyTo)
 	album := ""
 	if len(out) > 1 {
 		s.albums++
 		album = strconv.FormatInt(13_900_000_000_000_000+s.albums, 10)
 	}
-	msgs := make([]*wireMessage, 0, len(out))
+	msgs := make([]any, 0, len(out))
 	for _, p := range out {
 		p.md.album = album
-		cs.lastID++
-		m := &storedMsg{
-			id: cs.lastID, fromBot: true, threadID: thread, isTopic: isTopic, replyTo: replyTo, date: s.now(),
-			source: p.ct.source, mode: p.ct.mode, text: p.ct.text, entities: p.ct.entities, media: p.md,
+		w, e := s.storeSent(cs, c, p.ct, p.md)
+		if e != nil {
+			return nil, e
 		}
-		cs.msgs[m.id] = m
-		msgs = append(msgs, s.wire(cs, m, true))
+		msgs = append(msgs, w)
 	}
 	return msgs, nil
 }
