@@ -90,6 +90,20 @@ func toolPaths(pt pathTool, input json.RawMessage) (paths []string, ok bool) {
 	return paths, true
 }
 
+// PathRule is one session's path rule: the part all sessions share
+// (Config.Paths) with the session's working directory and its chat's
+// upload folder. Reads, the files Claude sends and /get all use it. For a
+// process's working directory, the caller sets WorkDirResolved.
+func (b *Broker) PathRule(workDir, uploadDir string) scope.Rule {
+	rule := b.paths
+	rule.WorkDir = workDir
+	rule.Roots = slices.Clone(b.paths.Roots)
+	if uploadDir != "" {
+		rule.Roots = append(rule.Roots, uploadDir)
+	}
+	return rule
+}
+
 // checkPaths says whether every path a path-tool request touches is inside
 // the session's scope, and returns the resolved paths that are outside it
 // (none when the request's paths could not be read at all, or when a write
@@ -104,12 +118,8 @@ func (b *Broker) checkPaths(req Request) (inside bool, outside []string) {
 	if !ok {
 		return false, nil
 	}
-	rule := b.paths
-	rule.WorkDir, rule.WorkDirResolved = req.WorkDir, true
-	rule.Roots = slices.Clone(b.paths.Roots)
-	if req.UploadDir != "" {
-		rule.Roots = append(rule.Roots, req.UploadDir)
-	}
+	rule := b.PathRule(req.WorkDir, req.UploadDir)
+	rule.WorkDirResolved = true // Request.WorkDir is where the process started
 	check := rule.Check
 	if pt.write {
 		check = rule.CheckWrite

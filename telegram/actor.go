@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/view"
@@ -26,8 +27,9 @@ type actor struct {
 	stopped bool
 	turn    *turn // the running turn, if any
 	conn    Conn
-	model   string // as reported by the CLI
-	mode    string // permission mode as reported by the CLI
+	grant   *filesend.Grant // the send_file grant of conn's process, if any
+	model   string          // as reported by the CLI
+	mode    string          // permission mode as reported by the CLI
 	lastUse time.Time
 	restart bool // settings changed: restart the process (resuming) before the next turn
 
@@ -349,19 +351,49 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	} else if ok {
 		spec.Resume = rec.SessionID
 	}
+	grant := a.openGrant(startDir)
+	if grant != nil {
+		spec.MCPConfig = grant.ConfigPath()
+	}
 	conn, err = b.engine.Start(ctx, spec)
 	if err != nil {
+		closeGrant(grant)
 		b.pool.release(a)
 		return nil, err
 	}
 	t.resumed = spec.Resume
 	t.sawInit = false
 	a.mu.Lock()
-	a.conn = conn
+	a.conn, a.grant = conn, grant
 	a.mode = spec.PermissionMode
 	a.startDir = startDir
 	a.mu.Unlock()
 	return conn, nil
+}
+
+// openGrant lets the process about to start send files from its scope:
+// the directory it starts in (startDir, links resolved, as approvals take
+// it), the chat's upload folder, add_dirs. Without the tool (not
+// configured, or the grant failed) Claude runs all the same.
+func (a *actor) openGrant(startDir string) *filesend.Grant {
+	b := a.b
+	if b.cfg.Files == nil {
+		return nil
+	}
+	rule := b.broker.PathRule(startDir, b.uploadDir(a.key))
+	rule.WorkDirResolved = true
+	g, err := b.cfg.Files.Open(filesend.Session{Key: a.key, Rule: rule})
+	if err != nil {
+		b.log.Warn("claude starts without the send_file tool", "chat_id", a.place.ChatID, "session_key", a.key, "err", err)
+		return nil
+	}
+	return g
+}
+
+func closeGrant(g *filesend.Grant) {
+	if g != nil {
+		g.Close()
+	}
 }
 
 // busy says whether the actor must keep its process: a turn is running
@@ -381,12 +413,14 @@ func (a *actor) setMode(m string) {
 // closeConn ends the live process; its session id stays stored for --resume.
 func (a *actor) closeConn(ctx context.Context, why string) {
 	a.mu.Lock()
-	conn := a.conn
-	a.conn = nil
+	conn, grant := a.conn, a.grant
+	a.conn, a.grant = nil, nil
 	a.mu.Unlock()
 	if conn == nil {
 		return
 	}
+	// The process may send no more files; it is asked to exit below.
+	closeGrant(grant)
 	if _, err := a.b.broker.CancelSession(ctx, a.key, view.SessionClosed(why)); err != nil {
 		a.b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
 	}
@@ -404,8 +438,10 @@ func (a *actor) closeConn(ctx context.Context, why string) {
 
 func (a *actor) forgetConn() {
 	a.mu.Lock()
-	a.conn = nil
+	grant := a.grant
+	a.conn, a.grant = nil, nil
 	a.mu.Unlock()
+	closeGrant(grant)
 	a.b.pool.release(a)
 }
 

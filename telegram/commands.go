@@ -47,6 +47,8 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 		reply(b.cwdCommand(key, args))
 	case "sessions", "resume":
 		b.sessionsCommand(ctx, key, pl, m.ID)
+	case "get":
+		b.getCommand(ctx, key, pl, m.ID, args)
 	default:
 		reply(view.UnknownCommand(cmd))
 	}

@@ -3,7 +3,9 @@ package telegram
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/runner"
 )
 
@@ -28,6 +30,9 @@ type Spec struct {
 	Model          string
 	PermissionMode string
 	WorkDir        string // the chat's directory, or "" for the configured one
+	// MCPConfig is the config of the bot's MCP server for this process
+	// (the send_file tool), or "" when the bot offers none.
+	MCPConfig string
 }
 
 // Engine starts Claude sessions.
@@ -59,6 +64,11 @@ func (e *RunnerEngine) Start(ctx context.Context, spec Spec) (Conn, error) {
 	}
 	if spec.WorkDir != "" {
 		opts.WorkDir = spec.WorkDir
+	}
+	if spec.MCPConfig != "" {
+		opts.MCPConfig = spec.MCPConfig
+		// Allowed without a prompt: the bot itself checks every path.
+		opts.AllowedTools = append(slices.Clone(opts.AllowedTools), filesend.AllowedTool)
 	}
 	if opts.Mode == runner.OneShot {
 		return runner.NewOneShotConn(ctx, opts), nil

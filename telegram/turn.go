@@ -98,6 +98,16 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		t.finishError(ctx, t.begin(progress), e)
 		return
 	}
+	if hasRecording(qp.Files) {
+		heard, err := b.withVoice(ctx, a.place, qp)
+		if err != nil {
+			log.Warn("a recording could not be transcribed: nothing runs", "err", err)
+			t.finishError(ctx, t.begin(progress), b.voiceErrorView(err))
+			return
+		}
+		qp = heard
+		t.qp.Text, t.qp.Files = qp.Text, qp.Files
+	}
 	if len(qp.Files) > 0 {
 		text, err := b.withFiles(ctx, qp)
 		if err != nil {

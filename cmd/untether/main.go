@@ -37,6 +37,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdInit(ctx, args, os.Stdin, stdout)
 	case "service":
 		err = cmdService(ctx, args, stdout)
+	case "mcp":
+		err = cmdMCP(ctx, args, os.Stdin, os.Stdout, stderr)
 	case "version":
 		err = cmdVersion(ctx, args, stdout)
 	case "help":
@@ -67,6 +69,7 @@ func usage(w io.Writer) {
   untether doctor [--config PATH]
   untether service install [--config PATH] [--print] [--force]
   untether version [--config PATH]
+  untether mcp --socket PATH   (started by Claude Code: the send_file tool)
 
 The config file defaults to $UNTETHER_CONFIG, else ~/.untether/untether.toml.
 untether init writes one (the token comes from a prompt or $UNTETHER_BOT_TOKEN);

@@ -34,6 +34,8 @@ type Message struct {
 	Markup    json.RawMessage // the normalised inline keyboard JSON, or the non-inline markup sent with it
 	Edits     int             // successful edits of text or markup
 	Document  *Document       // the file of a sendDocument (Text is then its caption); see FileData
+	Photo     []PhotoSize     // the sizes of a sendPhoto, largest last (Text is then its caption)
+	Album     string          // media_group_id of a sendMediaGroup's message
 }
 
 func (m *storedMsg) public(chatID int64) Message {
@@ -45,6 +47,9 @@ func (m *storedMsg) public(chatID int64) Message {
 	if m.media != nil && m.media.document != nil {
 		d := *m.media.document
 		out.Document = &d
+	}
+	if m.media != nil {
+		out.Photo, out.Album = slices.Clone(m.media.photo), m.media.album
 	}
 	if m.kb != nil {
 		out.Markup = m.kb.canonical

@@ -137,6 +137,7 @@ func HelpText(inGroup bool, botUsername string) string {
 		{"/verbose on|off", "more detail in progress messages"},
 		{"/cwd &lt;dir&gt;|show|clear", "the project directory of this chat (a fresh session starts there)"},
 		{"/sessions", "earlier sessions of this chat: tap one to continue it"},
+		{"/get &lt;path&gt;", "a file of this chat's project, sent here"},
 	} {
 		b.WriteString(c[0] + " — " + c[1] + "\n")
 	}
