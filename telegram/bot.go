@@ -21,6 +21,7 @@ import (
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/cooldown"
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/scope"
@@ -102,9 +103,27 @@ type Config struct {
 	Transport http.RoundTripper
 	// Outbox overrides the outbox pacing (zero values are the defaults).
 	Outbox outbox.Options
+	// Voice transcribes voice notes, audio files and video notes into
+	// prompts; without a Transcriber they get a hint.
+	Voice Voice
+	// Files, when set, offers Claude the send_file tool: each Claude
+	// process gets a grant (its MCP config and secret) from it, and the
+	// files it sends are delivered to the process's chat.
+	Files FileServer
 	// Secrets are removed, like the token, from every text the bot sends
 	// (see redact.go): API keys from the environment, say.
 	Secrets []string
+	// Version is untether's own, and ClaudeVersion what the CLI said it
+	// was when the bot started; /status shows both ("" leaves one out).
+	Version       string
+	ClaudeVersion string
+}
+
+// FileServer is the send_file tool's server: *filesend.Server, or a
+// stand-in in tests (its socket cannot live in a synctest bubble).
+type FileServer interface {
+	Open(filesend.Session) (*filesend.Grant, error)
+	Serve(ctx context.Context, deliver filesend.Deliver) error
 }
 
 func (c *Config) defaults() {
@@ -150,6 +169,7 @@ func (c *Config) defaults() {
 	if c.AlbumWait <= 0 {
 		c.AlbumWait = time.Second
 	}
+	c.Voice.defaults()
 	if c.UploadDir == "" {
 		c.UploadDir = filepath.Join(os.TempDir(), "untether-uploads")
 	}
@@ -299,6 +319,15 @@ func (b *Bot) Run(ctx context.Context) error {
 	if b.cfg.UploadKeep > 0 {
 		b.wg.Add(1)
 		go b.sweepUploads(ctx)
+	}
+	if b.cfg.Files != nil {
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			if err := b.cfg.Files.Serve(ctx, b.deliverFiles); err != nil {
+				b.log.Error("the send_file server stopped", "err", err)
+			}
+		}()
 	}
 	pollErr := b.poll(ctx)
 	b.shutdown()

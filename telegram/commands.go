@@ -49,6 +49,8 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 		reply(b.cwdCommand(key, args))
 	case "sessions", "resume":
 		b.sessionsCommand(ctx, key, pl, m.ID)
+	case "get":
+		b.getCommand(ctx, key, pl, m.ID, args)
 	default:
 		reply(view.UnknownCommand(cmd))
 	}
@@ -58,7 +60,7 @@ func (b *Bot) statusText(key string) string {
 	st := b.settings(key)
 	s := view.Status{Model: st.Model, ModelSource: st.ModelSource, PlanMode: st.PlanMode, PlanModeSource: st.PlanSource,
 		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource,
-		Stream: st.Stream, StreamSource: st.StreamSource}
+		Stream: st.Stream, StreamSource: st.StreamSource, Version: b.cfg.Version, ClaudeVersion: b.cfg.ClaudeVersion}
 	if rec, ok, err := b.store.Session(key); err == nil && ok {
 		s.SessionID = rec.SessionID
 	}

@@ -33,7 +33,7 @@ const maxDownload = 20 << 20
 const downloadTimeout = 3 * time.Minute
 
 // attachments lists the photo (largest size) and document of m. kind names
-// content the bot cannot pass on (view.ContentVoice, ...), if any.
+// content the bot cannot pass on (view.ContentSticker, ...), if any.
 func attachments(m *models.Message) (files []prefs.File, kind string) {
 	if n := len(m.Photo); n > 0 {
 		best := m.Photo[0]
@@ -48,12 +48,20 @@ func attachments(m *models.Message) (files []prefs.File, kind string) {
 	if d := m.Document; d != nil {
 		files = append(files, prefs.File{Kind: "document", FileID: d.FileID, Name: d.FileName, MIME: d.MimeType, Size: d.FileSize})
 	}
+	// Recordings are transcribed (voice.go), not saved for Claude.
 	switch {
 	case m.Voice != nil:
-		kind = view.ContentVoice
+		v := m.Voice
+		files = append(files, prefs.File{Kind: kindVoice, FileID: v.FileID, MIME: v.MimeType, Size: v.FileSize, Duration: v.Duration})
 	case m.Audio != nil:
-		kind = view.ContentAudio
-	case m.Video != nil, m.VideoNote != nil, m.Animation != nil:
+		v := m.Audio
+		files = append(files, prefs.File{Kind: kindAudio, FileID: v.FileID, Name: v.FileName, MIME: v.MimeType, Size: v.FileSize, Duration: v.Duration})
+	case m.VideoNote != nil:
+		v := m.VideoNote
+		files = append(files, prefs.File{Kind: kindVideoNote, FileID: v.FileID, MIME: "video/mp4", Size: int64(v.FileSize), Duration: v.Duration})
+	}
+	switch {
+	case m.Video != nil, m.Animation != nil:
 		kind = view.ContentVideo
 	case m.Sticker != nil:
 		kind = view.ContentSticker
@@ -193,8 +201,12 @@ func fileName(msgID, i int, f prefs.File) string {
 	name := safeName(filepath.Base(strings.ReplaceAll(f.Name, "\\", "/")))
 	if name == "" || name == "." || name == "_" {
 		name = "file"
-		if f.Kind == "photo" {
+		switch f.Kind {
+		case "photo":
 			name = "photo.jpg"
+		case kindVoice, kindAudio, kindVideoNote:
+			// A transcription API tells the format by the extension.
+			name = f.Kind + recordingExt(f.MIME)
 		}
 	}
 	prefix := strconv.Itoa(msgID)

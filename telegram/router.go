@@ -100,6 +100,12 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		}
 		return
 	}
+	if why := b.recordingRefusal(files); why != "" {
+		if _, fresh := b.accept(updateID, "", nil); fresh {
+			b.notify(pl, m.ID, why)
+		}
+		return
+	}
 	if f, big := tooBig(files); big {
 		if _, fresh := b.accept(updateID, "", nil); fresh {
 			b.notify(pl, m.ID, view.FileTooBig(f.Size, maxDownload))

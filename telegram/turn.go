@@ -88,15 +88,30 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		b.pool.wake() // this holder is idle now: a turn waiting for a slot may evict it
 		b.cancels.remove(t.cancelT)
 	}()
-	// The progress message waits: a quick turn needs none (see run).
+	// The progress message waits: a quick turn needs none (see run). A
+	// draft or typing shows the turn at once, downloads and transcription
+	// included.
 	t.progressCh = make(chan int, 1)
 	progress := t.progressCh
+	t.live = b.startStreamer(a.place, b.streamMode(a.key, a.place), int64(qp.MessageID))
+	defer t.live.stop() // every end delivers something, which stops it first; this is the backstop
 
 	if e, over := b.overBudget(); over {
 		log.Info("daily budget reached: turn refused")
 		t.begin()
 		t.finishError(ctx, progress, e)
 		return
+	}
+	if hasRecording(qp.Files) {
+		heard, err := b.withVoice(ctx, a.place, qp)
+		if err != nil {
+			log.Warn("a recording could not be transcribed: nothing runs", "err", err)
+			t.begin()
+			t.finishError(ctx, progress, b.voiceErrorView(err))
+			return
+		}
+		qp = heard
+		t.qp.Text, t.qp.Files = qp.Text, qp.Files
 	}
 	if len(qp.Files) > 0 {
 		text, err := b.withFiles(ctx, qp)
@@ -174,7 +189,7 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 			t.schedule(editTimer)
 		case <-a.quit:
 			t.state = view.StateShuttingDown
-			a.closeConn(ctx, "bot stopping")
+			a.closeConn(ctx, view.ReasonBotStopping)
 			t.finishStopped(ctx, progress)
 			return
 		case ev, ok := <-conn.Events():
@@ -255,14 +270,14 @@ func (t *turn) doCancel(ctx context.Context, conn Conn) {
 	t.cancelled = true
 	t.state = view.StateCancelling
 	t.dirty = true
-	if _, err := b.broker.CancelSession(ctx, a.key, "the turn was cancelled"); err != nil {
+	if _, err := b.broker.CancelSession(ctx, a.key, view.ReasonTurnCancelled); err != nil {
 		b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := conn.Interrupt(cctx); err != nil {
 		b.log.Warn("interrupt failed, closing the process", "chat_id", a.place.ChatID, "err", err)
-		a.closeConn(ctx, "interrupt failed")
+		a.closeConn(ctx, view.ReasonInterruptFailed)
 	}
 }
 
@@ -461,5 +476,4 @@ func (t *turn) begin() {
 	if err != nil {
 		b.log.Warn("could not record the start of a turn", "chat_id", a.place.ChatID, "err", err)
 	}
-	t.live = b.startStreamer(a.place, b.streamMode(a.key, a.place), int64(t.qp.MessageID))
 }

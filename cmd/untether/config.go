@@ -44,6 +44,7 @@ type Config struct {
 	Approvals ApprovalsConfig `toml:"approvals"`
 	Cooldown  CooldownConfig  `toml:"cooldown"`
 	State     StateConfig     `toml:"state"`
+	Voice     VoiceConfig     `toml:"voice"`
 	Log       LogConfig       `toml:"log"`
 }
 
@@ -104,6 +105,21 @@ type StateConfig struct {
 	UploadsKeep time.Duration `toml:"uploads_keep"`
 }
 
+// VoiceConfig is how voice notes are transcribed: an OpenAI-compatible API
+// (api_url, api_key_env, model) or a local command; neither: voice notes
+// get a hint.
+type VoiceConfig struct {
+	APIURL      string        `toml:"api_url"`
+	APIKeyEnv   string        `toml:"api_key_env"`
+	Model       string        `toml:"model"`
+	Command     []string      `toml:"command"`
+	Timeout     time.Duration `toml:"timeout"`
+	MaxDuration time.Duration `toml:"max_duration"`
+	MaxSizeMB   int           `toml:"max_size_mb"`
+	// APIKey is the value of $api_key_env, read at load.
+	APIKey Secret `toml:"-"`
+}
+
 type LogConfig struct {
 	Format string `toml:"format"`
 	Level  string `toml:"level"`
@@ -137,6 +153,7 @@ func defaultConfig() Config {
 		},
 		Cooldown: CooldownConfig{Base: 30 * time.Second, Max: 120 * time.Second},
 		State:    StateConfig{UploadsKeep: 7 * 24 * time.Hour},
+		Voice:    VoiceConfig{Timeout: 2 * time.Minute, MaxDuration: 10 * time.Minute, MaxSizeMB: 20},
 		Log:      LogConfig{Format: "text", Level: "info"},
 	}
 }
@@ -197,7 +214,8 @@ func decodeConfig(path string, getenv func(string) string) (*Config, error) {
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("config file %s does not exist: copy untether.toml.example there (or pass --config PATH / set $%s): %w", path, envConfigPath, err)
+		return nil, fmt.Errorf("config file %s does not exist: run `untether init` to create it "+
+			"(or copy untether.toml.example there, or pass --config PATH / set $%s): %w", path, envConfigPath, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
@@ -219,6 +237,9 @@ func decodeConfig(path string, getenv func(string) string) (*Config, error) {
 	cfg.Telegram.BotToken = Secret(strings.TrimSpace(cfg.Telegram.BotToken.Reveal()))
 	if tok := strings.TrimSpace(getenv(envBotToken)); tok != "" {
 		cfg.Telegram.BotToken = Secret(tok)
+	}
+	if name := cfg.Voice.APIKeyEnv; name != "" {
+		cfg.Voice.APIKey = Secret(strings.TrimSpace(getenv(name)))
 	}
 
 	var errs []error

@@ -92,7 +92,8 @@ func TestDefaults(t *testing.T) {
 		Cooldown: CooldownConfig{Base: 30 * time.Second, Max: 2 * time.Minute},
 		State: StateConfig{Path: filepath.Join(filepath.Dir(path), "untether.db"),
 			Uploads: filepath.Join(filepath.Dir(path), "uploads"), UploadsKeep: 7 * 24 * time.Hour},
-		Log: LogConfig{Format: "text", Level: "info"},
+		Voice: VoiceConfig{Timeout: 2 * time.Minute, MaxDuration: 10 * time.Minute, MaxSizeMB: 20},
+		Log:   LogConfig{Format: "text", Level: "info"},
 	}
 	if got, w := fmt.Sprintf("%#v", *cfg), fmt.Sprintf("%#v", want); got != w {
 		t.Errorf("defaults:\n got %s\nwant %s", got, w)
@@ -198,6 +199,14 @@ func TestValidationErrors(t *testing.T) {
 		{"extra_args managed", map[string]string{"claude.extra_args": `["--output-format=text"]`}, `[claude] extra_args: "--output-format=text" is not allowed`},
 		{"extra_args model", map[string]string{"claude.extra_args": `["--model", "x"]`}, "use [claude] model"},
 		{"extra_args add-dir", map[string]string{"claude.extra_args": `["--add-dir", "/tmp"]`}, "use [claude] add_dirs"},
+		{"voice both", map[string]string{"voice.api_url": `"https://api.openai.com/v1"`, "voice.model": `"whisper-1"`, "voice.command": `["w", "{file}"]`}, "[voice] command: set either api_url or command, not both"},
+		{"voice no model", map[string]string{"voice.api_url": `"https://api.groq.com/openai/v1"`}, "[voice] model: is needed with api_url"},
+		{"voice bad url", map[string]string{"voice.api_url": `"api.openai.com"`, "voice.model": `"m"`}, "[voice] api_url:"},
+		{"voice key unset", map[string]string{"voice.api_url": `"https://x/v1"`, "voice.model": `"m"`, "voice.api_key_env": `"UNTETHER_TEST_NO_SUCH_KEY"`}, "[voice] api_key_env: $UNTETHER_TEST_NO_SUCH_KEY is empty"},
+		{"voice key without api", map[string]string{"voice.api_key_env": `"OPENAI_API_KEY"`}, "[voice] api_key_env: is only used with api_url"},
+		{"voice command without file", map[string]string{"voice.command": `["whisper-cli", "-f", "voice.ogg"]`}, "no argument holds {file}"},
+		{"voice size", map[string]string{"voice.max_size_mb": `50`}, "[voice] max_size_mb: 50 is outside 1..20"},
+		{"extra_args mcp-config", map[string]string{"claude.extra_args": `["--mcp-config", "x.json"]`}, "claude mcp add"},
 		{"add_dirs missing", map[string]string{"claude.add_dirs": `["/nonexistent/untether-test"]`}, "[claude] add_dirs:"},
 		{"add_dirs file", map[string]string{"claude.add_dirs": `["untether.toml"]`}, "[claude] add_dirs: "},
 		{"mode", map[string]string{"claude.mode": `"batch"`}, `[claude] mode: "batch" is not one of interactive, oneshot`},

@@ -31,7 +31,12 @@ var managedFlags = map[string]string{
 	"--include-partial-messages":     "use [claude] include_partial_messages",
 	"--add-dir":                      "use [claude] add_dirs",
 	"--max-budget-usd":               "use [claude] max_turn_usd",
+	"--mcp-config":                   "untether passes its own; add your MCP servers to Claude Code's settings (claude mcp add) instead",
 }
+
+// tokenMalformed reports whether tok holds characters no token has, which
+// would also break the Bot API URL.
+func tokenMalformed(tok string) bool { return strings.ContainsAny(tok, " \t\r\n/?#%") }
 
 var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
 
@@ -57,7 +62,7 @@ func (c *Config) validate() []error {
 	case tok == "":
 		errs = append(errs, fmt.Errorf("[telegram] bot_token is not set (in %s): talk to @BotFather on Telegram, "+
 			"send /newbot, and put the token it gives you in [telegram] bot_token or in $%s", c.Path, envBotToken))
-	case strings.ContainsAny(tok, " \t\r\n/?#%"): // would break the Bot API URL
+	case tokenMalformed(tok):
 		// Never echo the token: it goes into logs and chat messages.
 		bad("telegram", "bot_token", "contains spaces or URL characters; paste the token exactly as @BotFather sent it")
 	}
@@ -175,10 +180,59 @@ func (c *Config) validate() []error {
 		bad("cooldown", "max", "%v is below base (%v)", c.Cooldown.Max, c.Cooldown.Base)
 	}
 
+	c.validateVoice(bad)
+
 	if fi, err := os.Stat(c.State.Path); err == nil && fi.IsDir() {
 		bad("state", "path", "%s is a directory; name the database file", c.State.Path)
 	}
 	oneOf("log", "format", c.Log.Format, "text", "json")
 	oneOf("log", "level", c.Log.Level, "debug", "info", "warn", "error")
 	return errs
+}
+
+// validateVoice checks [voice]: one backend, each complete.
+func (c *Config) validateVoice(bad func(section, key, format string, args ...any)) {
+	v := &c.Voice
+	api, cmd := v.APIURL != "", len(v.Command) > 0
+	switch {
+	case api && cmd:
+		bad("voice", "command", "set either api_url or command, not both")
+	case api:
+		if !urlHasHTTPScheme(v.APIURL) {
+			bad("voice", "api_url", "%q is not an http:// or https:// URL (the API's base, e.g. https://api.openai.com/v1)", v.APIURL)
+		}
+		if v.Model == "" {
+			bad("voice", "model", "is needed with api_url (e.g. whisper-1 for OpenAI, whisper-large-v3 for Groq)")
+		}
+	case cmd:
+		if strings.TrimSpace(v.Command[0]) == "" {
+			bad("voice", "command", "the program's name is empty")
+		}
+		if !slices.ContainsFunc(v.Command, func(a string) bool { return strings.Contains(a, "{file}") }) {
+			bad("voice", "command", "no argument holds {file}, so the recording would not reach the program")
+		}
+	}
+	switch name := v.APIKeyEnv; {
+	case name == "":
+	case !api:
+		bad("voice", "api_key_env", "is only used with api_url")
+	case strings.ContainsAny(name, "=\x00 "):
+		bad("voice", "api_key_env", "%q is not a valid environment variable name", name)
+	case name == envBotToken:
+		bad("voice", "api_key_env", "%s is the bot's token, not an API key", envBotToken)
+	case v.APIKey == "":
+		bad("voice", "api_key_env", "$%s is empty or not set in the bot's environment", name)
+	}
+	if v.Model != "" && !api {
+		bad("voice", "model", "is only used with api_url")
+	}
+	if v.Timeout < time.Second {
+		bad("voice", "timeout", "%v is below the minimum 1s", v.Timeout)
+	}
+	if v.MaxDuration < time.Second {
+		bad("voice", "max_duration", "%v is below the minimum 1s", v.MaxDuration)
+	}
+	if v.MaxSizeMB < 1 || v.MaxSizeMB > 20 {
+		bad("voice", "max_size_mb", "%d is outside 1..20 (Telegram lets bots download files of up to 20 MB)", v.MaxSizeMB)
+	}
 }

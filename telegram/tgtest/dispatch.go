@@ -33,6 +33,8 @@ func init() {
 		{"getChat", (*Server).getChat},
 		{"getFile", (*Server).getFile},
 		{"sendDocument", (*Server).sendDocument},
+		{"sendPhoto", (*Server).sendPhoto},
+		{"sendMediaGroup", (*Server).sendMediaGroup},
 		{"getUpdates", nil}, // served by serveGetUpdates: it waits outside the lock
 	} {
 		methods[strings.ToLower(m.name)] = m

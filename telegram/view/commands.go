@@ -23,6 +23,7 @@ func Commands() []models.BotCommand {
 		{Command: "stream", Description: "off | edits | drafts: see the answer as it is written"},
 		{Command: "cwd", Description: "<dir> | show | clear: this chat's project directory"},
 		{Command: "sessions", Description: "earlier sessions of this chat, to continue one"},
+		{Command: "get", Description: "<path>: a file of this chat's project"},
 		{Command: "help", Description: "how to use this bot"},
 		{Command: "start", Description: "hello"},
 	}

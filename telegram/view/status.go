@@ -32,6 +32,8 @@ type Status struct {
 	WorkDirSource  string
 	SpentToday     float64 // all chats
 	DailyBudget    float64 // 0: no limit
+	Version        string  // untether's, as its build info says
+	ClaudeVersion  string  // what `claude --version` said when the bot started
 }
 
 const maxStatusValueUnits = 300
@@ -80,7 +82,23 @@ func StatusText(s Status) string {
 		}
 		lines = append(lines, line)
 	}
+	if v := versions(s.Version, s.ClaudeVersion); v != "" {
+		lines = append(lines, "Versions: "+v)
+	}
 	return fit(strings.Join(lines, "\n"))
+}
+
+// versions is "untether v1.2.0 · Claude Code 2.1.330", either part left
+// out when unknown.
+func versions(untether, claude string) string {
+	var parts []string
+	if v := oneLine(untether); v != "" {
+		parts = append(parts, "untether "+escHead(v, 100))
+	}
+	if v := oneLine(claude); v != "" {
+		parts = append(parts, "Claude Code "+escHead(v, 100))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // setting renders a value (or its default) and, in italics, its source.
@@ -123,6 +141,7 @@ func HelpText(inGroup bool, botUsername string) string {
 		{"/stream off|edits|drafts", "see the answer as Claude writes it: drafts in private chats, the progress message in groups"},
 		{"/cwd &lt;dir&gt;|show|clear", "the project directory of this chat (a fresh session starts there)"},
 		{"/sessions", "earlier sessions of this chat: tap one to continue it"},
+		{"/get &lt;path&gt;", "a file of this chat's project, sent here"},
 	} {
 		b.WriteString(c[0] + " — " + c[1] + "\n")
 	}
