@@ -28,9 +28,16 @@ import (
 
 const (
 	// draftGap spaces a turn's drafts: the client animates what was added
-	// in between, so more would not look smoother and would spend the
-	// global budget other chats share.
-	draftGap = 400 * time.Millisecond
+	// in between, so more would hardly look smoother, and every draft
+	// spends the global budget (30 calls a second) all chats share: at 50
+	// busy chats, two a second each took a third of it. One a second also
+	// leaves two of the chat's action window (3 a second) to the next
+	// turn's first words.
+	draftGap = time.Second
+	// thinkingDelay is how long a turn waits before its "Thinking…"
+	// placeholder: when Claude's first words come sooner, they are the
+	// first draft, and the placeholder costs nothing.
+	thinkingDelay = 300 * time.Millisecond
 	// draftRefresh re-sends an unchanged draft: a client shows one for
 	// about 30 s.
 	draftRefresh = 20 * time.Second
@@ -227,7 +234,13 @@ func (s *streamer) loop() {
 	defer close(s.done)
 	var lastDraft, lastText, lastTyping time.Time
 	shown := -1
-	timer := time.NewTimer(0)
+	first := time.Duration(0) // typing shows at once
+	s.mu.Lock()
+	if s.drafts {
+		first = thinkingDelay
+	}
+	s.mu.Unlock()
+	timer := time.NewTimer(first)
 	defer timer.Stop()
 	for {
 		select {

@@ -17,15 +17,16 @@ import (
 )
 
 // writing is a Claude that thinks for a second, then writes its answer in
-// deltas, one a second, as the CLI streams them with
-// --include-partial-messages, and ends with the whole text.
+// deltas, one every 1.5 s (each gets a draft of its own), as the CLI
+// streams them with --include-partial-messages, and ends with the whole
+// text.
 func writing(deltas ...string) runnertest.Script {
 	return func(tr *runnertest.Turn) {
 		tr.Start("m")
 		time.Sleep(time.Second)
 		for _, d := range deltas {
 			tr.Emit(runner.Text{Text: d, Partial: true})
-			time.Sleep(time.Second)
+			time.Sleep(1500 * time.Millisecond)
 		}
 		full := strings.Join(deltas, "")
 		tr.Emit(runner.Text{Text: full})
@@ -474,6 +475,64 @@ func TestProgressEditedWhenActionsFollowText(t *testing.T) {
 		h.awaitAnswer(h.dm.ID, "done")
 		if n := len(h.tg.CallsTo("editMessageText")); n < 2 {
 			t.Errorf("%d edits in an 8 s turn of tool calls with text between them, want progress", n)
+		}
+	})
+}
+
+// When Claude's first words come at once, they are the turn's first draft:
+// no "Thinking…" placeholder is spent before them.
+func TestNoPlaceholderBeforeQuickWords(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, writing("Sure.", " Here it is."))
+		h.say("quick")
+		h.awaitAnswer(h.dm.ID, "Here it is.")
+		// writing thinks for a second: a placeholder first.
+		if d := h.tg.Drafts(h.dm.ID); len(d) == 0 || d[0].Text != "" {
+			t.Fatalf("drafts %+v, want the placeholder first", d)
+		}
+		h2 := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			tr.Emit(runner.Text{Text: "Sure.", Partial: true})
+			time.Sleep(time.Second)
+			tr.Complete("Sure.")
+		})
+		h2.say("quick")
+		h2.awaitAnswer(h2.dm.ID, "Sure.")
+		if d := h2.tg.Drafts(h2.dm.ID); len(d) == 0 || d[0].Text != "Sure." {
+			t.Errorf("drafts %+v, want Claude's words first", d)
+		}
+	})
+}
+
+// A quick follow-up right after an answer shows its first words in a
+// draft while its answer waits for the chat's message window.
+func TestFollowUpShowsDraftWhileAnswerWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ask := oneAsk(toolReq(t, "r1", "Bash", map[string]any{"command": "make"}))
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			if tr.Prompt == "first" {
+				tr.Start("m")
+				for i := range 6 {
+					tr.Emit(runner.Text{Text: "part" + strconv.Itoa(i) + " ", Partial: true})
+					time.Sleep(300 * time.Millisecond)
+				}
+				ask(tr)
+				return
+			}
+			tr.Start("m")
+			tr.Emit(runner.Text{Text: "Quick answer", Partial: true})
+			time.Sleep(150 * time.Millisecond)
+			tr.Complete("Quick answer.")
+		}, func(c *telegram.Config) { c.Outbox = outbox.Options{} })
+		h.say("first")
+		prompt := h.awaitPrompt(h.dm.ID, "Approve", "make")
+		time.Sleep(500 * time.Millisecond)
+		h.press(h.user, h.dm, prompt, "Approve")
+		h.awaitAnswer(h.dm.ID, "tool allowed")
+		h.say("second")
+		h.awaitAnswer(h.dm.ID, "Quick answer.")
+		if !slices.ContainsFunc(h.tg.Drafts(h.dm.ID), func(d tgtest.Draft) bool { return d.Text == "Quick answer" }) {
+			t.Errorf("the follow-up's words never showed before its answer: drafts %+v", h.tg.Drafts(h.dm.ID))
 		}
 	})
 }
