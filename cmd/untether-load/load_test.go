@@ -49,8 +49,9 @@ func TestLoadSmoke(t *testing.T) {
 	if num(10) == 0 {
 		t.Errorf("rss_mb=0: getrusage not read")
 	}
-	// Every measure of the streaming workload was taken.
-	for _, what := range []string{`first text, private \(delta → seen\)\s+2\s`, `follow-up, bot's overhead\s+3\s`,
+	// Every measure of the streaming workload was taken (first text: the
+	// two private chats' turns and follow-ups).
+	for _, what := range []string{`first text, private \(delta → seen\)\s+4\s`, `follow-up, bot's overhead\s+3\s`,
 		`Approve pressed → final\s+1\s`} {
 		if !regexp.MustCompile(what).MatchString(out.String()) {
 			t.Errorf("not measured: %s\n%s", what, out.String())
