@@ -281,6 +281,10 @@ func (o *Outbox) Drain(ctx context.Context) error {
 		return nil
 	}
 	o.draining = true
+	for _, c := range o.chats {
+		o.reschedule(c) // low jobs need no reserve from now on
+	}
+	o.wake()
 	o.checkDrained()
 	done := o.drained
 	o.mu.Unlock()

@@ -322,7 +322,8 @@ func (o *Outbox) reschedule(c *chatState) {
 		return
 	}
 	t := later(h.notBefore, c.pausedUntil)
-	low := h.Priority == Low
+	// Draining, nothing new comes: a low job keeps no room for others.
+	low := h.Priority == Low && !o.draining
 	switch {
 	case c.win == nil:
 	case low && !c.key.action: // actions have their own window: nothing to reserve in it
