@@ -137,14 +137,15 @@ func ListSessions(configDir, dir string, limit int) ([]Session, error) {
 	return list, nil
 }
 
-// validID accepts what Claude Code names sessions (UUIDs), so a session id
-// from a file name or a button can never be a path or a flag.
+// validID accepts what Claude Code names sessions (UUIDs) and little more
+// (letters, digits, "-", "_"), so a session id from a file name or a button
+// can never be a path or a flag.
 func validID(id string) bool {
-	if len(id) == 0 || len(id) > 64 {
+	if len(id) == 0 || len(id) > 100 || id[0] == '-' {
 		return false
 	}
 	for _, c := range id {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' || c == '-') {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_') {
 			return false
 		}
 	}

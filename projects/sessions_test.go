@@ -93,6 +93,7 @@ func TestListSessionsNewestFirst(t *testing.T) {
 	write("11111111-1111-1111-1111-111111111111", "old one", time.Hour)
 	write("22222222-2222-2222-2222-222222222222", "new one", time.Minute)
 	write("not-a-session!", "x", 0)
+	write("-flag", "x", 0)
 	if err := os.WriteFile(filepath.Join(folder, "notes.txt"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}

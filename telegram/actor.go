@@ -28,6 +28,7 @@ type actor struct {
 	conn    Conn
 	model   string // as reported by the CLI
 	mode    string // permission mode as reported by the CLI
+	dir     string // the live process's working directory
 	lastUse time.Time
 	restart bool // settings changed: restart the process (resuming) before the next turn
 
@@ -150,6 +151,7 @@ type actorStatus struct {
 	Model   string
 	Mode    string
 	Session string
+	Dir     string // the live process's working directory
 }
 
 func (a *actor) status() actorStatus {
@@ -157,7 +159,7 @@ func (a *actor) status() actorStatus {
 	defer a.mu.Unlock()
 	st := actorStatus{Queued: len(a.queue), Running: a.turn != nil, Live: a.conn != nil, Model: a.model, Mode: a.mode}
 	if a.conn != nil {
-		st.Session = a.conn.SessionID()
+		st.Session, st.Dir = a.conn.SessionID(), a.dir
 	}
 	return st
 }
@@ -348,7 +350,9 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.mu.Lock()
 	a.conn = conn
 	a.mode = spec.PermissionMode
+	a.dir = workDir
 	a.mu.Unlock()
+	b.refreshMenu(a.place.ChatID, workDir)
 	return conn, nil
 }
 

@@ -47,7 +47,11 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 		reply(b.cwdCommand(key, args))
 	case "sessions", "resume":
 		b.sessionsCommand(ctx, key, pl, m.ID)
-	default:
+	case "diff":
+		b.diffCommand(ctx, key, pl, m.ID, args)
+	case "branch":
+		reply(b.branchCommand(ctx, key, pl, args))
+	default: // botCommands and this switch name the same commands
 		reply(view.UnknownCommand(cmd))
 	}
 }
@@ -56,8 +60,12 @@ func (b *Bot) statusText(key string) string {
 	st := b.settings(key)
 	s := view.Status{Model: st.Model, ModelSource: st.ModelSource, PlanMode: st.PlanMode, PlanModeSource: st.PlanSource,
 		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource}
+	deskDir := st.WorkDir
 	if rec, ok, err := b.store.Session(key); err == nil && ok {
 		s.SessionID = rec.SessionID
+		if rec.WorkDir != "" {
+			deskDir = rec.WorkDir // the session belongs to the directory it started in
+		}
 	}
 	b.statusMoney(key, &s)
 	if a := b.existingActor(key); a != nil {
@@ -72,7 +80,11 @@ func (b *Bot) statusText(key string) string {
 		if as.Session != "" {
 			s.SessionID = as.Session
 		}
+		if as.Dir != "" {
+			deskDir = as.Dir
+		}
 	}
+	s.Desk = deskCommand(s.SessionID, deskDir)
 	return view.StatusText(s)
 }
 

@@ -30,6 +30,9 @@ type Status struct {
 	WorkDirSource  string
 	SpentToday     float64 // all chats
 	DailyBudget    float64 // 0: no limit
+	// Desk is the shell command that continues the session at the desk
+	// (cd DIR && claude --resume ID); "" leaves the line out.
+	Desk string
 }
 
 const maxStatusValueUnits = 300
@@ -77,6 +80,9 @@ func StatusText(s Status) string {
 		}
 		lines = append(lines, line)
 	}
+	if d := oneLine(s.Desk); d != "" {
+		lines = append(lines, "At the desk: <code>"+escHead(d, 600)+"</code>")
+	}
 	return fit(strings.Join(lines, "\n"))
 }
 
@@ -118,10 +124,13 @@ func HelpText(inGroup bool, botUsername string) string {
 		{"/model &lt;name&gt;|show|clear", "choose the Claude model for this chat"},
 		{"/verbose on|off", "more detail in progress messages"},
 		{"/cwd &lt;dir&gt;|show|clear", "the project directory of this chat (a fresh session starts there)"},
-		{"/sessions", "earlier sessions of this chat: tap one to continue it"},
+		{"/sessions", "this directory's Claude Code sessions (desk ones too): tap one to continue it"},
+		{"/diff [file]", "uncommitted changes in this chat's git repository"},
+		{"/branch [name]", "worktrees of the repository; a name moves this chat to that branch's worktree"},
 	} {
 		b.WriteString(c[0] + " — " + c[1] + "\n")
 	}
+	b.WriteString("\nOther commands (/compact, /init, your own from .claude/commands) go to Claude Code.\n")
 	if inGroup {
 		b.WriteString("\n<b>In this group</b>\n")
 		if bot != "" {
