@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/projects"
 )
 
 // Values of [claude] mode.
@@ -44,6 +45,7 @@ type Config struct {
 	Approvals ApprovalsConfig `toml:"approvals"`
 	Cooldown  CooldownConfig  `toml:"cooldown"`
 	State     StateConfig     `toml:"state"`
+	Projects  ProjectsConfig  `toml:"projects"`
 	Log       LogConfig       `toml:"log"`
 }
 
@@ -101,6 +103,15 @@ type StateConfig struct {
 	UploadsKeep time.Duration `toml:"uploads_keep"`
 }
 
+// ProjectsConfig is about the owner's repositories: /diff, /branch and
+// the changes a turn made (see docs/projects.md).
+type ProjectsConfig struct {
+	// WorktreesDir is where /branch makes worktrees ("" = beside the
+	// repository); it must lie inside the project roots.
+	WorktreesDir string        `toml:"worktrees_dir"`
+	GitTimeout   time.Duration `toml:"git_timeout"`
+}
+
 type LogConfig struct {
 	Format string `toml:"format"`
 	Level  string `toml:"level"`
@@ -133,6 +144,7 @@ func defaultConfig() Config {
 		},
 		Cooldown: CooldownConfig{Base: 30 * time.Second, Max: 120 * time.Second},
 		State:    StateConfig{UploadsKeep: 7 * 24 * time.Hour},
+		Projects: ProjectsConfig{GitTimeout: projects.DefaultGitTimeout},
 		Log:      LogConfig{Format: "text", Level: "info"},
 	}
 }
@@ -367,6 +379,9 @@ func (c *Config) resolvePaths() []error {
 		c.State.Uploads = filepath.Join(filepath.Dir(c.State.Path), "uploads")
 	} else {
 		c.State.Uploads = abs("[state] uploads", c.State.Uploads)
+	}
+	if c.Projects.WorktreesDir != "" {
+		c.Projects.WorktreesDir = abs("[projects] worktrees_dir", c.Projects.WorktreesDir)
 	}
 	return errs
 }
