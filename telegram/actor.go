@@ -26,9 +26,10 @@ type actor struct {
 	stopped bool
 	turn    *turn // the running turn, if any
 	conn    Conn
-	model   string // as reported by the CLI
-	mode    string // permission mode as reported by the CLI
-	dir     string // the live process's working directory
+	model   string    // as reported by the CLI
+	mode    string    // permission mode as reported by the CLI
+	dir     string    // the live process's working directory
+	mark    storeMark // the live session's file after the last turn
 	lastUse time.Time
 	restart bool // settings changed: restart the process (resuming) before the next turn
 
@@ -319,6 +320,13 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 		a.closeConn(ctx, "settings changed")
 		conn = nil
 	}
+	if conn != nil && a.continuedElsewhere() {
+		// Resuming afresh loads what was said at the desk.
+		b.log.Info("the session was continued elsewhere: resuming it afresh", "chat_id", a.place.ChatID, "session_key", a.key)
+		b.notify(a.place, t.qp.MessageID, view.ContinuedElsewhere)
+		a.closeConn(ctx, "continued elsewhere")
+		conn = nil
+	}
 	if conn != nil {
 		b.pool.touch(a)
 		return conn, nil
@@ -351,6 +359,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.conn = conn
 	a.mode = spec.PermissionMode
 	a.dir = workDir
+	a.mark = storeMark{}
 	a.mu.Unlock()
 	b.refreshMenu(a.place.ChatID, workDir)
 	return conn, nil

@@ -41,6 +41,7 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 	}
 	t.deliver(ctx, parts)
 	t.close(ctx, progress, tc.OK)
+	t.a.markStore(tc.SessionID)
 }
 
 // deliver sends the final parts in order; a final is never dropped (the

@@ -79,3 +79,47 @@ func deskCommand(sessionID, dir string) string {
 	}
 	return projects.ResumeCommand(dir, sessionID)
 }
+
+// storeMark is what the bot last saw of its live session's file in Claude
+// Code's store: its size, and the prompts in it.
+type storeMark struct {
+	id    string
+	size  int64
+	turns int
+}
+
+// markStore notes the session's file after a turn of the bot's own.
+func (a *actor) markStore(id string) {
+	a.mu.Lock()
+	dir := a.dir
+	a.mu.Unlock()
+	var m storeMark
+	if cfg := a.b.cfg.ClaudeConfigDir; cfg != "" && id != "" && dir != "" {
+		if s, err := projects.ReadSession(cfg, dir, id); err == nil {
+			m = storeMark{id: id, size: s.Size, turns: s.Turns}
+		}
+	}
+	a.mu.Lock()
+	a.mark = m
+	a.mu.Unlock()
+}
+
+// continuedElsewhere tells a live session that got prompts from another
+// Claude Code (at the desk) since the bot's last turn: the bot's process
+// does not know them, and writing on would mix two histories in one file.
+// Lines the CLI writes after its result (the last prompt, the cost) change
+// the size but not the prompts, so only new prompts count.
+func (a *actor) continuedElsewhere() bool {
+	a.mu.Lock()
+	m, dir := a.mark, a.dir
+	a.mu.Unlock()
+	cfg := a.b.cfg.ClaudeConfigDir
+	if m.id == "" || cfg == "" {
+		return false
+	}
+	if st, ok := projects.StatSession(cfg, dir, m.id); !ok || st.Size == m.size {
+		return false
+	}
+	s, err := projects.ReadSession(cfg, dir, m.id)
+	return err == nil && s.Turns > m.turns
+}

@@ -380,3 +380,58 @@ func (h *harness) awaitAfter(chatID int64, after int, want string) tgtest.Messag
 	h.t.Helper()
 	return h.tg.AwaitMessage(wait, chatID, func(m tgtest.Message) bool { return m.ID > after && strings.Contains(m.Text, want) })
 }
+
+// TestSessionContinuedAtTheDesk: when the chat's live session got prompts
+// from another Claude Code since the bot's last turn (the owner went on at
+// the desk), the bot does not write on with its stale process: it resumes
+// the session afresh, with the desk's history, and says so. Lines the CLI
+// adds after its own result do not count.
+func TestSessionContinuedAtTheDesk(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir, cfgDir := resolved(t, t.TempDir()), t.TempDir()
+		file := func(id string) string { return filepath.Join(proj.SessionsDir(cfgDir, dir), id+".jsonl") }
+		appendLine := func(id, line string) {
+			if err := os.MkdirAll(filepath.Dir(file(id)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.OpenFile(file(id), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteString(line + "\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		prompt := func(text string) string {
+			return `{"type":"user","message":{"role":"user","content":"` + text + `"}}`
+		}
+		// The fake CLI writes its transcript like the real one.
+		script := func(tr *runnertest.Turn) {
+			appendLine(tr.Session().SessionID(), prompt(tr.Prompt))
+			tr.Start("fake-model")
+			tr.Complete("Answer: " + tr.Prompt)
+		}
+		h := newHarness(t, script, func(c *telegram.Config) { c.WorkDir = dir; c.ClaudeConfigDir = cfgDir })
+
+		h.say("one")
+		h.awaitText(h.dm.ID, "Answer: one")
+		synctest.Wait()
+		appendLine("sess-1", `{"type":"last-prompt","lastPrompt":"one"}`) // written after the result
+		h.say("two")
+		h.awaitText(h.dm.ID, "Answer: two")
+		if n := len(h.eng.starts()); n != 1 {
+			t.Fatalf("%d starts: the CLI's own trailing lines were taken for the desk", n)
+		}
+
+		synctest.Wait() // the bot has noted the file after its turn
+		appendLine("sess-1", prompt("at the desk"))
+		h.say("three")
+		h.awaitText(h.dm.ID, "This session was continued elsewhere")
+		h.awaitText(h.dm.ID, "Answer: three")
+		s := h.eng.starts()
+		if len(s) != 2 || s[1].Resume != "sess-1" {
+			t.Errorf("starts %+v: want a fresh process resuming sess-1", s)
+		}
+	})
+}

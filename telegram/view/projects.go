@@ -228,6 +228,10 @@ func SessionInUseKeyboard(resume, cancel string) Keyboard {
 	return Keyboard{{{Text: "Resume anyway", Data: resume}, {Text: "Cancel", Data: cancel}}}
 }
 
+// ContinuedElsewhere tells the chat its session got prompts from another
+// Claude Code (at the desk) since its last turn here.
+const ContinuedElsewhere = "🖥 This session was continued elsewhere since your last message here: resuming it with that history."
+
 // SessionResumeCancelled replaces SessionInUse when Cancel was pressed.
 const SessionResumeCancelled = "Not resumed: the chat keeps its session."
 
