@@ -12,6 +12,11 @@ import (
 // command menu with the project's own Claude Code commands. Paths, branch
 // names and diffs come from the disk and git; they are escaped here.
 
+// shownPath is a path or branch name as shown: on one line, every
+// invisible or direction-changing character written out (a file named
+// with U+202E must not pass for another), escaped within budget.
+func shownPath(s string, budget int) string { return escHead(oneLine(Visible(s)), budget) }
+
 // ChangeStat is what a turn changed in the repository, or what is
 // uncommitted: files, lines added and removed.
 type ChangeStat struct {
@@ -60,26 +65,28 @@ func DiffSummary(dir, only string, files []DiffFile) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("📝 <b>Uncommitted changes</b> in <code>" + escHead(oneLine(dir), 300) + "</code>")
+	b.WriteString("📝 <b>Uncommitted changes</b> in <code>" + shownPath(dir, 300) + "</code>")
 	if only != "" {
-		b.WriteString(" (<code>" + escHead(oneLine(only), 300) + "</code>)")
+		b.WriteString(" (<code>" + shownPath(only, 300) + "</code>)")
 	}
 	if s.Files == 0 {
 		return fit(b.String() + ": none.")
 	}
 	b.WriteString(": " + ChangeLine(s) + "\n")
+	// Room is kept for the "… and N more" line (and a short diff).
+	room := MaxMessage - 600
 	for i, f := range files {
-		if i == maxDiffFiles {
+		line := statusMark(f.Status) + " <code>" + shownPath(f.Path, 200) + "</code>"
+		if f.Added < 0 {
+			line += " binary"
+		} else {
+			line += " +" + strconv.Itoa(f.Added) + " −" + strconv.Itoa(f.Removed)
+		}
+		if i == maxDiffFiles || units(b.String())+units(line) > room {
 			b.WriteString("… and " + plural(len(files)-i, "more file", "more files") + "\n")
 			break
 		}
-		b.WriteString(statusMark(f.Status) + " <code>" + escHead(oneLine(f.Path), 200) + "</code>")
-		if f.Added < 0 {
-			b.WriteString(" binary")
-		} else {
-			b.WriteString(" +" + strconv.Itoa(f.Added) + " −" + strconv.Itoa(f.Removed))
-		}
-		b.WriteString("\n")
+		b.WriteString(line + "\n")
 	}
 	return fit(strings.TrimRight(b.String(), "\n"))
 }
@@ -101,7 +108,8 @@ func DiffWithCode(summary, patch string) (text string, ok bool) {
 	if len(patch) > 4*MaxMessage {
 		return "", false // escaping it only to find it too long
 	}
-	patch = strings.TrimRight(clean(patch), "\n")
+	// Code under review must read as it is: hidden characters written out.
+	patch = strings.TrimRight(Visible(patch), "\n")
 	block := "\n\n<pre><code class=\"language-diff\">" + esc(patch) + "</code></pre>"
 	if units(summary)+units(block) > MaxMessage {
 		return "", false
@@ -145,7 +153,7 @@ func DiffFileName(dir, only string) string {
 
 // NotARepo answers /diff and /branch outside a git repository.
 func NotARepo(dir string) string {
-	return fit("<code>" + escHead(oneLine(dir), 300) + "</code> is not in a git repository: /diff and /branch work in one.")
+	return fit("<code>" + shownPath(dir, 300) + "</code> is not in a git repository: /diff and /branch work in one.")
 }
 
 // GitFailed answers a project command whose git command failed; err is
@@ -172,7 +180,7 @@ func BranchList(items []WorktreeItem) string {
 		if branch == "" {
 			branch = "(detached)"
 		}
-		b.WriteString(mark + " <b>" + escHead(oneLine(branch), 120) + "</b> <code>" + escHead(oneLine(w.Path), 300) + "</code>")
+		b.WriteString(mark + " <b>" + shownPath(branch, 120) + "</b> <code>" + shownPath(w.Path, 300) + "</code>")
 		if w.Main {
 			b.WriteString(" <i>(main)</i>")
 		}
@@ -191,18 +199,18 @@ func BranchSwitched(branch, path string, made, newBranch bool) string {
 	var what string
 	switch {
 	case newBranch:
-		what = "New branch <b>" + escHead(oneLine(branch), 120) + "</b> in a new worktree"
+		what = "New branch <b>" + shownPath(branch, 120) + "</b> in a new worktree"
 	case made:
-		what = "Branch <b>" + escHead(oneLine(branch), 120) + "</b> checked out in a new worktree"
+		what = "Branch <b>" + shownPath(branch, 120) + "</b> checked out in a new worktree"
 	default:
-		what = "Branch <b>" + escHead(oneLine(branch), 120) + "</b>"
+		what = "Branch <b>" + shownPath(branch, 120) + "</b>"
 	}
-	return fit("🌿 " + what + ": <code>" + escHead(oneLine(path), 300) + "</code>. This chat works there now; your next message starts a fresh Claude session in it.")
+	return fit("🌿 " + what + ": <code>" + shownPath(path, 300) + "</code>. This chat works there now; your next message starts a fresh Claude session in it.")
 }
 
 // BranchUnchanged answers /branch NAME naming the worktree the chat is in.
 func BranchUnchanged(branch, path string) string {
-	return fit("🌿 This chat already works in <b>" + escHead(oneLine(branch), 120) + "</b>: <code>" + escHead(oneLine(path), 300) + "</code>.")
+	return fit("🌿 This chat already works in <b>" + shownPath(branch, 120) + "</b>: <code>" + shownPath(path, 300) + "</code>.")
 }
 
 // BranchRefused answers /branch NAME that cannot be done; why is the
