@@ -8,6 +8,6 @@ require (
 	github.com/go-telegram/bot v1.19.0
 	github.com/yuin/goldmark v1.8.7
 	go.etcd.io/bbolt v1.5.0
+	golang.org/x/sys v0.45.0
+	golang.org/x/term v0.43.0
 )
-
-require golang.org/x/sys v0.45.0 // indirect

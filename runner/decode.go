@@ -83,6 +83,7 @@ type canUseTool struct {
 	BlockedPath             string            `json:"blocked_path"`
 	ToolUseID               string            `json:"tool_use_id"`
 	DecisionReasonType      string            `json:"decision_reason_type"`
+	ClassifierApprovable    *bool             `json:"classifier_approvable"`
 	RequiresUserInteraction bool              `json:"requires_user_interaction"`
 }
 
@@ -392,6 +393,7 @@ func (d *decoder) controlRequest(l *line) decoded {
 		BlockedPath:             c.BlockedPath,
 		Description:             c.Description,
 		DecisionReasonType:      c.DecisionReasonType,
+		ClassifierApprovable:    c.ClassifierApprovable,
 		RequiresUserInteraction: c.RequiresUserInteraction,
 	}}}
 }

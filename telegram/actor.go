@@ -28,10 +28,14 @@ type actor struct {
 	conn    Conn
 	model   string    // as reported by the CLI
 	mode    string    // permission mode as reported by the CLI
-	dir     string    // the live process's working directory
 	mark    storeMark // the live session's file after the last turn
 	lastUse time.Time
 	restart bool // settings changed: restart the process (resuming) before the next turn
+
+	// startDir is the directory conn's process started in, links resolved
+	// then: the path rule's working directory, never the chat's setting
+	// read again later (its name may lead elsewhere by now).
+	startDir string
 
 	// A cancel belongs to the turn it was meant for (turn.requestCancel),
 	// never to the actor: a request left over must not stop a later turn.
@@ -100,14 +104,14 @@ func (a *actor) requestCancel() bool {
 }
 
 // requestReset drops queued prompts and the process; the next message
-// starts a fresh Claude session.
+// starts a fresh Claude session. The dropped prompts are marked done in one
+// write, after the lock is released: /cancel on the polling loop takes the
+// same lock, and must not wait for the disk.
 func (a *actor) requestReset() (dropped int) {
 	a.mu.Lock()
-	dropped = len(a.queue)
-	for _, qp := range a.queue {
-		if err := a.b.store.DonePrompt(a.key, qp.Seq); err != nil {
-			a.b.log.Warn("could not drop queued prompt", "chat_id", a.place.ChatID, "err", err)
-		}
+	seqs := make([]uint64, len(a.queue))
+	for i, qp := range a.queue {
+		seqs[i] = qp.Seq
 	}
 	a.queue = nil
 	if a.turn != nil {
@@ -115,8 +119,13 @@ func (a *actor) requestReset() (dropped int) {
 	}
 	a.startLocked()
 	a.mu.Unlock()
+	if len(seqs) > 0 {
+		if err := a.b.store.DonePrompt(a.key, seqs...); err != nil {
+			a.b.log.Warn("could not drop queued prompts", "chat_id", a.place.ChatID, "count", len(seqs), "err", err)
+		}
+	}
 	signal(a.reset)
-	return dropped
+	return len(seqs)
 }
 
 // working reports a turn that has not answered yet, or queued prompts. A
@@ -160,7 +169,7 @@ func (a *actor) status() actorStatus {
 	defer a.mu.Unlock()
 	st := actorStatus{Queued: len(a.queue), Running: a.turn != nil, Live: a.conn != nil, Model: a.model, Mode: a.mode}
 	if a.conn != nil {
-		st.Session, st.Dir = a.conn.SessionID(), a.dir
+		st.Session, st.Dir = a.conn.SessionID(), a.startDir
 	}
 	return st
 }
@@ -275,11 +284,11 @@ func (a *actor) idle(ctx context.Context) bool {
 			a.dropSession(ctx)
 			return true
 		case <-a.quit:
-			a.closeConn(ctx, "bot stopping")
+			a.closeConn(ctx, view.ReasonBotStopping)
 			return false
 		case <-timeout:
 			a.b.log.Info("closing idle claude process", "chat_id", a.place.ChatID, "session_key", a.key)
-			a.closeConn(ctx, "idle")
+			a.closeConn(ctx, view.ReasonIdle)
 			return false
 		case <-a.evict:
 			// The request may be stale: the turn that asked got another
@@ -287,7 +296,7 @@ func (a *actor) idle(ctx context.Context) bool {
 			if !a.b.pool.short() {
 				continue
 			}
-			a.closeConn(ctx, "evicted for another chat")
+			a.closeConn(ctx, view.ReasonEvicted)
 			return false
 		case ev, ok := <-conn.Events():
 			if !ok {
@@ -303,7 +312,7 @@ func (a *actor) idle(ctx context.Context) bool {
 				a.setMode(e.Mode)
 			case runner.ApprovalRequest:
 				// Nothing asks between turns; refuse so the CLI never waits.
-				_ = conn.Deny(ctx, e.RequestID, "No turn is running; ask again in a turn.", false)
+				_ = conn.Deny(ctx, e.RequestID, view.ReasonNoTurn, false)
 			}
 		}
 	}
@@ -317,14 +326,14 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.restart = false
 	a.mu.Unlock()
 	if conn != nil && restart {
-		a.closeConn(ctx, "settings changed")
+		a.closeConn(ctx, view.ReasonSettingsChanged)
 		conn = nil
 	}
 	if conn != nil && a.continuedElsewhere() {
 		// Resuming afresh loads what was said at the desk.
 		b.log.Info("the session was continued elsewhere: resuming it afresh", "chat_id", a.place.ChatID, "session_key", a.key)
 		b.notify(a.place, t.qp.MessageID, view.ContinuedElsewhere)
-		a.closeConn(ctx, "continued elsewhere")
+		a.closeConn(ctx, view.ReasonContinuedElsewhere)
 		conn = nil
 	}
 	if conn != nil {
@@ -341,6 +350,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 		return nil, err
 	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
+	startDir := resolvedDir(workDir)
 	st := b.settings(a.key)
 	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
 	if rec, ok, err := b.store.Session(a.key); err != nil {
@@ -358,10 +368,10 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.mu.Lock()
 	a.conn = conn
 	a.mode = spec.PermissionMode
-	a.dir = workDir
+	a.startDir = startDir
 	a.mark = storeMark{}
 	a.mu.Unlock()
-	b.refreshMenu(a.place.ChatID, workDir)
+	b.refreshMenu(a.place.ChatID, startDir)
 	return conn, nil
 }
 
@@ -388,7 +398,7 @@ func (a *actor) closeConn(ctx context.Context, why string) {
 	if conn == nil {
 		return
 	}
-	if _, err := a.b.broker.CancelSession(ctx, a.key, "the Claude session was closed ("+why+")"); err != nil {
+	if _, err := a.b.broker.CancelSession(ctx, a.key, view.SessionClosed(why)); err != nil {
 		a.b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -413,7 +423,7 @@ func (a *actor) forgetConn() {
 // dropSession is /new: close the process and end the session, which
 // /sessions can bring back.
 func (a *actor) dropSession(ctx context.Context) {
-	a.closeConn(ctx, "new session")
+	a.closeConn(ctx, view.ReasonNewSession)
 	if err := a.b.store.ArchiveSession(a.key); err != nil {
 		a.b.log.Warn("could not clear session", "chat_id", a.place.ChatID, "err", err)
 	}

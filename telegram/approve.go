@@ -20,12 +20,13 @@ func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest
 	a, b := t.a, t.a.b
 	st := b.settings(a.key)
 	a.mu.Lock()
-	mode := a.mode
+	mode, startDir := a.mode, a.startDir
 	a.mu.Unlock()
 	req := approvals.Request{RequestID: e.RequestID, ToolName: e.ToolName, Input: e.Input, Suggestions: e.Suggestions,
 		ToolUseID: e.ToolUseID, BlockedPath: e.BlockedPath, Description: e.Description,
+		DecisionReasonType: e.DecisionReasonType, ClassifierApprovable: e.ClassifierApprovable,
 		ChatID: a.place.ChatID, SessionKey: a.key, PermissionMode: mode, PlanMode: st.PlanMode,
-		WorkDir: st.WorkDir, UploadDir: b.uploadDir(a.key)}
+		WorkDir: startDir, UploadDir: b.uploadDir(a.key)}
 	sub, err := b.broker.Submit(ctx, req, conn)
 	if err != nil {
 		b.log.Warn("approval request not handled", "chat_id", a.place.ChatID, "request_id", e.RequestID, "err", err)

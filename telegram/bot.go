@@ -109,6 +109,10 @@ type Config struct {
 	WorktreesDir string
 	// Git runs the git CLI for /diff, /branch and the changes of a turn.
 	Git projects.Git
+	// Version is untether's own, and ClaudeVersion what the CLI said it
+	// was when the bot started; /status shows both ("" leaves one out).
+	Version       string
+	ClaudeVersion string
 }
 
 func (c *Config) defaults() {

@@ -170,3 +170,12 @@ func (a *actor) sessionWorkDir(ctx context.Context, replyTo int) string {
 	b.notify(a.place, replyTo, view.WorkDirFallback(st.WorkDir, why, resolved, b.cfg.WorkDir))
 	return b.cfg.WorkDir
 }
+
+// resolvedDir is dir with links resolved, as a process started there has
+// it; dir itself when it cannot be resolved (the start then fails).
+func resolvedDir(dir string) string {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return dir
+}

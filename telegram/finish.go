@@ -121,7 +121,7 @@ func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 	// No request outlives its turn (the runner forgets them then too): a
 	// prompt left with buttons, after a crash or a request the CLI withdrew,
 	// would take presses that can no longer reach Claude.
-	if n, err := b.broker.CancelSession(ctx, a.key, "the turn ended"); n > 0 {
+	if n, err := b.broker.CancelSession(ctx, a.key, view.ReasonTurnEnded); n > 0 {
 		b.log.Debug("approvals left at the end of the turn were cancelled", "chat_id", a.place.ChatID, "count", n, "err", err)
 	}
 	if t.progressID == 0 && progress != nil {

@@ -17,7 +17,7 @@ import (
 // or git fails (then the footer says nothing about changes).
 func (a *actor) snapshot(ctx context.Context) projects.Tree {
 	a.mu.Lock()
-	dir := a.dir
+	dir := a.startDir
 	a.mu.Unlock()
 	if dir == "" {
 		return ""
@@ -40,7 +40,7 @@ func (t *turn) changes(ctx context.Context) view.ChangeStat {
 		return view.ChangeStat{}
 	}
 	a.mu.Lock()
-	dir := a.dir
+	dir := a.startDir
 	a.mu.Unlock()
 	after := a.snapshot(ctx)
 	if after == "" {
@@ -63,7 +63,7 @@ func (t *turn) deskLine(sessionID string) string {
 		return ""
 	}
 	a.mu.Lock()
-	dir := a.dir
+	dir := a.startDir
 	a.mu.Unlock()
 	if dir == "" {
 		return ""
@@ -91,7 +91,7 @@ type storeMark struct {
 // markStore notes the session's file after a turn of the bot's own.
 func (a *actor) markStore(id string) {
 	a.mu.Lock()
-	dir := a.dir
+	dir := a.startDir
 	a.mu.Unlock()
 	var m storeMark
 	if cfg := a.b.cfg.ClaudeConfigDir; cfg != "" && id != "" && dir != "" {
@@ -111,7 +111,7 @@ func (a *actor) markStore(id string) {
 // the size but not the prompts, so only new prompts count.
 func (a *actor) continuedElsewhere() bool {
 	a.mu.Lock()
-	m, dir := a.mark, a.dir
+	m, dir := a.mark, a.startDir
 	a.mu.Unlock()
 	cfg := a.b.cfg.ClaudeConfigDir
 	if m.id == "" || cfg == "" {

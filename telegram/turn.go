@@ -173,7 +173,7 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 			t.schedule(editTimer)
 		case <-a.quit:
 			t.state = view.StateShuttingDown
-			a.closeConn(ctx, "bot stopping")
+			a.closeConn(ctx, view.ReasonBotStopping)
 			t.finishStopped(ctx, progress)
 			return
 		case ev, ok := <-conn.Events():
@@ -217,14 +217,14 @@ func (t *turn) doCancel(ctx context.Context, conn Conn) {
 	t.cancelled = true
 	t.state = view.StateCancelling
 	t.dirty = true
-	if _, err := b.broker.CancelSession(ctx, a.key, "the turn was cancelled"); err != nil {
+	if _, err := b.broker.CancelSession(ctx, a.key, view.ReasonTurnCancelled); err != nil {
 		b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := conn.Interrupt(cctx); err != nil {
 		b.log.Warn("interrupt failed, closing the process", "chat_id", a.place.ChatID, "err", err)
-		a.closeConn(ctx, "interrupt failed")
+		a.closeConn(ctx, view.ReasonInterruptFailed)
 	}
 }
 

@@ -205,7 +205,8 @@ func decodeConfig(path string, getenv func(string) string) (*Config, error) {
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("config file %s does not exist: copy untether.toml.example there (or pass --config PATH / set $%s): %w", path, envConfigPath, err)
+		return nil, fmt.Errorf("config file %s does not exist: run `untether init` to create it "+
+			"(or copy untether.toml.example there, or pass --config PATH / set $%s): %w", path, envConfigPath, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)

@@ -33,12 +33,14 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	bot, err := telegram.New(botConfig(cfg), &telegram.RunnerEngine{Base: runnerOptions(cfg, log)}, store, log)
+	bc := botConfig(cfg)
+	bc.Version, bc.ClaudeVersion = buildVersion(), startClaudeVersion(ctx, cfg, log)
+	bot, err := telegram.New(bc, &telegram.RunnerEngine{Base: runnerOptions(cfg, log)}, store, log)
 	if err != nil {
 		return err
 	}
-	log.Info("untether starting", "version", version, "config", cfg.Path, "state", cfg.State.Path,
-		"working_dir", cfg.Claude.WorkingDir, "mode", cfg.Claude.Mode)
+	log.Info("untether starting", "version", bc.Version, "claude_version", bc.ClaudeVersion, "config", cfg.Path,
+		"state", cfg.State.Path, "working_dir", cfg.Claude.WorkingDir, "mode", cfg.Claude.Mode)
 	for _, p := range privateInReach(cfg) {
 		log.Warn("a private file of the bot lies where Claude Code reads without asking (working_dir, project_roots or add_dirs); "+
 			"untether's path rule cannot guard reads the CLI never asks about: move the file ([state] path, --config) or the directory",
@@ -49,6 +51,18 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	log.Info("untether stopped")
 	return nil
+}
+
+// startClaudeVersion asks the CLI the bot will run for its version, to
+// log it and show it in /status. The bot starts without it: a CLI that
+// cannot answer is reported again, with its error, when a session starts.
+func startClaudeVersion(ctx context.Context, cfg *Config, log *slog.Logger) string {
+	v, _, err := claudeVersion(ctx, cfg.Claude.Binary, runnerOptions(cfg, log).ChildEnv(), claudeVersionWait)
+	if err != nil {
+		log.Warn("could not tell the Claude Code version (untether doctor says more)", "binary", cfg.Claude.Binary, "err", err)
+		return ""
+	}
+	return shortClaudeVersion(v)
 }
 
 // loadForRun reads the config and builds the logger (flags win over [log]).

@@ -34,6 +34,10 @@ var managedFlags = map[string]string{
 	"--max-budget-usd":               "use [claude] max_turn_usd",
 }
 
+// tokenMalformed reports whether tok holds characters no token has, which
+// would also break the Bot API URL.
+func tokenMalformed(tok string) bool { return strings.ContainsAny(tok, " \t\r\n/?#%") }
+
 var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
 
 // validate checks every value and returns one error per problem.
@@ -58,7 +62,7 @@ func (c *Config) validate() []error {
 	case tok == "":
 		errs = append(errs, fmt.Errorf("[telegram] bot_token is not set (in %s): talk to @BotFather on Telegram, "+
 			"send /newbot, and put the token it gives you in [telegram] bot_token or in $%s", c.Path, envBotToken))
-	case strings.ContainsAny(tok, " \t\r\n/?#%"): // would break the Bot API URL
+	case tokenMalformed(tok):
 		// Never echo the token: it goes into logs and chat messages.
 		bad("telegram", "bot_token", "contains spaces or URL characters; paste the token exactly as @BotFather sent it")
 	}

@@ -1,7 +1,6 @@
 package tgtest
 
 import (
-	"encoding/json"
 	"mime"
 	"path/filepath"
 	"strings"
@@ -25,26 +24,7 @@ func (s *Server) sendDocument(c Call) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	var kb *keyboard
-	var other json.RawMessage
-	if v, ok := c.Params["reply_markup"]; ok {
-		if kb, other, e = parseMarkup(v, false); e != nil {
-			return nil, e
-		}
-	}
-	replyTo, e := replyTarget(cs, c)
-	if e != nil {
-		return nil, e
-	}
-	thread, isTopic := cs.place(int(c.Int64("message_thread_id")), replyTo)
-	cs.lastID++
-	m := &storedMsg{
-		id: cs.lastID, fromBot: true, threadID: thread, isTopic: isTopic, replyTo: replyTo, date: s.now(),
-		source: ct.source, mode: ct.mode, text: ct.text, entities: ct.entities, kb: kb, other: other,
-		media: &media{document: doc, caption: true},
-	}
-	cs.msgs[m.id] = m
-	return s.wire(cs, m, true), nil
+	return s.storeSent(cs, c, ct, &media{document: doc, caption: true})
 }
 
 // documentOf finds the document a sendDocument call sends, storing an upload so getFile and FileData serve it.

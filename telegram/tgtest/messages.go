@@ -179,25 +179,7 @@ func (s *Server) sendMessage(c Call) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	var kb *keyboard
-	var other json.RawMessage
-	if v, ok := c.Params["reply_markup"]; ok {
-		if kb, other, e = parseMarkup(v, false); e != nil {
-			return nil, e
-		}
-	}
-	replyTo, e := replyTarget(cs, c)
-	if e != nil {
-		return nil, e
-	}
-	thread, isTopic := cs.place(int(c.Int64("message_thread_id")), replyTo)
-	cs.lastID++
-	m := &storedMsg{
-		id: cs.lastID, fromBot: true, threadID: thread, isTopic: isTopic, replyTo: replyTo, date: s.now(),
-		source: ct.source, mode: ct.mode, text: ct.text, entities: ct.entities, kb: kb, other: other,
-	}
-	cs.msgs[m.id] = m
-	return s.wire(cs, m, true), nil
+	return s.storeSent(cs, c, ct, nil)
 }
 
 // replyTarget reads reply_parameters (or the older reply_to_message_id) and checks the target exists.
@@ -311,4 +293,30 @@ func (s *Server) deleteMessage(c Call) (any, *apiError) {
 	delete(cs.msgs, m.id)
 	cs.deleted = append(cs.deleted, m.id)
 	return true, nil
+}
+
+// storeSent stores what the bot sends (a text, or a caption with its media)
+// with the reply, thread and keyboard every send method takes alike, and
+// answers with the message as Telegram would.
+func (s *Server) storeSent(cs *chatState, c Call, ct content, md *media) (any, *apiError) {
+	var kb *keyboard
+	var other json.RawMessage
+	if v, ok := c.Params["reply_markup"]; ok {
+		var e *apiError
+		if kb, other, e = parseMarkup(v, false); e != nil {
+			return nil, e
+		}
+	}
+	replyTo, e := replyTarget(cs, c)
+	if e != nil {
+		return nil, e
+	}
+	thread, isTopic := cs.place(int(c.Int64("message_thread_id")), replyTo)
+	cs.lastID++
+	m := &storedMsg{
+		id: cs.lastID, fromBot: true, threadID: thread, isTopic: isTopic, replyTo: replyTo, date: s.now(),
+		source: ct.source, mode: ct.mode, text: ct.text, entities: ct.entities, kb: kb, other: other, media: md,
+	}
+	cs.msgs[m.id] = m
+	return s.wire(cs, m, true), nil
 }

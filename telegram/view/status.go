@@ -30,6 +30,8 @@ type Status struct {
 	WorkDirSource  string
 	SpentToday     float64 // all chats
 	DailyBudget    float64 // 0: no limit
+	Version        string  // untether's, as its build info says
+	ClaudeVersion  string  // what `claude --version` said when the bot started
 	// Desk is the shell command that continues the session at the desk
 	// (cd DIR && claude --resume ID); "" leaves the line out.
 	Desk string
@@ -83,7 +85,23 @@ func StatusText(s Status) string {
 	if d := oneLine(s.Desk); d != "" {
 		lines = append(lines, "At the desk: <code>"+escHead(d, 600)+"</code>")
 	}
+	if v := versions(s.Version, s.ClaudeVersion); v != "" {
+		lines = append(lines, "Versions: "+v)
+	}
 	return fit(strings.Join(lines, "\n"))
+}
+
+// versions is "untether v1.2.0 · Claude Code 2.1.330", either part left
+// out when unknown.
+func versions(untether, claude string) string {
+	var parts []string
+	if v := oneLine(untether); v != "" {
+		parts = append(parts, "untether "+escHead(v, 100))
+	}
+	if v := oneLine(claude); v != "" {
+		parts = append(parts, "Claude Code "+escHead(v, 100))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // setting renders a value (or its default) and, in italics, its source.
