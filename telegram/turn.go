@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/projects"
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
@@ -52,6 +53,9 @@ type turn struct {
 	resumed    string // session id this process was started to resume
 	retried    bool
 	cancelled  bool
+	// before is the working directory's repository as the turn found it
+	// (see changes); "" when it is not a repository.
+	before projects.Tree
 }
 
 func (t *turn) setQueued(n int) {
@@ -123,6 +127,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		err = errTurnCancelled // before Claude was given the prompt: it never runs
 	}
 	if err == nil {
+		t.before = a.snapshot(ctx)
 		err = conn.Send(ctx, qp.Text)
 		if err != nil && t.resumed == "" {
 			// The process died between turns; one fresh start is fair.
