@@ -30,6 +30,7 @@ type actor struct {
 	grant   *filesend.Grant // the send_file grant of conn's process, if any
 	model   string          // as reported by the CLI
 	mode    string          // permission mode as reported by the CLI
+	mark    storeMark       // the live session's file after the last turn
 	lastUse time.Time
 	restart bool // settings changed: restart the process (resuming) before the next turn
 
@@ -164,6 +165,7 @@ type actorStatus struct {
 	Model   string
 	Mode    string
 	Session string
+	Dir     string // the live process's working directory
 }
 
 func (a *actor) status() actorStatus {
@@ -171,7 +173,7 @@ func (a *actor) status() actorStatus {
 	defer a.mu.Unlock()
 	st := actorStatus{Queued: len(a.queue), Running: a.turn != nil, Live: a.conn != nil, Model: a.model, Mode: a.mode}
 	if a.conn != nil {
-		st.Session = a.conn.SessionID()
+		st.Session, st.Dir = a.conn.SessionID(), a.startDir
 	}
 	return st
 }
@@ -331,6 +333,13 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 		a.closeConn(ctx, view.ReasonSettingsChanged)
 		conn = nil
 	}
+	if conn != nil && a.continuedElsewhere() {
+		// Resuming afresh loads what was said at the desk.
+		b.log.Info("the session was continued elsewhere: resuming it afresh", "chat_id", a.place.ChatID, "session_key", a.key)
+		b.notify(a.place, t.qp.MessageID, view.ContinuedElsewhere)
+		a.closeConn(ctx, view.ReasonContinuedElsewhere)
+		conn = nil
+	}
 	if conn != nil {
 		b.pool.touch(a)
 		return conn, nil
@@ -370,7 +379,9 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.conn, a.grant = conn, grant
 	a.mode = spec.PermissionMode
 	a.startDir = startDir
+	a.mark = storeMark{}
 	a.mu.Unlock()
+	b.refreshMenu(a.place.ChatID, startDir)
 	return conn, nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/untether/untether/cooldown"
 	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/projects"
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/outbox"
@@ -113,6 +114,18 @@ type Config struct {
 	// Secrets are removed, like the token, from every text the bot sends
 	// (see redact.go): API keys from the environment, say.
 	Secrets []string
+	// ClaudeConfigDir is Claude Code's configuration directory, as the CLI
+	// the bot starts sees it: /sessions lists its session store (sessions
+	// started at the desk too) and the menu its user commands. "" leaves
+	// both out.
+	ClaudeConfigDir string
+	// WorktreesDir is [projects] worktrees_dir, where /branch makes
+	// worktrees; "" puts them beside the repository (see
+	// projects.WorktreePath). Either way a worktree must lie inside
+	// ProjectRoots, like any /cwd.
+	WorktreesDir string
+	// Git runs the git CLI for /diff, /branch and the changes of a turn.
+	Git projects.Git
 	// Version is untether's own, and ClaudeVersion what the CLI said it
 	// was when the bot started; /status shows both ("" leaves one out).
 	Version       string
@@ -196,6 +209,7 @@ type Bot struct {
 	cancels  tokens[cancelRef] // Cancel buttons of running turns
 	prompts  promptBook
 	sessions tokens[sessionChoice] // buttons of /sessions lists
+	menus    sync.Map              // chat id → the command menu last set for it (a string)
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
@@ -344,13 +358,7 @@ func (b *Bot) shutdown() {
 	b.lanes.close()
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.ShutdownWait)
 	defer cancel()
-	b.mu.Lock()
-	actors := make([]*actor, 0, len(b.actors))
-	for _, a := range b.actors {
-		actors = append(actors, a)
-	}
-	b.mu.Unlock()
-	for _, a := range actors {
+	for _, a := range b.allActors() {
 		a.stop()
 	}
 	done := make(chan struct{})

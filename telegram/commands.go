@@ -51,7 +51,11 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 		b.sessionsCommand(ctx, key, pl, m.ID)
 	case "get":
 		b.getCommand(ctx, key, pl, m.ID, args)
-	default:
+	case "diff":
+		b.diffCommand(ctx, key, pl, m.ID, args)
+	case "branch":
+		reply(b.branchCommand(ctx, key, pl, args))
+	default: // botCommands and this switch name the same commands
 		reply(view.UnknownCommand(cmd))
 	}
 }
@@ -61,8 +65,12 @@ func (b *Bot) statusText(key string) string {
 	s := view.Status{Model: st.Model, ModelSource: st.ModelSource, PlanMode: st.PlanMode, PlanModeSource: st.PlanSource,
 		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource,
 		Stream: st.Stream, StreamSource: st.StreamSource, Version: b.cfg.Version, ClaudeVersion: b.cfg.ClaudeVersion}
+	deskDir := st.WorkDir
 	if rec, ok, err := b.store.Session(key); err == nil && ok {
 		s.SessionID = rec.SessionID
+		if rec.WorkDir != "" {
+			deskDir = rec.WorkDir // the session belongs to the directory it started in
+		}
 	}
 	b.statusMoney(key, &s)
 	if a := b.existingActor(key); a != nil {
@@ -77,7 +85,11 @@ func (b *Bot) statusText(key string) string {
 		if as.Session != "" {
 			s.SessionID = as.Session
 		}
+		if as.Dir != "" {
+			deskDir = as.Dir
+		}
 	}
+	s.Desk = deskCommand(s.SessionID, deskDir)
 	return view.StatusText(s)
 }
 

@@ -19,7 +19,7 @@ func TestCommandRepliesAreHTML(t *testing.T) {
 			{"/model two words", "Usage: /model <name> | show | clear"},
 			{"/planmode sideways", "Usage: /planmode on | off | auto | show | clear"},
 			{"/verbose loud", "Usage: /verbose on | off"},
-			{"/frobnicate", "Unknown command /frobnicate."},
+			{"/frobnicate", "Answer: /frobnicate"}, // not the bot's: Claude Code's to answer
 			{"/model <b>&amp;", "Usage: /model <name> | show | clear"},
 			{"/cwd <nowhere> & back", "does not exist"},
 		} {

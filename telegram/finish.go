@@ -18,7 +18,7 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 	overBudget := stoppedAtTurnLimit(tc)
 	footer := view.FinalFooter(view.Footer{Cost: t.recordCost(tc), Duration: tc.Duration, Turns: tc.NumTurns,
 		InTokens:  tc.Usage.InputTokens + tc.Usage.CacheReadInputTokens + tc.Usage.CacheCreationInputTokens,
-		OutTokens: tc.Usage.OutputTokens, OK: tc.OK || overBudget})
+		OutTokens: tc.Usage.OutputTokens, OK: tc.OK || overBudget, Changes: t.changes(ctx), Desk: t.deskLine(tc.SessionID)})
 	var parts []string
 	switch {
 	case tc.OK:
@@ -41,6 +41,7 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 	}
 	t.deliver(ctx, parts)
 	t.close(ctx, progress, tc.OK)
+	t.a.markStore(tc.SessionID)
 }
 
 // deliver sends the final parts in order; a final is never dropped (the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/projects"
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
@@ -48,6 +49,9 @@ type turn struct {
 	resumed    string // session id this process was started to resume
 	retried    bool
 	cancelled  bool
+	// before is the working directory's repository as the turn found it
+	// (see changes); "" when it is not a repository.
+	before projects.Tree
 
 	// The progress message is sent only once the turn has run for
 	// Config.ProgressDelay, or when a prompt needs it (see sendProgress);
@@ -129,6 +133,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		err = errTurnCancelled // before Claude was given the prompt: it never runs
 	}
 	if err == nil {
+		t.before = a.snapshot(ctx)
 		err = conn.Send(ctx, qp.Text)
 		if err != nil && t.resumed == "" {
 			// The process died between turns; one fresh start is fair.

@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/projects"
 )
 
 // Values of [claude] mode.
@@ -45,6 +46,7 @@ type Config struct {
 	Cooldown  CooldownConfig  `toml:"cooldown"`
 	State     StateConfig     `toml:"state"`
 	Voice     VoiceConfig     `toml:"voice"`
+	Projects  ProjectsConfig  `toml:"projects"`
 	Log       LogConfig       `toml:"log"`
 }
 
@@ -120,6 +122,15 @@ type VoiceConfig struct {
 	APIKey Secret `toml:"-"`
 }
 
+// ProjectsConfig is about the owner's repositories: /diff, /branch and
+// the changes a turn made (see docs/projects.md).
+type ProjectsConfig struct {
+	// WorktreesDir is where /branch makes worktrees ("" = beside the
+	// repository); it must lie inside the project roots.
+	WorktreesDir string        `toml:"worktrees_dir"`
+	GitTimeout   time.Duration `toml:"git_timeout"`
+}
+
 type LogConfig struct {
 	Format string `toml:"format"`
 	Level  string `toml:"level"`
@@ -154,6 +165,7 @@ func defaultConfig() Config {
 		Cooldown: CooldownConfig{Base: 30 * time.Second, Max: 120 * time.Second},
 		State:    StateConfig{UploadsKeep: 7 * 24 * time.Hour},
 		Voice:    VoiceConfig{Timeout: 2 * time.Minute, MaxDuration: 10 * time.Minute, MaxSizeMB: 20},
+		Projects: ProjectsConfig{GitTimeout: projects.DefaultGitTimeout},
 		Log:      LogConfig{Format: "text", Level: "info"},
 	}
 }
@@ -392,6 +404,9 @@ func (c *Config) resolvePaths() []error {
 		c.State.Uploads = filepath.Join(filepath.Dir(c.State.Path), "uploads")
 	} else {
 		c.State.Uploads = abs("[state] uploads", c.State.Uploads)
+	}
+	if c.Projects.WorktreesDir != "" {
+		c.Projects.WorktreesDir = abs("[projects] worktrees_dir", c.Projects.WorktreesDir)
 	}
 	return errs
 }

@@ -92,8 +92,9 @@ func TestDefaults(t *testing.T) {
 		Cooldown: CooldownConfig{Base: 30 * time.Second, Max: 2 * time.Minute},
 		State: StateConfig{Path: filepath.Join(filepath.Dir(path), "untether.db"),
 			Uploads: filepath.Join(filepath.Dir(path), "uploads"), UploadsKeep: 7 * 24 * time.Hour},
-		Voice: VoiceConfig{Timeout: 2 * time.Minute, MaxDuration: 10 * time.Minute, MaxSizeMB: 20},
-		Log:   LogConfig{Format: "text", Level: "info"},
+		Voice:    VoiceConfig{Timeout: 2 * time.Minute, MaxDuration: 10 * time.Minute, MaxSizeMB: 20},
+		Projects: ProjectsConfig{GitTimeout: 10 * time.Second},
+		Log:      LogConfig{Format: "text", Level: "info"},
 	}
 	if got, w := fmt.Sprintf("%#v", *cfg), fmt.Sprintf("%#v", want); got != w {
 		t.Errorf("defaults:\n got %s\nwant %s", got, w)
@@ -231,6 +232,9 @@ func TestValidationErrors(t *testing.T) {
 		{"cooldown base", map[string]string{"cooldown.base": `"-1s"`}, "[cooldown] base:"},
 		{"cooldown max", map[string]string{"cooldown.base": `"1m"`, "cooldown.max": `"10s"`}, "[cooldown] max: 10s is below base (1m0s)"},
 		{"state dir", map[string]string{"state.path": `"."`}, "[state] path:"},
+		{"git_timeout", map[string]string{"projects.git_timeout": `"10ms"`}, "[projects] git_timeout: 10ms is below the minimum 1s"},
+		{"worktrees_dir outside roots", map[string]string{"claude.working_dir": `"."`, "projects.worktrees_dir": `"/nonexistent/worktrees"`},
+			"[projects] worktrees_dir: /nonexistent/worktrees is outside the directories the bot may work in"},
 		{"log format", map[string]string{"log.format": `"xml"`}, `[log] format: "xml" is not one of text, json`},
 		{"log level", map[string]string{"log.level": `"trace"`}, `[log] level: "trace" is not one of debug, info, warn, error`},
 		{"integer duration", map[string]string{"approvals.timeout": "600"}, `[approvals] timeout: 600 has no unit; write a string such as "600s"`},

@@ -14,6 +14,7 @@ import (
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/projects"
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/scope"
@@ -133,6 +134,11 @@ func botConfig(cfg *Config) telegram.Config {
 		CooldownMax:    cfg.Cooldown.Max,
 		Secrets:        chatSecrets(cfg),
 		Voice:          voiceConfig(cfg),
+		// The store and the user's commands are where the CLI the bot
+		// starts looks: [claude.env] may move them (CLAUDE_CONFIG_DIR).
+		ClaudeConfigDir: projects.ConfigDir(claudeEnv(cfg)),
+		WorktreesDir:    cfg.Projects.WorktreesDir,
+		Git:             projects.Git{Timeout: cfg.Projects.GitTimeout},
 	}
 }
 
@@ -185,6 +191,16 @@ func fileServer(cfg *Config, log *slog.Logger) *filesend.Server {
 		return nil
 	}
 	return srv
+}
+
+// claudeEnv is the environment as the CLI gets it, as far as where it
+// keeps its files goes: the bot's, then [claude.env].
+func claudeEnv(cfg *Config) []string {
+	env := os.Environ()
+	for k, v := range cfg.Claude.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
 }
 
 // privateInReach returns the bot's private files (config, state) that lie

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -125,6 +126,11 @@ func (c *Config) validate() []error {
 	oneOf("claude", "mode", cl.Mode, ModeInteractive, ModeOneshot)
 	atLeast("claude", "idle_timeout", cl.IdleTimeout, 0)
 	atLeast("state", "uploads_keep", c.State.UploadsKeep, 0)
+	atLeast("projects", "git_timeout", c.Projects.GitTimeout, time.Second)
+	if w := c.Projects.WorktreesDir; w != "" && !insideAny(w, c.roots()) {
+		bad("projects", "worktrees_dir", "%s is outside the directories the bot may work in (%s): /branch could never use a worktree there; "+
+			"put it inside [claude] project_roots", w, strings.Join(c.roots(), ", "))
+	}
 	if cl.MaxLiveSessions < 1 {
 		bad("claude", "max_live_sessions", "%d is below the minimum 1", cl.MaxLiveSessions)
 	}
@@ -234,5 +240,45 @@ func (c *Config) validateVoice(bad func(section, key, format string, args ...any
 	}
 	if v.MaxSizeMB < 1 || v.MaxSizeMB > 20 {
 		bad("voice", "max_size_mb", "%d is outside 1..20 (Telegram lets bots download files of up to 20 MB)", v.MaxSizeMB)
+	}
+}
+
+// roots are the directories a chat may work in: project_roots, or
+// working_dir alone.
+func (c *Config) roots() []string {
+	if len(c.Claude.ProjectRoots) > 0 {
+		return c.Claude.ProjectRoots
+	}
+	return []string{c.Claude.WorkingDir}
+}
+
+// insideAny says whether path (absolute, clean) lies in one of roots, as
+// written or with the links of both resolved as far as they exist.
+func insideAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if within(r, path) || within(resolveExisting(r), resolveExisting(path)) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolveExisting resolves the links of p's longest existing prefix and
+// keeps the rest as written.
+func resolveExisting(p string) string {
+	rest := ""
+	for cur := p; ; cur = filepath.Dir(cur) {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(cur) == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
 	}
 }

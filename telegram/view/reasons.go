@@ -4,14 +4,15 @@ package view
 // owner reads them in a prompt's outcome ("Cancelled — the turn ended") and
 // Claude reads the same words as the deny message, so they are plain text.
 const (
-	ReasonTurnEnded       = "the turn ended"
-	ReasonTurnCancelled   = "the turn was cancelled"
-	ReasonBotStopping     = "bot stopping"
-	ReasonIdle            = "idle"
-	ReasonEvicted         = "evicted for another chat"
-	ReasonSettingsChanged = "settings changed"
-	ReasonNewSession      = "new session"
-	ReasonInterruptFailed = "interrupt failed"
+	ReasonTurnEnded          = "the turn ended"
+	ReasonTurnCancelled      = "the turn was cancelled"
+	ReasonBotStopping        = "bot stopping"
+	ReasonIdle               = "idle"
+	ReasonEvicted            = "evicted for another chat"
+	ReasonSettingsChanged    = "settings changed"
+	ReasonNewSession         = "new session"
+	ReasonInterruptFailed    = "interrupt failed"
+	ReasonContinuedElsewhere = "continued elsewhere"
 	// ReasonNoTurn answers a request the CLI makes between turns.
 	ReasonNoTurn = "No turn is running; ask again in a turn."
 )

@@ -34,6 +34,9 @@ type Status struct {
 	DailyBudget    float64 // 0: no limit
 	Version        string  // untether's, as its build info says
 	ClaudeVersion  string  // what `claude --version` said when the bot started
+	// Desk is the shell command that continues the session at the desk
+	// (cd DIR && claude --resume ID); "" leaves the line out.
+	Desk string
 }
 
 const maxStatusValueUnits = 300
@@ -81,6 +84,9 @@ func StatusText(s Status) string {
 			line += " <i>(" + escHead(src, 100) + ")</i>"
 		}
 		lines = append(lines, line)
+	}
+	if d := oneLine(s.Desk); d != "" {
+		lines = append(lines, "At the desk: <code>"+escHead(d, 600)+"</code>")
 	}
 	if v := versions(s.Version, s.ClaudeVersion); v != "" {
 		lines = append(lines, "Versions: "+v)
@@ -140,11 +146,14 @@ func HelpText(inGroup bool, botUsername string) string {
 		{"/verbose on|off", "more detail in progress messages"},
 		{"/stream off|edits|drafts", "see the answer as Claude writes it: drafts in private chats, the progress message in groups"},
 		{"/cwd &lt;dir&gt;|show|clear", "the project directory of this chat (a fresh session starts there)"},
-		{"/sessions", "earlier sessions of this chat: tap one to continue it"},
+		{"/sessions", "this directory's Claude Code sessions (desk ones too): tap one to continue it"},
 		{"/get &lt;path&gt;", "a file of this chat's project, sent here"},
+		{"/diff [file]", "uncommitted changes in this chat's git repository"},
+		{"/branch [name]", "worktrees of the repository; a name moves this chat to that branch's worktree"},
 	} {
 		b.WriteString(c[0] + " — " + c[1] + "\n")
 	}
+	b.WriteString("\nOther commands (/compact, /init, your own from .claude/commands) go to Claude Code.\n")
 	if inGroup {
 		b.WriteString("\n<b>In this group</b>\n")
 		if bot != "" {
