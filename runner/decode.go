@@ -105,6 +105,8 @@ type decoder struct {
 	// redact removes secrets from display texts (Options.Redact); nil
 	// leaves them as they are.
 	redact func(string) string
+	// writing holds the tool calls being streamed (partial messages).
+	writing map[toolSlot]*writingTool
 }
 
 // clean is redact, or s unchanged without one.
@@ -307,18 +309,32 @@ func oneLine(s string) string {
 func (d *decoder) streamEvent(l *line) []Event {
 	var ev struct {
 		Type  string `json:"type"`
+		Index int    `json:"index"`
 		Delta struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+			Type        string `json:"type"`
+			Text        string `json:"text"`
+			PartialJSON string `json:"partial_json"`
 		} `json:"delta"`
+		Block struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"content_block"`
 	}
 	if json.Unmarshal(l.Event, &ev) != nil {
 		return nil
 	}
-	if ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
-		// A secret split across two deltas is not caught here; partial
-		// text is never shown, the whole block that follows is.
+	switch {
+	case ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" && ev.Delta.Text != "":
+		// A secret split across two deltas is not caught here: the bot
+		// redacts the text it joins (redact.Settled) before showing it.
 		return []Event{Text{ParentToolUseID: l.ParentToolUseID, Text: d.clean(ev.Delta.Text), Partial: true}}
+	case ev.Type == "content_block_start" && ev.Block.Type == "tool_use" && ev.Block.ID != "":
+		d.toolStart(l.ParentToolUseID, ev.Index, ev.Block.ID, ev.Block.Name)
+	case ev.Type == "content_block_delta" && ev.Delta.Type == "input_json_delta":
+		return d.toolDelta(l.ParentToolUseID, ev.Index, ev.Delta.PartialJSON)
+	case ev.Type == "content_block_stop":
+		d.toolStop(l.ParentToolUseID, ev.Index)
 	}
 	return nil
 }

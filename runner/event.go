@@ -32,6 +32,10 @@ type ActionStarted struct {
 	Kind            toolkinds.Kind
 	Title           string
 	Input           json.RawMessage
+	// Partial marks a tool call still being written (partial messages):
+	// Title is made from the input so far, Input is empty. The complete
+	// call follows as an ActionStarted with the same ToolUseID.
+	Partial bool
 }
 
 // ActionCompleted is the tool_result for an earlier ActionStarted.

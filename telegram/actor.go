@@ -68,8 +68,10 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	}
 	a.queue = append(a.queue, qp)
 	ahead := len(a.queue) - 1
-	// The later items of an album join the first: one notice is enough.
-	busy := a.turn != nil && !(qp.Album != "" && ahead > 0 && a.queue[ahead-1].Album == qp.Album)
+	// The later items of an album join the first: one notice is enough. A
+	// turn that answered is over for the user (it is only closing): the
+	// message runs next without a notice.
+	busy := a.turn != nil && !a.turn.answered.Load() && !(qp.Album != "" && ahead > 0 && a.queue[ahead-1].Album == qp.Album)
 	if busy {
 		ahead++
 		a.turn.setQueued(len(a.queue))
@@ -354,7 +356,8 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
 	startDir := resolvedDir(workDir)
 	st := b.settings(a.key)
-	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
+	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir,
+		Partial: st.Stream != view.StreamOff}
 	if rec, ok, err := b.store.Session(a.key); err != nil {
 		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
 	} else if ok {

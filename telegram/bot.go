@@ -27,6 +27,7 @@ import (
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/outbox"
+	"github.com/untether/untether/telegram/view"
 )
 
 // Config is everything the bot needs, as plain values.
@@ -41,6 +42,14 @@ type Config struct {
 	MinEdit       time.Duration // private chats
 	GroupEdit     time.Duration
 	MaxActions    int
+	// Stream is how Claude's text shows while it is written: "drafts"
+	// (default: a live draft in private chats, edits elsewhere), "edits"
+	// (the progress message) or "off"; a chat may choose its own (/stream).
+	Stream string
+	// ProgressDelay is how long a turn runs before it gets a progress
+	// message (typing or a draft shows meanwhile): a quick turn costs only
+	// its answer. Default 1s.
+	ProgressDelay time.Duration
 	IdleTimeout   time.Duration
 	MaxLive       int
 	WorkDir       string
@@ -143,6 +152,12 @@ func (c *Config) defaults() {
 	if c.GroupEdit <= 0 {
 		c.GroupEdit = 4 * time.Second
 	}
+	if c.Stream == "" {
+		c.Stream = view.StreamDrafts
+	}
+	if c.ProgressDelay <= 0 {
+		c.ProgressDelay = time.Second
+	}
 	if c.MaxActions <= 0 {
 		c.MaxActions = 8
 	}
@@ -198,6 +213,7 @@ type Bot struct {
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
+	noDrafts sync.Map              // chat id → Telegram refused a draft there: stream by edits
 	baseCtx  context.Context
 	stopping chan struct{}
 
@@ -220,6 +236,9 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 	cfg.defaults()
 	if cfg.Token == "" {
 		return nil, errors.New("telegram: bot token is empty")
+	}
+	if !view.ValidStream(cfg.Stream) {
+		return nil, fmt.Errorf("telegram: stream %q: want off, edits or drafts", cfg.Stream)
 	}
 	if len(cfg.AllowedUsers) == 0 && !cfg.AllowAnyUser {
 		return nil, errors.New("telegram: allowed_user_ids is empty and allow_any_user is off: nobody could use the bot")

@@ -24,6 +24,7 @@ import (
 var botCommands = map[string]bool{
 	"start": true, "help": true, "new": true, "cancel": true, "status": true, "planmode": true, "model": true,
 	"verbose": true, "cwd": true, "cd": true, "sessions": true, "resume": true, "get": true, "diff": true, "branch": true,
+	"stream": true,
 }
 
 // claudeBuiltins are Claude Code's built-in commands that make sense from

@@ -134,6 +134,11 @@ func (b *Bot) download(ctx context.Context, f prefs.File, path string) error {
 		return err
 	}
 	defer body.Close()
+	// The folder again: the start-up sweep may have removed it, emptied,
+	// since withFiles made it.
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("creating the upload folder: %w", err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".part-*")
 	if err != nil {
 		return fmt.Errorf("saving: %w", err)
@@ -283,10 +288,13 @@ func (b *Bot) sweepUploads(ctx context.Context) {
 
 // removeOldUploads deletes files under dir last modified before cutoff
 // (an interrupted download's leftovers included), then the folders this
-// leaves empty, keeping dir itself. A missing dir is not an error.
+// leaves empty, keeping dir itself. A folder that was empty already is
+// kept: a download may have just made it for the file it is saving. A
+// missing dir is not an error.
 func removeOldUploads(dir string, cutoff time.Time) (removed int, err error) {
 	var errs []error
 	var dirs []string
+	emptied := map[string]bool{} // folders this sweep removed a file from
 	walkErr := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -313,6 +321,7 @@ func removeOldUploads(dir string, cutoff time.Time) (removed int, err error) {
 				errs = append(errs, err)
 			} else {
 				removed++
+				emptied[filepath.Dir(path)] = true
 			}
 		}
 		return nil
@@ -322,6 +331,9 @@ func removeOldUploads(dir string, cutoff time.Time) (removed int, err error) {
 	}
 	// Deepest first; a folder that is not empty stays (os.Remove refuses).
 	for i := len(dirs) - 1; i >= 0; i-- {
+		if !emptied[dirs[i]] {
+			continue
+		}
 		_ = os.Remove(dirs[i])
 	}
 	if err := errors.Join(errs...); err != nil {

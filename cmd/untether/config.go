@@ -85,6 +85,9 @@ type ProgressConfig struct {
 	MinEditInterval   time.Duration `toml:"min_edit_interval"`
 	GroupEditInterval time.Duration `toml:"group_edit_interval"`
 	MaxActions        int           `toml:"max_actions"`
+	// Stream is how Claude's text shows while it is written: off, edits or
+	// drafts (a chat may choose its own with /stream).
+	Stream string `toml:"stream"`
 }
 
 type ApprovalsConfig struct {
@@ -152,6 +155,7 @@ func defaultConfig() Config {
 			MinEditInterval:   2 * time.Second,
 			GroupEditInterval: 4 * time.Second,
 			MaxActions:        8,
+			Stream:            "drafts",
 		},
 		Approvals: ApprovalsConfig{
 			Timeout:     10 * time.Minute,

@@ -113,6 +113,7 @@ func botConfig(cfg *Config) telegram.Config {
 		MinEdit:        cfg.Progress.MinEditInterval,
 		GroupEdit:      cfg.Progress.GroupEditInterval,
 		MaxActions:     cfg.Progress.MaxActions,
+		Stream:         cfg.Progress.Stream,
 		IdleTimeout:    cfg.Claude.IdleTimeout,
 		MaxLive:        cfg.Claude.MaxLiveSessions,
 		DailyBudget:    cfg.Claude.DailyBudgetUSD,

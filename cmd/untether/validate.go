@@ -170,6 +170,7 @@ func (c *Config) validate() []error {
 	if p.MaxActions < 1 || p.MaxActions > 50 {
 		bad("progress", "max_actions", "%d is outside 1..50", p.MaxActions)
 	}
+	oneOf("progress", "stream", p.Stream, "off", "edits", "drafts")
 
 	a := &c.Approvals
 	atLeast("approvals", "timeout", a.Timeout, time.Second)

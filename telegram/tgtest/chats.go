@@ -51,6 +51,7 @@ type chatState struct {
 	msgs    map[int]*storedMsg
 	deleted []int
 	topics  map[int]string
+	drafts  []Draft // accepted sendMessageDraft calls, oldest first
 }
 
 // storedMsg is a message as Telegram holds it.

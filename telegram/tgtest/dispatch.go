@@ -29,6 +29,7 @@ func init() {
 		{"deleteMessage", (*Server).deleteMessage},
 		{"answerCallbackQuery", (*Server).answerCallbackQuery},
 		{"sendChatAction", (*Server).sendChatAction},
+		{"sendMessageDraft", (*Server).sendMessageDraft},
 		{"getChat", (*Server).getChat},
 		{"getFile", (*Server).getFile},
 		{"sendDocument", (*Server).sendDocument},

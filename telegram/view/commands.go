@@ -20,6 +20,7 @@ func Commands() []models.BotCommand {
 		{Command: "planmode", Description: "on | off | auto | show | clear"},
 		{Command: "model", Description: "<name> | show | clear"},
 		{Command: "verbose", Description: "on | off: more detail in progress"},
+		{Command: "stream", Description: "off | edits | drafts: see the answer as it is written"},
 		{Command: "cwd", Description: "<dir> | show | clear: this chat's project directory"},
 		{Command: "sessions", Description: "this directory's Claude Code sessions, to continue one"},
 		{Command: "get", Description: "<path>: a file of this chat's project"},

@@ -22,6 +22,8 @@ type Status struct {
 	PlanModeSource string
 	Verbose        bool
 	VerboseSource  string
+	Stream         string
+	StreamSource   string
 	Queued         int
 	ChatCostUSD    float64 // what this chat's turns cost, all its sessions
 	Live           bool    // a Claude process is running for the session
@@ -64,6 +66,7 @@ func StatusText(s Status) string {
 		"Permission mode: "+setting(s.PermissionMode, "default", ""),
 		"Plan mode: "+setting(s.PlanMode, "off", s.PlanModeSource),
 		"Verbose: "+setting(onOff(s.Verbose), "", s.VerboseSource),
+		"Streaming: "+setting(s.Stream, StreamDrafts, s.StreamSource),
 	)
 	if s.ChatCostUSD > 0 {
 		lines = append(lines, "Spent in this chat: "+Dollars(s.ChatCostUSD))
@@ -141,6 +144,7 @@ func HelpText(inGroup bool, botUsername string) string {
 		{"/planmode on|off|auto|show|clear", "plan before acting: on asks you to approve the plan, auto approves it, clear uses the config"},
 		{"/model &lt;name&gt;|show|clear", "choose the Claude model for this chat"},
 		{"/verbose on|off", "more detail in progress messages"},
+		{"/stream off|edits|drafts", "see the answer as Claude writes it: drafts in private chats, the progress message in groups"},
 		{"/cwd &lt;dir&gt;|show|clear", "the project directory of this chat (a fresh session starts there)"},
 		{"/sessions", "this directory's Claude Code sessions (desk ones too): tap one to continue it"},
 		{"/get &lt;path&gt;", "a file of this chat's project, sent here"},
