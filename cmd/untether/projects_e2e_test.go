@@ -25,8 +25,12 @@ func realClaudeHome(t *testing.T, claudeTOML string, steps ...claudetest.Step) (
 }
 
 // awaitNew waits for a bot message newer than after that contains want.
+// The progress message quotes Claude's latest text (“Wrote it.”) while the
+// turn runs, and may get there before the answer: it does not count.
 func (e *e2eEnv) awaitNew(after int, want string) tgtest.Message {
-	return e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return m.ID > after && strings.Contains(m.Text, want) })
+	return e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
+		return m.ID > after && strings.Contains(m.Text, want) && !strings.Contains(m.Text, "“"+want)
+	})
 }
 
 // TestContractBotHandOffFromTheDesk: a session started with the real CLI
@@ -122,8 +126,12 @@ func TestContractBotChangesDiffAndBranch(t *testing.T) {
 	e.tg.SendMessage(e.user, e.chat, "/branch feature")
 	wt := filepath.Join(e.dir, "work.worktrees", "feature")
 	moved := e.awaitNew(diff.ID, "New branch feature in a new worktree: "+wt)
+	before := len(api.Requests())
 	e.tg.SendMessage(e.user, e.chat, "hello in the worktree")
-	e.awaitNew(moved.ID, "done")
+	// A quick turn sends no progress message (so no "done" summary): wait
+	// for the model call of this turn instead, then for its answer.
+	e.tg.Await(60*time.Second, "the worktree turn's model call", func() bool { return len(api.Requests()) > before })
+	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return m.ID > moved.ID && m.ReplyTo != 0 })
 	reqs := api.Requests()
 	if !strings.Contains(reqs[len(reqs)-1].AllText(), "Primary working directory: "+wt) {
 		t.Errorf("the CLI did not work in the worktree %s", wt)
