@@ -136,9 +136,9 @@ func TestAlwaysAllow(t *testing.T) {
 	req.Suggestions = sugg
 	p := mustPrompt(t, b, req, r)
 	wantLines := []string{
-		"always allow Bash: touch a.txt (saved to this project's local settings)",
-		"allow access to /home/user/project this session",
-		"accept file edits for the rest of this session",
+		"In this project's local settings, always allow Bash: touch a.txt",
+		"For this session, allow access to /home/user/project",
+		"For this session, accept file edits",
 	}
 	if fmt.Sprint(p.AlwaysAllow) != fmt.Sprint(wantLines) {
 		t.Fatalf("AlwaysAllow = %q, want %q", p.AlwaysAllow, wantLines)

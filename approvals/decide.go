@@ -24,7 +24,8 @@ func autoDeny(msg, reason string) *autoAnswer {
 
 // decideLocked answers req at once, or returns the pending entry to keep.
 // ExitPlanMode and AskUserQuestion are about talking to the user, so neither
-// the allow list nor skip-permissions nor bypass mode answers them.
+// the allow list nor skip-permissions nor bypass mode answers them; nor a
+// request Claude Code's safety checks flagged.
 func (b *Broker) decideLocked(req Request) (*autoAnswer, *pending) {
 	switch req.ToolName {
 	case ToolExitPlanMode:
@@ -36,7 +37,15 @@ func (b *Broker) decideLocked(req Request) (*autoAnswer, *pending) {
 		}
 		return nil, &pending{kind: KindQuestion, q: q}
 	}
+	// Claude Code's safety checks flag what can run code or destroy data
+	// even inside the project (.git/hooks, .claude/settings.json, rm -rf /).
+	// Under skip-permissions and bypass mode the CLI settles most of them
+	// itself and asks only what it wants a person to see even then
+	// (measured: rm -rf /), so none is approved here: not by the allow
+	// list, nor by skip or bypass.
+	safety := req.SafetyCheck()
 	switch {
+	case safety:
 	case b.skip:
 		return autoAllow(req, "skip permissions"), nil
 	case req.PermissionMode == "bypassPermissions":
@@ -45,7 +54,7 @@ func (b *Broker) decideLocked(req Request) (*autoAnswer, *pending) {
 	// A listed file tool is allowed only on paths inside the session's
 	// scope; anything else is shown, with the paths that are outside.
 	inside, outside := b.checkPaths(req)
-	if inside && b.allow.allows(req.ToolName, req.Input) {
+	if inside && !safety && b.allow.allows(req.ToolName, req.Input) {
 		return autoAllow(req, "allow list"), nil
 	}
 	return nil, &pending{kind: KindTool, outside: outside}

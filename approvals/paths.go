@@ -16,6 +16,9 @@ type pathTool struct {
 	// otherwise a missing path is not inside.
 	optional bool
 	glob     bool // the pattern field is a glob that may reach elsewhere
+	// write: the tool changes the file, so the path must also not be a
+	// place where files are run or trusted (scope.Rule.CheckWrite).
+	write bool
 }
 
 // pathTools are the tools whose allow-list entry means "this tool, on paths
@@ -29,10 +32,10 @@ var pathTools = map[string]pathTool{
 	"LS":           {fields: []string{"path"}},
 	"Glob":         {fields: []string{"path"}, optional: true, glob: true},
 	"Grep":         {fields: []string{"path"}, optional: true},
-	"Edit":         {fields: []string{"file_path"}},
-	"MultiEdit":    {fields: []string{"file_path"}},
-	"Write":        {fields: []string{"file_path"}},
-	"NotebookEdit": {fields: []string{"notebook_path"}},
+	"Edit":         {fields: []string{"file_path"}, write: true},
+	"MultiEdit":    {fields: []string{"file_path"}, write: true},
+	"Write":        {fields: []string{"file_path"}, write: true},
+	"NotebookEdit": {fields: []string{"notebook_path"}, write: true},
 }
 
 // IsPathTool reports whether an allow-list entry for tool is limited to
@@ -87,10 +90,25 @@ func toolPaths(pt pathTool, input json.RawMessage) (paths []string, ok bool) {
 	return paths, true
 }
 
+// PathRule is one session's path rule: the part all sessions share
+// (Config.Paths) with the session's working directory and its chat's
+// upload folder. Reads, the files Claude sends and /get all use it. For a
+// process's working directory, the caller sets WorkDirResolved.
+func (b *Broker) PathRule(workDir, uploadDir string) scope.Rule {
+	rule := b.paths
+	rule.WorkDir = workDir
+	rule.Roots = slices.Clone(b.paths.Roots)
+	if uploadDir != "" {
+		rule.Roots = append(rule.Roots, uploadDir)
+	}
+	return rule
+}
+
 // checkPaths says whether every path a path-tool request touches is inside
-// the session's scope, and returns the resolved paths that are not (none
-// when the request's paths could not be read at all: it is not inside).
-// Other tools are always inside.
+// the session's scope, and returns the resolved paths that are outside it
+// (none when the request's paths could not be read at all, or when a write
+// is only refused because its place is sensitive: it is not inside, but
+// not outside the project either). Other tools are always inside.
 func (b *Broker) checkPaths(req Request) (inside bool, outside []string) {
 	pt, ok := pathTools[req.ToolName]
 	if !ok {
@@ -100,16 +118,19 @@ func (b *Broker) checkPaths(req Request) (inside bool, outside []string) {
 	if !ok {
 		return false, nil
 	}
-	rule := b.paths
-	rule.WorkDir = req.WorkDir
-	rule.Roots = slices.Clone(b.paths.Roots)
-	if req.UploadDir != "" {
-		rule.Roots = append(rule.Roots, req.UploadDir)
+	rule := b.PathRule(req.WorkDir, req.UploadDir)
+	rule.WorkDirResolved = true // Request.WorkDir is where the process started
+	check := rule.Check
+	if pt.write {
+		check = rule.CheckWrite
 	}
+	inside = true
 	for _, p := range paths {
-		if v := rule.Check(p); !v.Inside && !slices.Contains(outside, v.Path) {
+		v := check(p)
+		inside = inside && v.Inside
+		if !v.Inside && !v.Sensitive && !slices.Contains(outside, v.Path) {
 			outside = append(outside, v.Path)
 		}
 	}
-	return len(outside) == 0, outside
+	return inside, outside
 }

@@ -88,6 +88,7 @@ func TestPathToolsAskOutside(t *testing.T) {
 		{"read another chat's upload", def, "Read", m{"file_path": filepath.Join(w.theirs, "b.jpg")}, false, []string{filepath.Join(w.theirs, "b.jpg")}},
 		{"read in an owner-listed dir", def, "Read", m{"file_path": filepath.Join(w.extra, "x.md")}, true, nil},
 		{"read without a path", def, "Read", m{}, false, nil},
+		{"read a BOM-prefixed path", def, "Read", m{"file_path": "\ufeff" + w.secret}, false, []string{"\ufeff" + w.secret}},
 		{"read with a number for a path", def, "Read", m{"file_path": 7}, false, nil},
 		{"notebook read outside", def, "NotebookRead", m{"notebook_path": w.secret}, false, []string{w.secret}},
 		{"ls inside", def, "LS", m{"path": w.proj}, true, nil},
@@ -155,6 +156,29 @@ func TestDefaultAutoApproveLeavesWebFetchOut(t *testing.T) {
 	for _, tool := range []string{"Read", "Glob", "Grep", "LS", "NotebookRead"} {
 		if !IsPathTool(tool) {
 			t.Errorf("%s is not limited to the session's paths", tool)
+		}
+	}
+}
+
+// TestPathRuleKeepsTheStartedDir: the working directory is the one the
+// process started in. Replaced by a link to $HOME while the process runs
+// there (one approved "mv proj proj.old && ln -s ~ proj"), it holds
+// nothing: the key in $HOME is asked, by absolute and by relative path.
+func TestPathRuleKeepsTheStartedDir(t *testing.T) {
+	w := newPathWorld(t)
+	b, _ := newTestBroker(w.config_(DefaultAutoApprove()))
+	home := filepath.Dir(filepath.Dir(w.secret))
+	if err := os.Rename(w.proj, w.proj+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(home, w.proj); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range []string{w.secret, ".ssh/id_ed25519", filepath.Join(w.proj, ".ssh", "id_ed25519")} {
+		req := w.req("Read", map[string]any{"file_path": p})
+		req.RequestID = string(rune('a' + i))
+		if sub := mustSubmit(t, b, req, &fakeResponder{}); sub.Auto() {
+			t.Errorf("Read %s approved after the work dir became a link to $HOME", p)
 		}
 	}
 }

@@ -85,27 +85,42 @@ func TestDefaultAutoApprove(t *testing.T) {
 	}
 }
 
+// TestDescribeSuggestions: one line per rule, mode or directory, each
+// starting with where it is saved, so a cut line still says that; a
+// suggestion of an unknown kind is its whole JSON. Before, a suggestion
+// with three rules was one line whose destination came last, and an
+// unknown one said only its type.
 func TestDescribeSuggestions(t *testing.T) {
 	tests := []struct {
 		raw  string
-		want string
+		want []string
 	}{
 		{`{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"touch a.txt"}],"behavior":"allow","destination":"localSettings"}`,
-			"always allow Bash: touch a.txt (saved to this project's local settings)"},
+			[]string{"In this project's local settings, always allow Bash: touch a.txt"}},
+		{`{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"curl -s https://x"},{"toolName":"Bash","ruleContent":"npm run *"},{"toolName":"Bash","ruleContent":"node scripts/x.js"}],"behavior":"allow","destination":"localSettings"}`,
+			[]string{"In this project's local settings, always allow Bash: curl -s https://x",
+				"In this project's local settings, always allow Bash: npm run *",
+				"In this project's local settings, always allow Bash: node scripts/x.js"}},
 		{`{"type":"addRules","rules":[{"toolName":"WebFetch"}],"behavior":"allow","destination":"userSettings"}`,
-			"always allow WebFetch (saved to your user settings)"},
+			[]string{"In your user settings, always allow WebFetch"}},
 		{`{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"rm:*"}],"behavior":"deny","destination":"projectSettings"}`,
-			"always deny Bash: rm:* (saved to this project's shared settings)"},
+			[]string{"In this project's shared settings, always deny Bash: rm:*"}},
+		{`{"type":"replaceRules","rules":[{"toolName":"Read"}],"behavior":"allow","destination":"cliArg"}`,
+			[]string{"For this run, replace the earlier rules with: always allow Read"}},
 		{`{"type":"setMode","mode":"acceptEdits","destination":"session"}`,
-			"accept file edits for the rest of this session"},
+			[]string{"For this session, accept file edits"}},
+		{`{"type":"setMode","mode":"bypassPermissions","destination":"userSettings"}`,
+			[]string{"In your user settings, skip all permission prompts"}},
 		{`{"type":"addDirectories","directories":["/home/user/project","/tmp"],"destination":"session"}`,
-			"allow access to /home/user/project, /tmp this session"},
-		{`{"type":"somethingNew"}`, "apply a permission change (somethingNew)"},
-		{`[1,2]`, "apply a permission change"},
+			[]string{"For this session, allow access to /home/user/project", "For this session, allow access to /tmp"}},
+		{`{"type":"addRules","rules":[],"behavior":"allow"}`, []string{"always allow (no rules)"}},
+		{`{"type": "somethingNew", "destination": "userSettings"}`,
+			[]string{`apply a permission change: {"type":"somethingNew","destination":"userSettings"}`}},
+		{`[1,2]`, []string{"apply a permission change: [1,2]"}},
 	}
 	for _, tc := range tests {
 		got := DescribeSuggestions([]json.RawMessage{json.RawMessage(tc.raw)})
-		if len(got) != 1 || got[0] != tc.want {
+		if !slices.Equal(got, tc.want) {
 			t.Errorf("DescribeSuggestions(%s) = %q, want %q", tc.raw, got, tc.want)
 		}
 	}

@@ -1,8 +1,8 @@
 package approvals
 
 import (
+	"bytes"
 	"encoding/json"
-	"strings"
 )
 
 // suggestion is the part of a permission_suggestions entry we can put into
@@ -20,43 +20,81 @@ type suggestion struct {
 	Directories []string `json:"directories"`
 }
 
-// DescribeSuggestions puts each permission suggestion into plain words, one
-// line each, e.g. "always allow Bash: touch a.txt (saved to this project's
-// local settings)" or "accept file edits for the rest of this session".
+// DescribeSuggestions puts the permission suggestions into plain words: one
+// line per rule, mode or directory, each starting with where it is saved,
+// so that a line cut short still says that, e.g. "In this project's local
+// settings, always allow Bash: npm run *" or "For this session, accept
+// file edits". A suggestion it cannot put into words is given as its JSON,
+// in full: every line together says everything Always allow would save.
 func DescribeSuggestions(raw []json.RawMessage) []string {
 	var out []string
 	for _, r := range raw {
 		var s suggestion
 		if err := json.Unmarshal(r, &s); err != nil {
-			out = append(out, "apply a permission change")
+			out = append(out, unknownChange(r))
 			continue
 		}
-		out = append(out, describeSuggestion(s))
+		out = append(out, describeSuggestion(s, r)...)
 	}
 	return out
 }
 
-func describeSuggestion(s suggestion) string {
+func describeSuggestion(s suggestion, raw json.RawMessage) []string {
+	where := whereWords(s.Destination)
+	var whats []string
 	switch s.Type {
-	case "addRules", "replaceRules":
-		line := behaviorWords(s.Behavior) + " " + rulesWords(s)
-		if s.Type == "replaceRules" {
-			line += ", replacing earlier rules"
+	case "addRules", "replaceRules", "removeRules":
+		verb := behaviorWords(s.Behavior)
+		switch s.Type {
+		case "replaceRules":
+			verb = "replace the earlier rules with: " + verb
+		case "removeRules":
+			verb = "remove the rule"
 		}
-		return line + savedWhere(s.Destination)
-	case "removeRules":
-		return "remove the rule " + rulesWords(s) + savedWhere(s.Destination)
+		for _, r := range s.Rules {
+			rule := r.ToolName
+			if r.RuleContent != "" {
+				rule += ": " + r.RuleContent
+			}
+			whats = append(whats, verb+" "+rule)
+		}
+		if len(s.Rules) == 0 {
+			whats = append(whats, verb+" (no rules)")
+		}
 	case "setMode":
-		return modeWords(s.Mode) + sessionOrSaved(s.Destination, " for the rest of this session")
-	case "addDirectories":
-		return "allow access to " + dirsWords(s.Directories) + sessionOrSaved(s.Destination, " this session")
-	case "removeDirectories":
-		return "remove access to " + dirsWords(s.Directories) + sessionOrSaved(s.Destination, " this session")
+		whats = append(whats, modeWords(s.Mode))
+	case "addDirectories", "removeDirectories":
+		verb := "allow access to "
+		if s.Type == "removeDirectories" {
+			verb = "remove access to "
+		}
+		for _, d := range s.Directories {
+			whats = append(whats, verb+d)
+		}
+		if len(s.Directories) == 0 {
+			whats = append(whats, verb+"(no directories)")
+		}
+	default:
+		return []string{unknownChange(raw)}
 	}
-	if s.Type == "" {
-		return "apply a permission change"
+	out := make([]string, len(whats))
+	for i, w := range whats {
+		out[i] = w
+		if where != "" {
+			out[i] = where + ", " + w
+		}
 	}
-	return "apply a permission change (" + s.Type + ")"
+	return out
+}
+
+// unknownChange is a suggestion of a kind this version cannot put into
+// words: its JSON, whole, so nothing of it is hidden.
+func unknownChange(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) != nil {
+		return "apply a permission change: " + string(raw)
+	}
+	return "apply a permission change: " + buf.String()
 }
 
 func behaviorWords(b string) string {
@@ -67,21 +105,6 @@ func behaviorWords(b string) string {
 		return "always ask before"
 	}
 	return "always allow"
-}
-
-func rulesWords(s suggestion) string {
-	var parts []string
-	for _, r := range s.Rules {
-		if r.RuleContent == "" {
-			parts = append(parts, r.ToolName)
-		} else {
-			parts = append(parts, r.ToolName+": "+r.RuleContent)
-		}
-	}
-	if len(parts) == 0 {
-		return "(no rules)"
-	}
-	return strings.Join(parts, "; ")
 }
 
 func modeWords(m string) string {
@@ -100,36 +123,21 @@ func modeWords(m string) string {
 	return "switch to " + m + " mode"
 }
 
-func dirsWords(d []string) string {
-	if len(d) == 0 {
-		return "(no directories)"
-	}
-	return strings.Join(d, ", ")
-}
-
-// sessionOrSaved uses the given session wording for the "session"
-// destination and savedWhere for the others.
-func sessionOrSaved(dest, session string) string {
-	if dest == "session" || dest == "" {
-		return session
-	}
-	return savedWhere(dest)
-}
-
-func savedWhere(dest string) string {
+// whereWords says where a change is kept, to start its line with.
+func whereWords(dest string) string {
 	switch dest {
 	case "localSettings":
-		return " (saved to this project's local settings)"
+		return "In this project's local settings"
 	case "projectSettings":
-		return " (saved to this project's shared settings)"
+		return "In this project's shared settings"
 	case "userSettings":
-		return " (saved to your user settings)"
+		return "In your user settings"
 	case "session":
-		return " (for this session)"
+		return "For this session"
 	case "cliArg":
-		return " (for this run)"
+		return "For this run"
 	case "":
 		return ""
 	}
-	return " (saved to " + dest + ")"
+	return "In " + dest
 }

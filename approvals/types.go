@@ -25,6 +25,17 @@ type Request struct {
 	ToolUseID   string
 	BlockedPath string
 	Description string
+	// DecisionReasonType is why Claude Code asks (decision_reason_type):
+	// "safetyCheck" when its own safety checks flagged the call (a write to
+	// .claude/, .git/, .mcp.json or a shell start-up file; rm -rf /),
+	// "workingDir" for a path outside the working directory, "" for an
+	// ordinary ask. See docs/protocol.md.
+	DecisionReasonType string
+	// ClassifierApprovable is the request's classifier_approvable, nil when
+	// absent. Claude Code sets it whenever a safety check is behind the
+	// ask, also one nested in a compound Bash command (whose
+	// DecisionReasonType is then "subcommandResults").
+	ClassifierApprovable *bool
 
 	ChatID int64
 	// SessionKey names the session and must be unique across chats
@@ -38,11 +49,19 @@ type Request struct {
 	// PlanMode is the chat's plan-mode setting: PlanOn, PlanOff or PlanAuto.
 	// With PlanAuto an ExitPlanMode is approved without asking.
 	PlanMode string
-	// WorkDir is the session's working directory and UploadDir the chat's
-	// own upload folder: with Config.Paths they make the session's path
-	// rule. Relative paths in the input are taken from WorkDir.
+	// WorkDir is the directory the session's process was started in, with
+	// links resolved at that time, and UploadDir the chat's own upload
+	// folder: with Config.Paths they make the session's path rule.
+	// Relative paths in the input are taken from WorkDir. A WorkDir that
+	// no longer resolves to itself holds nothing (scope.Rule.WorkDirResolved).
 	WorkDir   string
 	UploadDir string
+}
+
+// SafetyCheck reports that Claude Code's own safety checks are behind the
+// ask. Such a request is always shown to the owner (see decideLocked).
+func (r Request) SafetyCheck() bool {
+	return r.DecisionReasonType == "safetyCheck" || r.ClassifierApprovable != nil
 }
 
 // Plan-mode settings understood in Request.PlanMode. Anything other than

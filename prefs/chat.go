@@ -33,11 +33,14 @@ type Prefs struct {
 	Model    string   `json:"model,omitempty"`
 	Verbose  *bool    `json:"verbose,omitempty"` // a pointer because false is a real choice
 	WorkDir  string   `json:"work_dir,omitempty"`
+	// Stream is how Claude's text is shown as it is written: "off",
+	// "edits" or "drafts"; "" is the configured default.
+	Stream string `json:"stream,omitempty"`
 }
 
 // isZero reports whether nothing is set.
 func (p Prefs) isZero() bool {
-	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == ""
+	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == "" && p.Stream == ""
 }
 
 // SessionRecord is what is remembered about a session key's Claude session.
@@ -119,6 +122,11 @@ func (s *Store) SetModel(key, model string) error {
 // SetVerbose sets key's verbose flag; nil clears it.
 func (s *Store) SetVerbose(key string, v *bool) error {
 	return s.updatePrefs(key, func(p *Prefs) { p.Verbose = v })
+}
+
+// SetStream sets key's streaming mode; "" clears it. The bot checks the value.
+func (s *Store) SetStream(key, mode string) error {
+	return s.updatePrefs(key, func(p *Prefs) { p.Stream = mode })
 }
 
 // SetWorkDir sets key's working directory; "" returns to the config's.

@@ -20,9 +20,10 @@ func TestPrefsRoundTrip(t *testing.T) {
 	must(t, s.SetPlanMode(key, PlanAuto))
 	must(t, s.SetModel(key, "claude-opus-4"))
 	must(t, s.SetVerbose(key, ptr(false)))
+	must(t, s.SetStream(key, "edits"))
 	p, err = s.Prefs(key)
 	must(t, err)
-	want := Prefs{PlanMode: PlanAuto, Model: "claude-opus-4", Verbose: ptr(false)}
+	want := Prefs{PlanMode: PlanAuto, Model: "claude-opus-4", Verbose: ptr(false), Stream: "edits"}
 	if !reflect.DeepEqual(p, want) {
 		t.Fatalf("prefs = %+v, want %+v", p, want)
 	}
@@ -32,10 +33,11 @@ func TestPrefsRoundTrip(t *testing.T) {
 
 	must(t, s.SetModel(key, ""))
 	must(t, s.SetVerbose(key, nil))
+	must(t, s.SetStream(key, ""))
 	p, err = s.Prefs(key)
 	must(t, err)
 	if !reflect.DeepEqual(p, Prefs{PlanMode: PlanAuto}) {
-		t.Fatalf("after clearing model and verbose: %+v", p)
+		t.Fatalf("after clearing model, verbose and stream: %+v", p)
 	}
 	must(t, s.SetPlanMode(key, PlanUnset))
 	if keys, _ := s.KnownChats(); slices.Contains(keys, key) {
@@ -333,6 +335,25 @@ func TestLiveMessages(t *testing.T) {
 	got, _ = s.ListLive()
 	if len(got) != 1 || got[0].MessageID != 10 {
 		t.Fatalf("after RemoveLive: %+v", got)
+	}
+}
+
+// A turn is recorded against the user's message before Claude sees it; the
+// record moves to the progress message once that exists, in one step.
+func TestLiveTurnMovesToProgress(t *testing.T) {
+	s := openTest(t)
+	must(t, s.AddLive(LiveMessage{Kind: LiveTurn, ChatID: 5, MessageID: 40, SessionKey: "5"}))
+	must(t, s.MoveLive(5, 40, LiveMessage{Kind: LiveProgress, ChatID: 5, MessageID: 41, SessionKey: "5"}))
+	got, err := s.ListLive()
+	must(t, err)
+	if len(got) != 1 || got[0].Kind != LiveProgress || got[0].MessageID != 41 {
+		t.Fatalf("ListLive = %+v, want only the progress message", got)
+	}
+	if err := s.MoveLive(5, 41, LiveMessage{Kind: "banner", ChatID: 5, MessageID: 42}); err == nil {
+		t.Fatal("an unknown kind was accepted")
+	}
+	if got, _ := s.ListLive(); len(got) != 1 || got[0].MessageID != 41 {
+		t.Fatalf("a refused move changed the records: %+v", got)
 	}
 }
 

@@ -14,6 +14,10 @@ type LiveKind string
 const (
 	LiveProgress LiveKind = "progress" // progress message of a running turn
 	LivePrompt   LiveKind = "prompt"   // approval or question prompt awaiting a button press
+	// LiveTurn is a turn Claude was given before its progress message
+	// existed: MessageID is the user's message it answers. After a restart
+	// a new message replies to it; there is nothing to edit.
+	LiveTurn LiveKind = "turn"
 )
 
 // LiveMessage records a Telegram message that is only meaningful while this process runs, so
@@ -49,6 +53,22 @@ func (s *Store) RemoveLive(chatID int64, messageID int) error {
 	})
 }
 
+// MoveLive replaces the record of message from with m in one transaction:
+// a turn's record moves to its progress message once that exists, so a
+// crash at any moment leaves exactly one of the two.
+func (s *Store) MoveLive(chatID int64, from int, m LiveMessage) error {
+	return s.update(func(tx *txn) error {
+		b, err := tx.bucket(bucketLive)
+		if err != nil {
+			return err
+		}
+		if err := b.Delete(liveKey(chatID, from)); err != nil {
+			return err
+		}
+		return tx.addLive(m)
+	})
+}
+
 // ListLive returns all live message records, oldest first.
 func (s *Store) ListLive() (out []LiveMessage, err error) {
 	err = s.view(func(tx *txn) error {
@@ -73,7 +93,7 @@ func (s *Store) ListLive() (out []LiveMessage, err error) {
 }
 
 func (t *txn) addLive(m LiveMessage) error {
-	if m.Kind != LiveProgress && m.Kind != LivePrompt {
+	if m.Kind != LiveProgress && m.Kind != LivePrompt && m.Kind != LiveTurn {
 		return fmt.Errorf("invalid live message kind %q", m.Kind)
 	}
 	if m.Created.IsZero() {

@@ -29,13 +29,15 @@ type Prompt struct {
 // File is a photo or document sent with a prompt, downloaded when the
 // prompt runs (Telegram keeps it downloadable for at least an hour).
 type File struct {
-	Kind   string `json:"kind"` // "photo" or "document"
+	Kind   string `json:"kind"` // "photo", "document", or a recording: "voice", "audio", "video_note"
 	FileID string `json:"file_id"`
 	Name   string `json:"name,omitempty"`
 	MIME   string `json:"mime,omitempty"`
 	Size   int64  `json:"size,omitempty"`
 	Width  int    `json:"width,omitempty"`
 	Height int    `json:"height,omitempty"`
+	// Duration is a recording's length in seconds, as Telegram gives it.
+	Duration int `json:"duration,omitempty"`
 }
 
 // QueuedPrompt is a stored Prompt with its session key and sequence number. Sequence numbers

@@ -92,6 +92,27 @@ func (r *Redactor) String(s string) string {
 	return b.String()
 }
 
+// Settled is String for text that is still being written (Claude's text as
+// it streams): it also leaves out a tail that could be the start of a
+// secret, which the next piece of text might complete. What it returns
+// never shows part of a secret, however the text goes on.
+func (r *Redactor) Settled(s string) string {
+	out := r.String(s)
+	if r == nil {
+		return out
+	}
+	cut := 0
+	for _, f := range r.forms {
+		for k := min(len(f)-1, len(out)); k > cut; k-- {
+			if strings.HasSuffix(out, f[:k]) {
+				cut = k
+				break
+			}
+		}
+	}
+	return out[:len(out)-cut]
+}
+
 // span is a match: s[start:end].
 type span struct{ start, end int }
 

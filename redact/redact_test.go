@@ -102,3 +102,25 @@ func TestJSONKeepsOrderAndValidity(t *testing.T) {
 		t.Errorf("untouched JSON changed: %s", same)
 	}
 }
+
+// Text that is still being written never shows the start of a secret: the
+// next delta could complete it.
+func TestSettledHoldsBackTheStartOfASecret(t *testing.T) {
+	r := New("sk-ant-0123456789")
+	for _, c := range []struct{ in, want string }{
+		{"the key is sk-ant-01", "the key is "},
+		{"the key is s", "the key is "},
+		{"the key is sk-ant-0123456789 and", "the key is [redacted] and"},
+		{"the key is sk-ant-0123456789", "the key is [redacted]"},
+		{"task done", "task done"},
+		{"a &lt; b sk-ant-0", "a &lt; b "},
+	} {
+		if got := r.Settled(c.in); got != c.want {
+			t.Errorf("Settled(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	var none *Redactor
+	if got := none.Settled("sk-ant-01"); got != "sk-ant-01" {
+		t.Errorf("nil Redactor: %q", got)
+	}
+}

@@ -329,3 +329,26 @@ func TestContractInterruptWithPendingApproval(t *testing.T) {
 		t.Error("a late answer to a withdrawn request ran the command")
 	}
 }
+
+// TestContractCompoundSuggestion pins down the suggestion the CLI attaches
+// to a compound Bash command, which the prompt must show whole or put in
+// the file: one addRules with a rule per part (a long curl as it is,
+// "npm run *" for npm run build, the node command), saved to the project's
+// local settings.
+func TestContractCompoundSuggestion(t *testing.T) {
+	curl := "curl -s https://docs.example.com/" + strings.Repeat("a", 220)
+	r := newRig(t, true).serve(claudetest.Answer(bashUse(curl+" && npm run build && node scripts/x.js")), claudetest.Say("done"))
+	s := r.start()
+	var got []json.RawMessage
+	turn(t, s, "Build.", func(req ApprovalRequest) {
+		got = req.Suggestions
+		if err := s.Deny(ctxFor(t), req.RequestID, "no", false); err != nil {
+			t.Fatal(err)
+		}
+	})
+	want := `[{"type":"addRules","rules":[{"toolName":"Bash","ruleContent":"` + curl + `"},{"toolName":"Bash","ruleContent":"npm run *"},` +
+		`{"toolName":"Bash","ruleContent":"node scripts/x.js"}],"behavior":"allow","destination":"localSettings"}]`
+	if b, _ := json.Marshal(got); string(b) != want {
+		t.Errorf("suggestions = %s\nwant %s", b, want)
+	}
+}

@@ -190,3 +190,40 @@ func firstEvent(tb testing.TB, s *Session) time.Time {
 	}
 	return at
 }
+
+// With partial messages the CLI forwards a tool call's input as the model
+// writes it (content_block_start, input_json_delta pieces, content_block_stop)
+// before the assistant line with the whole call: a command shows while it is
+// written.
+func TestContractPartialToolInput(t *testing.T) {
+	const cmd = "echo streamed-command-42 && ls"
+	r := newRig(t, true).serve(
+		claudetest.Answer(claudetest.ToolUse("Bash", map[string]any{"command": cmd, "description": "Echo and list"})),
+		claudetest.Say("done"),
+	)
+	s := r.start(func(o *Options) { o.IncludePartial = true })
+	log := turn(t, s, "Run it.", func(req ApprovalRequest) {
+		if err := s.Allow(ctxFor(t), req.RequestID, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var partial []string
+	whole := false
+	for _, a := range eventsOf[ActionStarted](log.events) {
+		switch {
+		case a.Partial && !whole:
+			if !strings.HasPrefix(cmd, a.Title) {
+				t.Errorf("partial title %q is not the start of the command", a.Title)
+			}
+			partial = append(partial, a.Title)
+		case a.Partial:
+			t.Errorf("a partial title %q after the whole call", a.Title)
+		default:
+			whole = a.Title == cmd
+		}
+	}
+	t.Logf("partial titles before the whole call: %q", partial)
+	if len(partial) == 0 || !whole {
+		t.Errorf("partial titles %q, whole call seen %v:%s", partial, whole, log)
+	}
+}

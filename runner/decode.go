@@ -102,6 +102,7 @@ type canUseTool struct {
 	BlockedPath             string            `json:"blocked_path"`
 	ToolUseID               string            `json:"tool_use_id"`
 	DecisionReasonType      string            `json:"decision_reason_type"`
+	ClassifierApprovable    *bool             `json:"classifier_approvable"`
 	RequiresUserInteraction bool              `json:"requires_user_interaction"`
 }
 
@@ -127,6 +128,8 @@ type decoder struct {
 	// main-thread model call, for TurnCompleted.ContextTokens.
 	context int
 	model   string
+	// writing holds the tool calls being streamed (partial messages).
+	writing map[toolSlot]*writingTool
 }
 
 // clean is redact, or s unchanged without one.
@@ -343,18 +346,32 @@ func oneLine(s string) string {
 func (d *decoder) streamEvent(l *line) []Event {
 	var ev struct {
 		Type  string `json:"type"`
+		Index int    `json:"index"`
 		Delta struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
+			Type        string `json:"type"`
+			Text        string `json:"text"`
+			PartialJSON string `json:"partial_json"`
 		} `json:"delta"`
+		Block struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"content_block"`
 	}
 	if json.Unmarshal(l.Event, &ev) != nil {
 		return nil
 	}
-	if ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" && ev.Delta.Text != "" {
-		// A secret split across two deltas is not caught here; partial
-		// text is never shown, the whole block that follows is.
+	switch {
+	case ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" && ev.Delta.Text != "":
+		// A secret split across two deltas is not caught here: the bot
+		// redacts the text it joins (redact.Settled) before showing it.
 		return []Event{Text{ParentToolUseID: l.ParentToolUseID, Text: d.clean(ev.Delta.Text), Partial: true}}
+	case ev.Type == "content_block_start" && ev.Block.Type == "tool_use" && ev.Block.ID != "":
+		d.toolStart(l.ParentToolUseID, ev.Index, ev.Block.ID, ev.Block.Name)
+	case ev.Type == "content_block_delta" && ev.Delta.Type == "input_json_delta":
+		return d.toolDelta(l.ParentToolUseID, ev.Index, ev.Delta.PartialJSON)
+	case ev.Type == "content_block_stop":
+		d.toolStop(l.ParentToolUseID, ev.Index)
 	}
 	return nil
 }
@@ -433,6 +450,7 @@ func (d *decoder) controlRequest(l *line) decoded {
 		BlockedPath:             c.BlockedPath,
 		Description:             c.Description,
 		DecisionReasonType:      c.DecisionReasonType,
+		ClassifierApprovable:    c.ClassifierApprovable,
 		RequiresUserInteraction: c.RequiresUserInteraction,
 	}}}
 }

@@ -48,7 +48,11 @@ func summarize(ev Event) string {
 	case SessionStarted:
 		return fmt.Sprintf("session_started id=%s model=%s mode=%s cwd=%s tools=%d version=%s", e.SessionID, e.Model, e.PermissionMode, e.Cwd, len(e.Tools), e.Version)
 	case ActionStarted:
-		return fmt.Sprintf("action_started id=%s parent=%s tool=%s kind=%s title=%q", e.ToolUseID, e.ParentToolUseID, e.Tool, e.Kind, e.Title)
+		s := fmt.Sprintf("action_started id=%s parent=%s tool=%s kind=%s title=%q", e.ToolUseID, e.ParentToolUseID, e.Tool, e.Kind, e.Title)
+		if e.Partial {
+			s += " partial=true"
+		}
+		return s
 	case ActionCompleted:
 		return fmt.Sprintf("action_completed id=%s ok=%v detail=%q", e.ToolUseID, e.OK, e.Detail)
 	case Text:

@@ -32,6 +32,10 @@ type ActionStarted struct {
 	Kind            toolkinds.Kind
 	Title           string
 	Input           json.RawMessage
+	// Partial marks a tool call still being written (partial messages):
+	// Title is made from the input so far, Input is empty. The complete
+	// call follows as an ActionStarted with the same ToolUseID.
+	Partial bool
 }
 
 // ActionCompleted is the tool_result for an earlier ActionStarted.
@@ -61,15 +65,23 @@ type Thinking struct {
 // ApprovalRequest is a can_use_tool control request: the CLI waits (forever)
 // until it is answered with Session.Allow or Session.Deny.
 type ApprovalRequest struct {
-	RequestID               string
-	ToolName                string
-	DisplayName             string
-	Input                   json.RawMessage
-	Suggestions             []json.RawMessage
-	ToolUseID               string
-	BlockedPath             string
-	Description             string
-	DecisionReasonType      string
+	RequestID   string
+	ToolName    string
+	DisplayName string
+	Input       json.RawMessage
+	Suggestions []json.RawMessage
+	ToolUseID   string
+	BlockedPath string
+	Description string
+	// DecisionReasonType says why the CLI asks: "safetyCheck" (its own
+	// safety checks flagged the call), "workingDir" (a path outside the
+	// working directory), "subcommandResults" (a compound Bash command),
+	// "" for an ordinary ask; see docs/protocol.md.
+	DecisionReasonType string
+	// ClassifierApprovable is nil unless a safety check is behind the ask
+	// (also one nested in a compound command); false means the CLI wants
+	// a person to decide (rm -rf /).
+	ClassifierApprovable    *bool
 	RequiresUserInteraction bool
 }
 

@@ -59,7 +59,11 @@ type Options struct {
 	// call that reaches it (result subtype error_max_budget_usd); every
 	// later turn of that process fails at once.
 	MaxBudgetUSD float64
-	ExtraArgs    []string
+	// MCPConfig, when set, is passed as --mcp-config: a JSON file naming
+	// MCP servers the CLI starts for this session (the bot's own, see
+	// package filesend), on top of those the CLI's settings name.
+	MCPConfig string
+	ExtraArgs []string
 
 	// Env is the base environment (default os.Environ()). ExtraEnv entries
 	// (KEY=VALUE) are added last and win.
@@ -132,7 +136,7 @@ var managedFlags = []string{
 	"--permission-prompt-tool", "--permission-mode", "--model", "--resume", "-r",
 	"--continue", "-c", "--session-id", "--allowedTools", "--allowed-tools",
 	"--include-partial-messages", "--dangerously-skip-permissions", "--sdk-url", "--add-dir",
-	"--max-budget-usd",
+	"--max-budget-usd", "--mcp-config",
 }
 
 // ErrManagedFlag is returned when ExtraArgs repeat a flag the runner manages.
@@ -190,6 +194,9 @@ func (o Options) args(prompt string) ([]string, error) {
 	}
 	if o.MaxBudgetUSD > 0 {
 		a = append(a, "--max-budget-usd", strconv.FormatFloat(o.MaxBudgetUSD, 'f', -1, 64))
+	}
+	if o.MCPConfig != "" {
+		a = append(a, "--mcp-config", o.MCPConfig)
 	}
 	a = append(a, o.ExtraArgs...)
 	if o.Mode == OneShot {

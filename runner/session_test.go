@@ -192,6 +192,7 @@ func TestArgsAndEnvironment(t *testing.T) {
 		o.AddDirs = []string{"/srv/docs", "/home/me/my notes"}
 		o.IncludePartial = true
 		o.MaxBudgetUSD = 0.25
+		o.MCPConfig = "/state/mcp/s1.json"
 		o.ExtraArgs = []string{"--append-system-prompt", "be brief"}
 		o.ExtraEnv = append(o.ExtraEnv, "UNTETHER_EXTRA=yes")
 	})
@@ -207,7 +208,7 @@ func TestArgsAndEnvironment(t *testing.T) {
 	if err := json.Unmarshal([]byte(tc.Result), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := "-p --verbose --output-format stream-json --input-format stream-json --permission-prompt-tool stdio --permission-mode plan --model opus --resume abc-123 --allowedTools Read,Bash(git status:*) --add-dir /srv/docs --add-dir /home/me/my notes --include-partial-messages --max-budget-usd 0.25 --append-system-prompt be brief"
+	want := "-p --verbose --output-format stream-json --input-format stream-json --permission-prompt-tool stdio --permission-mode plan --model opus --resume abc-123 --allowedTools Read,Bash(git status:*) --add-dir /srv/docs --add-dir /home/me/my notes --include-partial-messages --max-budget-usd 0.25 --mcp-config /state/mcp/s1.json --append-system-prompt be brief"
 	if strings.Join(got.Args, " ") != want {
 		t.Errorf("args\n got %q\nwant %q", strings.Join(got.Args, " "), want)
 	}
@@ -228,7 +229,7 @@ func TestAPIBillingKeepsKey(t *testing.T) {
 }
 
 func TestExtraArgsClash(t *testing.T) {
-	for _, a := range []string{"--model", "--resume=x", "--permission-prompt-tool", "-p", "--dangerously-skip-permissions", "--add-dir", "--max-budget-usd=1"} {
+	for _, a := range []string{"--model", "--resume=x", "--permission-prompt-tool", "-p", "--dangerously-skip-permissions", "--add-dir", "--max-budget-usd=1", "--mcp-config"} {
 		opts := fakeOpts(t, "echo")
 		opts.ExtraArgs = []string{a}
 		if _, err := Start(context.Background(), opts); !errors.Is(err, ErrManagedFlag) {

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 )
 
 // Rule says which paths of one session are inside. Roots and forbidden
@@ -23,6 +24,13 @@ type Rule struct {
 	// resolved against it, and it is an allowed root. Empty means relative
 	// paths cannot be placed, so they are never inside.
 	WorkDir string
+	// WorkDirResolved says WorkDir is the directory, links resolved, that
+	// the session's process was started in. The process keeps that
+	// directory whatever later happens to its name, so when WorkDir no
+	// longer resolves to itself (it, or a folder above it, was replaced by
+	// a link) it is no longer a root and relative paths are not placed: a
+	// name that now leads to $HOME must not make $HOME inside.
+	WorkDirResolved bool
 	// Roots are further allowed roots: the chat's upload folder, the
 	// owner's add_dirs.
 	Roots []string
@@ -45,6 +53,10 @@ type Verdict struct {
 	// Forbidden reports that the path is in a forbidden place (the reason
 	// it is not inside, although a root holds it).
 	Forbidden bool
+	// Sensitive reports, for CheckWrite, a path a root holds that is not
+	// inside because files there are run or trusted (.git/hooks,
+	// .claude/settings.json, ~/.bashrc…).
+	Sensitive bool
 }
 
 // maxLinks bounds the links followed while resolving one path, as the
@@ -53,20 +65,37 @@ const maxLinks = 255
 
 var errLoop = errors.New("too many levels of symbolic links")
 
-// Check resolves path and says whether it is inside. Every way the path
-// could be read must be inside: the raw text and the text with surrounding
-// spaces trimmed (Claude Code trims), each cleaned lexically (as Claude
+// Check resolves path and says whether it is inside. A path holding an
+// invisible character is not (see invisible). Every way the path could be
+// read must be inside: the raw text and the text with surrounding spaces
+// trimmed (Claude Code trims), each cleaned lexically (as Claude
 // Code's path.resolve does) and also resolved with ".." taken physically
 // (as the kernel would take an uncleaned path). A path that cannot be
 // resolved at all is not inside.
-func (r Rule) Check(path string) Verdict {
+func (r Rule) Check(path string) Verdict { return r.checkForms(path, false) }
+
+// CheckWrite is Check for a path about to be written: a path that would be
+// inside is not when it, or a folder it is in, is a place where files are
+// run or trusted (see sensitiveNames), by its name as given or as resolved.
+func (r Rule) CheckWrite(path string) Verdict { return r.checkForms(path, true) }
+
+func (r Rule) checkForms(path string, write bool) Verdict {
+	if invisible(path) {
+		return Verdict{Path: path}
+	}
+	if r.WorkDirResolved && r.WorkDir != "" {
+		wd := filepath.Clean(r.WorkDir)
+		if now, err := ResolveLinks(wd); err != nil || now != wd {
+			r.WorkDir = "" // moved: neither a root nor a base for relative paths
+		}
+	}
 	forms := []string{path}
 	if t := strings.TrimSpace(path); t != path {
 		forms = append(forms, t)
 	}
 	var first Verdict
 	for i, f := range forms {
-		v := r.check(f)
+		v := r.check(f, write)
 		if i == 0 || (first.Inside && !v.Inside) {
 			first = v
 		}
@@ -74,7 +103,7 @@ func (r Rule) Check(path string) Verdict {
 	return first
 }
 
-func (r Rule) check(path string) Verdict {
+func (r Rule) check(path string, write bool) Verdict {
 	abs, err := Absolute(path, r.WorkDir)
 	if err != nil {
 		return Verdict{Path: path}
@@ -92,10 +121,13 @@ func (r Rule) check(path string) Verdict {
 			continue
 		}
 		v := r.place(resolved)
+		if write && v.Inside && (sensitive(p) || sensitive(resolved)) {
+			v.Inside, v.Sensitive = false, true
+		}
 		if i == 0 {
 			out = v
 		} else if out.Inside && !v.Inside {
-			out.Inside, out.Forbidden = false, v.Forbidden
+			out.Inside, out.Forbidden, out.Sensitive = false, v.Forbidden, v.Sensitive
 		}
 	}
 	return out
@@ -265,4 +297,22 @@ func PatternBase(pattern string) (base string, ok bool) {
 		base = "/"
 	}
 	return base, true
+}
+
+// invisible reports whether path holds a character that shows as nothing
+// or moves the text around it: format characters (U+FEFF, zero-width
+// spaces and joiners, bidi controls) and control characters other than the
+// ASCII spaces that trimming removes. Go and JavaScript do not agree on all
+// of them (String.prototype.trim removes a U+FEFF, strings.TrimSpace keeps
+// it), so a path with one is never inside rather than read one way here and
+// another way by Claude Code.
+func invisible(path string) bool {
+	for _, c := range path {
+		switch {
+		case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+		case unicode.Is(unicode.Cf, c), unicode.Is(unicode.Cc, c), c == unicode.ReplacementChar:
+			return true
+		}
+	}
+	return false
 }

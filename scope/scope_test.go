@@ -232,3 +232,53 @@ func TestPatternBase(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckWorkDirResolvedMoved: a working directory given as the place
+// the process started in stops being a root once its name leads elsewhere
+// (the project replaced by a link to $HOME while Claude runs there): $HOME
+// does not become inside, relative paths are not placed, and the other
+// roots still hold. Without the flag the name is followed, as before.
+func TestCheckWorkDirResolvedMoved(t *testing.T) {
+	w := newWorld(t)
+	r := w.rule
+	r.WorkDirResolved = true
+	if v := r.Check("main.go"); !v.Inside {
+		t.Fatalf("before the swap: %+v", v)
+	}
+	if err := os.Rename(w.proj, w.proj+".old"); err != nil {
+		t.Fatal(err)
+	}
+	link(t, w.home, w.proj)
+	for _, p := range []string{w.secret, ".ssh/id_ed25519", filepath.Join(w.proj, ".ssh", "id_ed25519")} {
+		if v := r.Check(p); v.Inside {
+			t.Errorf("after the work dir became a link to $HOME, %s is inside: %+v", p, v)
+		}
+	}
+	if v := r.Check(filepath.Join(w.mine, "photo.jpg")); !v.Inside {
+		t.Errorf("the upload folder stopped being a root: %+v", v)
+	}
+	r.WorkDirResolved = false
+	if v := r.Check(w.secret); !v.Inside {
+		t.Errorf("a plain rule does not follow its work dir's name: %+v", v)
+	}
+}
+
+// TestCheckRefusesInvisible: a path holding a character that shows as
+// nothing (BOM, zero-width space, bidi override, a control character) is
+// not inside, however it would resolve. Before, "\ufeff/home/…/id_ed25519"
+// was taken as a relative name inside the project (strings.TrimSpace keeps
+// the BOM), while Claude Code's trim removes it and opens the key.
+func TestCheckRefusesInvisible(t *testing.T) {
+	w := newWorld(t)
+	for _, p := range []string{"\ufeff" + w.secret, "\ufeffmain.go", "main.go\u200b", "ma\u202ein.go",
+		filepath.Join(w.proj, "main.go") + "\x00", "\u2060main.go", "main\x7f.go", "main\xff.go"} {
+		if v := w.rule.Check(p); v.Inside {
+			t.Errorf("%q is inside: %+v", p, v)
+		}
+	}
+	for _, p := range []string{" main.go\t", "\u00a0main.go", filepath.Join(w.proj, "naïve café.go")} {
+		if v := w.rule.Check(p); !v.Inside {
+			t.Errorf("%q is not inside: %+v", p, v)
+		}
+	}
+}

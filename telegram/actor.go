@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/view"
@@ -26,12 +27,19 @@ type actor struct {
 	stopped bool
 	turn    *turn // the running turn, if any
 	conn    Conn
+	grant   *filesend.Grant // the send_file grant of conn's process, if any
 	// connSince is when conn was started, for /usage.
 	connSince time.Time
-	model     string // as reported by the CLI
-	mode      string // permission mode as reported by the CLI
+	model     string    // as reported by the CLI
+	mode      string    // permission mode as reported by the CLI
+	mark      storeMark // the live session's file after the last turn
 	lastUse   time.Time
 	restart   bool // settings changed: restart the process (resuming) before the next turn
+
+	// startDir is the directory conn's process started in, links resolved
+	// then: the path rule's working directory, never the chat's setting
+	// read again later (its name may lead elsewhere by now).
+	startDir string
 
 	// A cancel belongs to the turn it was meant for (turn.requestCancel),
 	// never to the actor: a request left over must not stop a later turn.
@@ -62,8 +70,10 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	}
 	a.queue = append(a.queue, qp)
 	ahead := len(a.queue) - 1
-	// The later items of an album join the first: one notice is enough.
-	busy := a.turn != nil && !(qp.Album != "" && ahead > 0 && a.queue[ahead-1].Album == qp.Album)
+	// The later items of an album join the first: one notice is enough. A
+	// turn that answered is over for the user (it is only closing): the
+	// message runs next without a notice.
+	busy := a.turn != nil && !a.turn.answered.Load() && !(qp.Album != "" && ahead > 0 && a.queue[ahead-1].Album == qp.Album)
 	if busy {
 		ahead++
 		a.turn.setQueued(len(a.queue))
@@ -100,14 +110,14 @@ func (a *actor) requestCancel() bool {
 }
 
 // requestReset drops queued prompts and the process; the next message
-// starts a fresh Claude session.
+// starts a fresh Claude session. The dropped prompts are marked done in one
+// write, after the lock is released: /cancel on the polling loop takes the
+// same lock, and must not wait for the disk.
 func (a *actor) requestReset() (dropped int) {
 	a.mu.Lock()
-	dropped = len(a.queue)
-	for _, qp := range a.queue {
-		if err := a.b.store.DonePrompt(a.key, qp.Seq); err != nil {
-			a.b.log.Warn("could not drop queued prompt", "chat_id", a.place.ChatID, "err", err)
-		}
+	seqs := make([]uint64, len(a.queue))
+	for i, qp := range a.queue {
+		seqs[i] = qp.Seq
 	}
 	a.queue = nil
 	if a.turn != nil {
@@ -115,8 +125,13 @@ func (a *actor) requestReset() (dropped int) {
 	}
 	a.startLocked()
 	a.mu.Unlock()
+	if len(seqs) > 0 {
+		if err := a.b.store.DonePrompt(a.key, seqs...); err != nil {
+			a.b.log.Warn("could not drop queued prompts", "chat_id", a.place.ChatID, "count", len(seqs), "err", err)
+		}
+	}
 	signal(a.reset)
-	return dropped
+	return len(seqs)
 }
 
 // working reports a turn that has not answered yet, or queued prompts. A
@@ -152,6 +167,7 @@ type actorStatus struct {
 	Model   string
 	Mode    string
 	Session string
+	Dir     string // the live process's working directory
 }
 
 func (a *actor) status() actorStatus {
@@ -159,7 +175,7 @@ func (a *actor) status() actorStatus {
 	defer a.mu.Unlock()
 	st := actorStatus{Queued: len(a.queue), Running: a.turn != nil, Live: a.conn != nil, Model: a.model, Mode: a.mode}
 	if a.conn != nil {
-		st.Session = a.conn.SessionID()
+		st.Session, st.Dir = a.conn.SessionID(), a.startDir
 	}
 	return st
 }
@@ -274,11 +290,11 @@ func (a *actor) idle(ctx context.Context) bool {
 			a.dropSession(ctx)
 			return true
 		case <-a.quit:
-			a.closeConn(ctx, "bot stopping")
+			a.closeConn(ctx, view.ReasonBotStopping)
 			return false
 		case <-timeout:
 			a.b.log.Info("closing idle claude process", "chat_id", a.place.ChatID, "session_key", a.key)
-			a.closeConn(ctx, "idle")
+			a.closeConn(ctx, view.ReasonIdle)
 			return false
 		case <-a.evict:
 			// The request may be stale: the turn that asked got another
@@ -286,7 +302,7 @@ func (a *actor) idle(ctx context.Context) bool {
 			if !a.b.pool.short() {
 				continue
 			}
-			a.closeConn(ctx, "evicted for another chat")
+			a.closeConn(ctx, view.ReasonEvicted)
 			return false
 		case ev, ok := <-conn.Events():
 			if !ok {
@@ -302,7 +318,7 @@ func (a *actor) idle(ctx context.Context) bool {
 				a.setMode(e.Mode)
 			case runner.ApprovalRequest:
 				// Nothing asks between turns; refuse so the CLI never waits.
-				_ = conn.Deny(ctx, e.RequestID, "No turn is running; ask again in a turn.", false)
+				_ = conn.Deny(ctx, e.RequestID, view.ReasonNoTurn, false)
 			}
 		}
 	}
@@ -316,7 +332,14 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.restart = false
 	a.mu.Unlock()
 	if conn != nil && restart {
-		a.closeConn(ctx, "settings changed")
+		a.closeConn(ctx, view.ReasonSettingsChanged)
+		conn = nil
+	}
+	if conn != nil && a.continuedElsewhere() {
+		// Resuming afresh loads what was said at the desk.
+		b.log.Info("the session was continued elsewhere: resuming it afresh", "chat_id", a.place.ChatID, "session_key", a.key)
+		b.notify(a.place, t.qp.MessageID, view.ContinuedElsewhere)
+		a.closeConn(ctx, view.ReasonContinuedElsewhere)
 		conn = nil
 	}
 	if conn != nil {
@@ -333,25 +356,60 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 		return nil, err
 	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
+	startDir := resolvedDir(workDir)
 	st := b.settings(a.key)
-	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir}
+	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir,
+		Partial: st.Stream != view.StreamOff}
 	if rec, ok, err := b.store.Session(a.key); err != nil {
 		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
 	} else if ok {
 		spec.Resume = rec.SessionID
 	}
+	grant := a.openGrant(startDir)
+	if grant != nil {
+		spec.MCPConfig = grant.ConfigPath()
+	}
 	conn, err = b.engine.Start(ctx, spec)
 	if err != nil {
+		closeGrant(grant)
 		b.pool.release(a)
 		return nil, err
 	}
 	t.resumed = spec.Resume
 	t.sawInit = false
 	a.mu.Lock()
-	a.conn, a.connSince = conn, time.Now()
+	a.conn, a.grant, a.connSince = conn, grant, time.Now()
 	a.mode = spec.PermissionMode
+	a.startDir = startDir
+	a.mark = storeMark{}
 	a.mu.Unlock()
+	b.refreshMenu(a.place.ChatID, startDir)
 	return conn, nil
+}
+
+// openGrant lets the process about to start send files from its scope:
+// the directory it starts in (startDir, links resolved, as approvals take
+// it), the chat's upload folder, add_dirs. Without the tool (not
+// configured, or the grant failed) Claude runs all the same.
+func (a *actor) openGrant(startDir string) *filesend.Grant {
+	b := a.b
+	if b.cfg.Files == nil {
+		return nil
+	}
+	rule := b.broker.PathRule(startDir, b.uploadDir(a.key))
+	rule.WorkDirResolved = true
+	g, err := b.cfg.Files.Open(filesend.Session{Key: a.key, Rule: rule})
+	if err != nil {
+		b.log.Warn("claude starts without the send_file tool", "chat_id", a.place.ChatID, "session_key", a.key, "err", err)
+		return nil
+	}
+	return g
+}
+
+func closeGrant(g *filesend.Grant) {
+	if g != nil {
+		g.Close()
+	}
 }
 
 // busy says whether the actor must keep its process: a turn is running
@@ -371,13 +429,15 @@ func (a *actor) setMode(m string) {
 // closeConn ends the live process; its session id stays stored for --resume.
 func (a *actor) closeConn(ctx context.Context, why string) {
 	a.mu.Lock()
-	conn := a.conn
-	a.conn = nil
+	conn, grant := a.conn, a.grant
+	a.conn, a.grant = nil, nil
 	a.mu.Unlock()
 	if conn == nil {
 		return
 	}
-	if _, err := a.b.broker.CancelSession(ctx, a.key, "the Claude session was closed ("+why+")"); err != nil {
+	// The process may send no more files; it is asked to exit below.
+	closeGrant(grant)
+	if _, err := a.b.broker.CancelSession(ctx, a.key, view.SessionClosed(why)); err != nil {
 		a.b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -394,15 +454,17 @@ func (a *actor) closeConn(ctx context.Context, why string) {
 
 func (a *actor) forgetConn() {
 	a.mu.Lock()
-	a.conn = nil
+	grant := a.grant
+	a.conn, a.grant = nil, nil
 	a.mu.Unlock()
+	closeGrant(grant)
 	a.b.pool.release(a)
 }
 
 // dropSession is /new: close the process and end the session, which
 // /sessions can bring back.
 func (a *actor) dropSession(ctx context.Context) {
-	a.closeConn(ctx, "new session")
+	a.closeConn(ctx, view.ReasonNewSession)
 	if err := a.b.store.ArchiveSession(a.key); err != nil {
 		a.b.log.Warn("could not clear session", "chat_id", a.place.ChatID, "err", err)
 	}

@@ -27,15 +27,7 @@ func longCommand() string {
 }
 
 // documents are the bot's file messages in a chat.
-func (h *harness) documents(chatID int64) []tgtest.Message {
-	var out []tgtest.Message
-	for _, m := range h.tg.Messages(chatID) {
-		if m.Document != nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
+func (h *harness) documents(chatID int64) []tgtest.Message { return h.tg.Documents(chatID) }
 
 func TestApprovalLongCommandArrivesWhole(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -109,3 +109,65 @@ func TestApprovalReadOutsideProjectAsked(t *testing.T) {
 		}
 	})
 }
+
+// TestApprovalPathRuleKeepsTheStartedDir: the path rule's working
+// directory is the one the process started in, links resolved at start.
+// Configured through a link, the project is still the project; when the
+// project is then replaced by a link to $HOME while Claude runs there, a
+// read of a key in $HOME is asked. Before, the configured name was
+// resolved again on every request, so $HOME became "the project" and the
+// read was approved.
+func TestApprovalPathRuleKeepsTheStartedDir(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, work, alias := filepath.Join(base, "home"), filepath.Join(base, "work"), filepath.Join(base, "project")
+	key := filepath.Join(home, ".ssh", "id_ed25519")
+	for _, d := range []string{filepath.Dir(key), work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{key, filepath.Join(work, "main.go")} {
+		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(work, alias); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	got := map[string]string{}
+	h := newHarness(t, func(tr *runnertest.Turn) {
+		tr.Start("m")
+		ask := func(id, p string) {
+			d := tr.Ask(toolReq(t, id, "Read", map[string]any{"file_path": p}))
+			mu.Lock()
+			got[id] = decisionWord(d)
+			mu.Unlock()
+		}
+		ask("main", filepath.Join(alias, "main.go"))
+		// What one approved "mv work work.old && ln -s ~ work" does.
+		if err := os.Rename(work, work+".old"); err != nil {
+			t.Error(err)
+		}
+		if err := os.Symlink(home, work); err != nil {
+			t.Error(err)
+		}
+		ask("key", filepath.Join(alias, ".ssh", "id_ed25519"))
+		tr.Complete("reads done")
+	}, func(c *telegram.Config) {
+		c.WorkDir = alias
+		c.AllowList = approvals.DefaultAutoApprove()
+	})
+	h.say("look")
+	p := h.awaitPrompt(h.dm.ID, "Deny", "id_ed25519")
+	h.toast(h.press(h.user, h.dm, p, "Deny"))
+	h.awaitText(h.dm.ID, "reads done")
+	mu.Lock()
+	defer mu.Unlock()
+	if got["main"] != "allowed" || got["key"] != "denied" {
+		t.Errorf("main.go %s (want allowed), the key %s (want denied)", got["main"], got["key"])
+	}
+}

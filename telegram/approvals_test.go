@@ -56,7 +56,7 @@ func TestApprovalApprove(t *testing.T) {
 			}
 		}
 		// The Always allow button says in plain words what it saves.
-		for _, want := range []string{"Always allow will", "always allow Bash: " + cmd, "accept file edits for the rest of this session"} {
+		for _, want := range []string{"Always allow will", "always allow Bash: " + cmd, "For this session, accept file edits"} {
 			if !strings.Contains(prompt.Text, want) {
 				t.Errorf("prompt lacks %q:\n%s", want, prompt.Text)
 			}

@@ -20,12 +20,13 @@ func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest
 	a, b := t.a, t.a.b
 	st := b.settings(a.key)
 	a.mu.Lock()
-	mode := a.mode
+	mode, startDir := a.mode, a.startDir
 	a.mu.Unlock()
 	req := approvals.Request{RequestID: e.RequestID, ToolName: e.ToolName, Input: e.Input, Suggestions: e.Suggestions,
 		ToolUseID: e.ToolUseID, BlockedPath: e.BlockedPath, Description: e.Description,
+		DecisionReasonType: e.DecisionReasonType, ClassifierApprovable: e.ClassifierApprovable,
 		ChatID: a.place.ChatID, SessionKey: a.key, PermissionMode: mode, PlanMode: st.PlanMode,
-		WorkDir: st.WorkDir, UploadDir: b.uploadDir(a.key)}
+		WorkDir: startDir, UploadDir: b.uploadDir(a.key)}
 	sub, err := b.broker.Submit(ctx, req, conn)
 	if err != nil {
 		b.log.Warn("approval request not handled", "chat_id", a.place.ChatID, "request_id", e.RequestID, "err", err)
@@ -41,7 +42,13 @@ func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest
 	}
 	t.state = view.StateWaiting
 	t.dirty = true
+	t.live.pause(true) // no draft over the prompt
+	t.awaitProgress(ctx)
 	b.showPrompt(ctx, a, t, sub.Prompt)
+	// The prompt says the turn waits: the progress message says so an
+	// interval later, which a quick press makes unnecessary, so the answer
+	// it lets through finds the chat's window free.
+	t.lastEdit = time.Now()
 }
 
 // showPrompt sends the prompt (a reply to the progress message) with the
@@ -144,9 +151,16 @@ func (b *Bot) resolvePrompt(ctx context.Context, key promptKey, o view.Outcome) 
 	}
 }
 
-// editPrompt queues an edit of a prompt message (see promptBook).
+// editPrompt queues an edit of a prompt message (see promptBook). A
+// question's next state (it has buttons) is for the user to act on: high
+// priority. An outcome ("✅ Approved by …") is housekeeping: it yields to
+// the answer and prompts the decision lets through.
 func (b *Bot) editPrompt(ref promptRef, text string, kb view.Keyboard) {
-	_ = b.edit(context.Background(), ref.ChatID, ref.MessageID, text, kb, outbox.High, promptEditKey(ref), func(err error) {
+	prio := outbox.Low
+	if kb != nil {
+		prio = outbox.High
+	}
+	_ = b.edit(context.Background(), ref.ChatID, ref.MessageID, text, kb, prio, promptEditKey(ref), func(err error) {
 		if err != nil && !errors.Is(err, outbox.ErrClosed) {
 			b.log.Warn("could not edit prompt", "chat_id", ref.ChatID, "err", err)
 		}

@@ -21,10 +21,13 @@ import (
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/cooldown"
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/projects"
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/outbox"
+	"github.com/untether/untether/telegram/view"
 )
 
 // Config is everything the bot needs, as plain values.
@@ -39,6 +42,14 @@ type Config struct {
 	MinEdit       time.Duration // private chats
 	GroupEdit     time.Duration
 	MaxActions    int
+	// Stream is how Claude's text shows while it is written: "drafts"
+	// (default: a live draft in private chats, edits elsewhere), "edits"
+	// (the progress message) or "off"; a chat may choose its own (/stream).
+	Stream string
+	// ProgressDelay is how long a turn runs before it gets a progress
+	// message (typing or a draft shows meanwhile): a quick turn costs only
+	// its answer. Default 1s.
+	ProgressDelay time.Duration
 	IdleTimeout   time.Duration
 	MaxLive       int
 	WorkDir       string
@@ -93,9 +104,32 @@ type Config struct {
 	Transport http.RoundTripper
 	// Outbox overrides the outbox pacing (zero values are the defaults).
 	Outbox outbox.Options
+	// Voice transcribes voice notes, audio files and video notes into
+	// prompts; without a Transcriber they get a hint.
+	Voice Voice
+	// Files, when set, offers Claude the send_file tool: each Claude
+	// process gets a grant (its MCP config and secret) from it, and the
+	// files it sends are delivered to the process's chat.
+	Files FileServer
 	// Secrets are removed, like the token, from every text the bot sends
 	// (see redact.go): API keys from the environment, say.
 	Secrets []string
+	// ClaudeConfigDir is Claude Code's configuration directory, as the CLI
+	// the bot starts sees it: /sessions lists its session store (sessions
+	// started at the desk too) and the menu its user commands. "" leaves
+	// both out.
+	ClaudeConfigDir string
+	// WorktreesDir is [projects] worktrees_dir, where /branch makes
+	// worktrees; "" puts them beside the repository (see
+	// projects.WorktreePath). Either way a worktree must lie inside
+	// ProjectRoots, like any /cwd.
+	WorktreesDir string
+	// Git runs the git CLI for /diff, /branch and the changes of a turn.
+	Git projects.Git
+	// Version is untether's own, and ClaudeVersion what the CLI said it
+	// was when the bot started; /status shows both ("" leaves one out).
+	Version       string
+	ClaudeVersion string
 	// StallAfter is [progress] stall_after: how long Claude may say
 	// nothing while a tool runs before the chat is told (stall.go);
 	// default 3m, negative: never.
@@ -103,6 +137,13 @@ type Config struct {
 	// CPU measures Claude's process trees for the stall watchdog; nil
 	// reads /proc.
 	CPU CPUMeter
+}
+
+// FileServer is the send_file tool's server: *filesend.Server, or a
+// stand-in in tests (its socket cannot live in a synctest bubble).
+type FileServer interface {
+	Open(filesend.Session) (*filesend.Grant, error)
+	Serve(ctx context.Context, deliver filesend.Deliver) error
 }
 
 func (c *Config) defaults() {
@@ -117,6 +158,12 @@ func (c *Config) defaults() {
 	}
 	if c.GroupEdit <= 0 {
 		c.GroupEdit = 4 * time.Second
+	}
+	if c.Stream == "" {
+		c.Stream = view.StreamDrafts
+	}
+	if c.ProgressDelay <= 0 {
+		c.ProgressDelay = time.Second
 	}
 	if c.MaxActions <= 0 {
 		c.MaxActions = 8
@@ -148,6 +195,7 @@ func (c *Config) defaults() {
 	if c.CPU == nil {
 		c.CPU = procCPU{}
 	}
+	c.Voice.defaults()
 	if c.UploadDir == "" {
 		c.UploadDir = filepath.Join(os.TempDir(), "untether-uploads")
 	}
@@ -176,9 +224,11 @@ type Bot struct {
 	sessions tokens[sessionChoice] // buttons of /sessions lists
 	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
 	limits   limitWatch            // the last usage-limit status, for /usage
+	menus    sync.Map              // chat id → the command menu last set for it (a string)
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
+	noDrafts sync.Map              // chat id → Telegram refused a draft there: stream by edits
 	baseCtx  context.Context
 	stopping chan struct{}
 
@@ -201,6 +251,9 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 	cfg.defaults()
 	if cfg.Token == "" {
 		return nil, errors.New("telegram: bot token is empty")
+	}
+	if !view.ValidStream(cfg.Stream) {
+		return nil, fmt.Errorf("telegram: stream %q: want off, edits or drafts", cfg.Stream)
 	}
 	if len(cfg.AllowedUsers) == 0 && !cfg.AllowAnyUser {
 		return nil, errors.New("telegram: allowed_user_ids is empty and allow_any_user is off: nobody could use the bot")
@@ -296,6 +349,15 @@ func (b *Bot) Run(ctx context.Context) error {
 		b.wg.Add(1)
 		go b.sweepUploads(ctx)
 	}
+	if b.cfg.Files != nil {
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			if err := b.cfg.Files.Serve(ctx, b.deliverFiles); err != nil {
+				b.log.Error("the send_file server stopped", "err", err)
+			}
+		}()
+	}
 	pollErr := b.poll(ctx)
 	b.shutdown()
 	if pollErr != nil && !errors.Is(pollErr, context.Canceled) {
@@ -325,17 +387,6 @@ func (b *Bot) shutdown() {
 		b.log.Warn("outbox not fully drained at shutdown", "err", err)
 	}
 	b.out.Close()
-}
-
-// allActors lists the sessions' actors.
-func (b *Bot) allActors() []*actor {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	actors := make([]*actor, 0, len(b.actors))
-	for _, a := range b.actors {
-		actors = append(actors, a)
-	}
-	return actors
 }
 
 // storedCooldown is the plan cooldown, as saved before a restart and kept

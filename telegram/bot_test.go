@@ -267,7 +267,11 @@ func TestNonTextAndCommands(t *testing.T) {
 		h.tg.AddUpdate(map[string]any{"message": map[string]any{"message_id": 5000, "date": time.Now().Unix(),
 			"chat": map[string]any{"id": h.dm.ID, "type": "private"}, "from": map[string]any{"id": h.user.ID, "first_name": "Ada"},
 			"voice": map[string]any{"file_id": "x", "file_unique_id": "y", "duration": 3}}})
-		h.awaitText(h.dm.ID, "I can pass text, photos and files to Claude, but not voice messages.")
+		h.awaitText(h.dm.ID, "I can't listen to voice messages yet")
+		h.tg.AddUpdate(map[string]any{"message": map[string]any{"message_id": 5001, "date": time.Now().Unix(),
+			"chat": map[string]any{"id": h.dm.ID, "type": "private"}, "from": map[string]any{"id": h.user.ID, "first_name": "Ada"},
+			"sticker": map[string]any{"file_id": "s", "file_unique_id": "t", "type": "regular", "width": 512, "height": 512}}})
+		h.awaitText(h.dm.ID, "I can pass text, photos and files to Claude, but not stickers.")
 		h.say("/status")
 		h.awaitText(h.dm.ID, "Model")
 		h.say("/help")

@@ -116,9 +116,21 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 		b.answerCallback(ctx, cq.ID, view.ToastForeignChat)
 		return
 	}
+	if c.cancel {
+		b.sessions.removeIf(func(o sessionChoice) bool { return o.key == c.key && (o.force || o.cancel) })
+		b.answerCallback(ctx, cq.ID, view.ToastNotResumed)
+		if m := cq.Message.Message; m != nil {
+			_ = b.edit(ctx, chatID, m.ID, view.SessionResumeCancelled, nil, outbox.High, "", nil)
+		}
+		return
+	}
 	a := b.existingActor(c.key)
 	if a != nil && a.working() {
 		b.answerCallback(ctx, cq.ID, view.ToastSessionBusy)
+		return
+	}
+	if age, inUse := b.inUseElsewhere(c.past); inUse && !c.force {
+		b.askInUse(ctx, cq, c, age)
 		return
 	}
 	dir := ""
@@ -189,8 +201,12 @@ const sessionTokenLife = time.Hour
 type sessionChoice struct {
 	key     string
 	chatID  int64
+	thread  int
 	past    prefs.PastSession
 	created time.Time
+	// force resumes without the check for a session open elsewhere (the
+	// user confirmed); cancel is the warning's Cancel button.
+	force, cancel bool
 }
 
 // tokens maps the short random callback_data of bot-made buttons (not the

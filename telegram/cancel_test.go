@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/runnertest"
@@ -22,6 +23,9 @@ func TestLateCancelDoesNotReachNextTurn(t *testing.T) {
 		gate := make(chan struct{})
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
+			if tr.Prompt == "first" {
+				time.Sleep(2 * time.Second) // long enough to get a progress message with Cancel
+			}
 			if tr.Prompt == "later" {
 				tr.Emit(runner.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "make build"})
 				select {

@@ -45,11 +45,19 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 		reply(b.modelCommand(key, args))
 	case "verbose":
 		reply(b.verboseCommand(key, strings.ToLower(args)))
+	case "stream":
+		reply(b.streamCommand(key, group, strings.ToLower(args)))
 	case "cwd", "cd":
 		reply(b.cwdCommand(key, args))
 	case "sessions", "resume":
 		b.sessionsCommand(ctx, key, pl, m.ID)
-	default:
+	case "get":
+		b.getCommand(ctx, key, pl, m.ID, args)
+	case "diff":
+		b.diffCommand(ctx, key, pl, m.ID, args)
+	case "branch":
+		reply(b.branchCommand(ctx, key, pl, args))
+	default: // botCommands and this switch name the same commands
 		reply(view.UnknownCommand(cmd))
 	}
 }
@@ -57,9 +65,14 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 func (b *Bot) statusText(key string) string {
 	st := b.settings(key)
 	s := view.Status{Model: st.Model, ModelSource: st.ModelSource, PlanMode: st.PlanMode, PlanModeSource: st.PlanSource,
-		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource}
+		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource,
+		Stream: st.Stream, StreamSource: st.StreamSource, Version: b.cfg.Version, ClaudeVersion: b.cfg.ClaudeVersion}
+	deskDir := st.WorkDir
 	if rec, ok, err := b.store.Session(key); err == nil && ok {
 		s.SessionID = rec.SessionID
+		if rec.WorkDir != "" {
+			deskDir = rec.WorkDir // the session belongs to the directory it started in
+		}
 	}
 	b.statusMoney(key, &s)
 	if a := b.existingActor(key); a != nil {
@@ -74,7 +87,11 @@ func (b *Bot) statusText(key string) string {
 		if as.Session != "" {
 			s.SessionID = as.Session
 		}
+		if as.Dir != "" {
+			deskDir = as.Dir
+		}
 	}
+	s.Desk = deskCommand(s.SessionID, deskDir)
 	return view.StatusText(s)
 }
 
@@ -147,4 +164,32 @@ func (b *Bot) verboseCommand(key, arg string) string {
 	}
 	st := b.settings(key)
 	return view.VerboseShow(st.Verbose, st.VerboseSource)
+}
+
+// streamCommand is /stream: how this chat sees Claude's text as it is
+// written. Turning streaming on or off restarts the Claude process after
+// the running turn (resuming): the CLI sends partial text only when asked
+// at start.
+func (b *Bot) streamCommand(key string, group bool, arg string) string {
+	before := b.settings(key).Stream
+	var err error
+	switch {
+	case arg == "" || arg == "show":
+		st := b.settings(key)
+		return view.StreamShow(st.Stream, st.StreamSource, group)
+	case arg == "clear":
+		err = b.store.SetStream(key, "")
+	case view.ValidStream(arg):
+		err = b.store.SetStream(key, arg)
+	default:
+		return view.UsageStream
+	}
+	if err != nil {
+		return view.SettingNotSaved(b.redact(err.Error()))
+	}
+	st := b.settings(key)
+	if a := b.existingActor(key); a != nil && a.liveConn() != nil && (before == view.StreamOff) != (st.Stream == view.StreamOff) {
+		a.restartAfterTurn()
+	}
+	return view.StreamSet(st.Stream, st.StreamSource, group)
 }

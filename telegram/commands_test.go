@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"testing/synctest"
+
+	"github.com/untether/untether/telegram"
 )
 
 // TestCommandRepliesAreHTML: every reply to a command is valid Telegram
@@ -17,7 +19,7 @@ func TestCommandRepliesAreHTML(t *testing.T) {
 			{"/model two words", "Usage: /model <name> | show | clear"},
 			{"/planmode sideways", "Usage: /planmode on | off | auto | show | clear"},
 			{"/verbose loud", "Usage: /verbose on | off"},
-			{"/frobnicate", "Unknown command /frobnicate."},
+			{"/frobnicate", "Answer: /frobnicate"}, // not the bot's: Claude Code's to answer
 			{"/model <b>&amp;", "Usage: /model <name> | show | clear"},
 			{"/cwd <nowhere> & back", "does not exist"},
 		} {
@@ -29,5 +31,14 @@ func TestCommandRepliesAreHTML(t *testing.T) {
 				t.Errorf("Telegram refused a reply (%d): %s\n%s", c.Status, c.Response, c.Params["text"])
 			}
 		}
+	})
+}
+
+// /status names the untether and Claude Code versions the bot runs with.
+func TestStatusShowsVersions(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, echoScript, func(c *telegram.Config) { c.Version, c.ClaudeVersion = "v1.2.0 (abc123def456)", "2.1.330" })
+		h.say("/status")
+		h.awaitText(h.dm.ID, "Versions: untether v1.2.0 (abc123def456) · Claude Code 2.1.330")
 	})
 }

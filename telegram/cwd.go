@@ -40,20 +40,35 @@ func (b *Bot) cwdCommand(key, arg string) string {
 		st = b.settings(key)
 		return view.WorkDirUnchanged(st.WorkDir, st.WorkSource)
 	}
+	busy, err := b.moveTo(key, dir)
+	switch {
+	case busy:
+		return view.WorkDirBusy
+	case err != nil:
+		return view.SettingNotSaved(b.redact(err.Error()))
+	}
+	st = b.settings(key)
+	return view.WorkDirChanged(st.WorkDir, st.WorkSource)
+}
+
+// moveTo points the chat at dir ("" for working_dir) and sets its session
+// aside for /sessions, since Claude Code keeps sessions per directory: the
+// next message starts a fresh one there. It does nothing (busy) while a
+// turn runs or waits, rather than pull the ground from under it.
+func (b *Bot) moveTo(key, dir string) (busy bool, err error) {
 	a := b.existingActor(key)
 	if a != nil && a.working() {
-		return view.WorkDirBusy
+		return true, nil
 	}
 	if err := b.store.SetWorkDir(key, dir); err != nil {
-		return view.SettingNotSaved(b.redact(err.Error()))
+		return false, err
 	}
 	if a != nil {
 		a.requestNewSession()
 	} else if err := b.store.ArchiveSession(key); err != nil {
 		b.log.Warn("could not clear session", "session_key", key, "err", err)
 	}
-	st = b.settings(key)
-	return view.WorkDirChanged(st.WorkDir, st.WorkSource)
+	return false, nil
 }
 
 // resolveWorkDir turns the user's path (absolute, ~/…, or relative to the
@@ -154,4 +169,13 @@ func (a *actor) sessionWorkDir(ctx context.Context, replyTo int) string {
 	a.dropSession(ctx)
 	b.notify(a.place, replyTo, view.WorkDirFallback(st.WorkDir, why, resolved, b.cfg.WorkDir))
 	return b.cfg.WorkDir
+}
+
+// resolvedDir is dir with links resolved, as a process started there has
+// it; dir itself when it cannot be resolved (the start then fails).
+func resolvedDir(dir string) string {
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return dir
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -11,42 +12,70 @@ import (
 	"github.com/untether/untether/telegram/outbox"
 )
 
-// maxUpload is the largest file the Bot API takes from a bot (50 MB).
-const maxUpload = 50 << 20
+// MaxUpload is the largest file the Bot API takes from a bot (50 MB).
+const MaxUpload = 50 << 20
+
+const maxUpload = MaxUpload
+
+// maxPhoto is the largest image the Bot API takes as a photo (10 MB).
+const maxPhoto = 10 << 20
+
+// maxAlbum is how many items one album holds.
+const maxAlbum = 10
+
+// upload is one file to send, with its HTML caption.
+type upload struct {
+	name    string
+	data    []byte
+	caption string
+	photo   bool // send as a photo, not a document
+}
 
 // sendDocument uploads data as a file named name, with an HTML caption, and
 // returns the message id, waiting for delivery. It is paced like any
 // message of the chat. If Telegram rejects the caption's HTML, the plain
 // text is sent instead.
 func (b *Bot) sendDocument(ctx context.Context, p place, replyTo int, name string, data []byte, caption string, prio outbox.Priority) (int, error) {
-	if len(data) == 0 || len(data) > maxUpload {
-		return 0, fmt.Errorf("telegram sendDocument %s: %d bytes, want 1 to %d", name, len(data), maxUpload)
+	return b.sendUpload(ctx, p, replyTo, upload{name: name, data: data, caption: caption}, prio)
+}
+
+// sendUpload sends one file as a photo or a document (see sendDocument).
+func (b *Bot) sendUpload(ctx context.Context, p place, replyTo int, u upload, prio outbox.Priority) (int, error) {
+	method, limit := "sendDocument", maxUpload
+	if u.photo {
+		method, limit = "sendPhoto", maxPhoto
+	}
+	if len(u.data) == 0 || len(u.data) > limit {
+		return 0, fmt.Errorf("telegram %s %s: %d bytes, want 1 to %d", method, u.name, len(u.data), limit)
 	}
 	// Like send, a backstop: the caption and name never carry a secret. The
 	// contents are the caller's (an approval's input is redacted before it
 	// is written out; a file may be binary).
-	name, caption = b.redact(name), b.redact(caption)
+	u.name, u.caption = b.redact(u.name), b.redact(u.caption)
 	var id int
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {
-			params := &tgbot.SendDocumentParams{
-				ChatID:          p.ChatID,
-				MessageThreadID: p.Thread,
-				// A fresh reader per attempt: the outbox may retry.
-				Document: &models.InputFileUpload{Filename: name, Data: bytes.NewReader(data)},
-				Caption:  caption,
+			caption, mode := u.caption, models.ParseModeHTML
+			if !parse {
+				caption, mode = b.redact(plainText(caption)), ""
 			}
-			if parse {
-				params.ParseMode = models.ParseModeHTML
-			} else {
-				params.Caption = plainText(caption)
-			}
+			// A fresh reader per attempt: the outbox may retry.
+			file := &models.InputFileUpload{Filename: u.name, Data: bytes.NewReader(u.data)}
+			var reply *models.ReplyParameters
 			if replyTo != 0 {
-				params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+				reply = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
 			}
-			m, err := b.client.SendDocument(ctx, params)
+			var m *models.Message
+			var err error
+			if u.photo {
+				m, err = b.client.SendPhoto(ctx, &tgbot.SendPhotoParams{ChatID: p.ChatID, MessageThreadID: p.Thread,
+					Photo: file, Caption: caption, ParseMode: mode, ReplyParameters: reply})
+			} else {
+				m, err = b.client.SendDocument(ctx, &tgbot.SendDocumentParams{ChatID: p.ChatID, MessageThreadID: p.Thread,
+					Document: file, Caption: caption, ParseMode: mode, ReplyParameters: reply})
+			}
 			if err != nil {
-				return b.wrap("sendDocument", err)
+				return b.wrap(method, err)
 			}
 			id = m.ID
 			return nil
@@ -57,4 +86,66 @@ func (b *Bot) sendDocument(ctx context.Context, p place, replyTo int, name strin
 		return 0, err
 	}
 	return id, nil
+}
+
+// sendAlbum sends 2 to maxAlbum files as one album: all photos, or all
+// documents (Telegram groups documents only with documents), with a total
+// the Bot API takes in one request (maxUpload).
+func (b *Bot) sendAlbum(ctx context.Context, p place, replyTo int, items []upload, prio outbox.Priority) error {
+	total := 0
+	for _, u := range items {
+		total += len(u.data)
+	}
+	if len(items) < 2 || len(items) > maxAlbum || total > maxUpload {
+		return fmt.Errorf("telegram sendMediaGroup: %d files of %d bytes, want 2 to %d of at most %d", len(items), total, maxAlbum, maxUpload)
+	}
+	for i := range items {
+		items[i].name, items[i].caption = b.redact(items[i].name), b.redact(items[i].caption)
+	}
+	names := attachNames(items)
+	do := func(parse bool) func(context.Context) error {
+		return func(ctx context.Context) error {
+			media := make([]models.InputMedia, len(items))
+			for i, u := range items {
+				caption, mode := u.caption, models.ParseModeHTML
+				if !parse {
+					caption, mode = b.redact(plainText(caption)), ""
+				}
+				// The part's name is the file's name in the chat: the library
+				// names the upload after it.
+				ref, data := "attach://"+names[i], bytes.NewReader(u.data)
+				if u.photo {
+					media[i] = &models.InputMediaPhoto{Media: ref, MediaAttachment: data, Caption: caption, ParseMode: mode}
+				} else {
+					media[i] = &models.InputMediaDocument{Media: ref, MediaAttachment: data, Caption: caption, ParseMode: mode}
+				}
+			}
+			params := &tgbot.SendMediaGroupParams{ChatID: p.ChatID, MessageThreadID: p.Thread, Media: media}
+			if replyTo != 0 {
+				params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+			}
+			_, err := b.client.SendMediaGroup(ctx, params)
+			return b.wrap("sendMediaGroup", err)
+		}
+	}
+	return b.sendParsed(ctx, p.ChatID, prio, do)
+}
+
+// attachNames are the items' names, made unique (an album's parts are
+// keyed by them) and safe as multipart field names.
+func attachNames(items []upload) []string {
+	seen := map[string]bool{}
+	out := make([]string, len(items))
+	for i, u := range items {
+		name := safeName(u.name)
+		if name == "" {
+			name = "file"
+		}
+		for n := 2; seen[name]; n++ {
+			name = strconv.Itoa(n) + "-" + safeName(u.name)
+		}
+		seen[name] = true
+		out[i] = name
+	}
+	return out
 }

@@ -3,7 +3,9 @@ package telegram
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/runner"
 )
 
@@ -28,6 +30,12 @@ type Spec struct {
 	Model          string
 	PermissionMode string
 	WorkDir        string // the chat's directory, or "" for the configured one
+	// Partial asks for Claude's text as it is written (the CLI's
+	// --include-partial-messages): the chat streams it (see Config.Stream).
+	Partial bool
+	// MCPConfig is the config of the bot's MCP server for this process
+	// (the send_file tool), or "" when the bot offers none.
+	MCPConfig string
 }
 
 // Engine starts Claude sessions.
@@ -59,6 +67,12 @@ func (e *RunnerEngine) Start(ctx context.Context, spec Spec) (Conn, error) {
 	}
 	if spec.WorkDir != "" {
 		opts.WorkDir = spec.WorkDir
+	}
+	opts.IncludePartial = opts.IncludePartial || spec.Partial
+	if spec.MCPConfig != "" {
+		opts.MCPConfig = spec.MCPConfig
+		// Allowed without a prompt: the bot itself checks every path.
+		opts.AllowedTools = append(slices.Clone(opts.AllowedTools), filesend.AllowedTool)
 	}
 	if opts.Mode == runner.OneShot {
 		return runner.NewOneShotConn(ctx, opts), nil

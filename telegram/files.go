@@ -33,7 +33,7 @@ const maxDownload = 20 << 20
 const downloadTimeout = 3 * time.Minute
 
 // attachments lists the photo (largest size) and document of m. kind names
-// content the bot cannot pass on (view.ContentVoice, ...), if any.
+// content the bot cannot pass on (view.ContentSticker, ...), if any.
 func attachments(m *models.Message) (files []prefs.File, kind string) {
 	if n := len(m.Photo); n > 0 {
 		best := m.Photo[0]
@@ -48,12 +48,20 @@ func attachments(m *models.Message) (files []prefs.File, kind string) {
 	if d := m.Document; d != nil {
 		files = append(files, prefs.File{Kind: "document", FileID: d.FileID, Name: d.FileName, MIME: d.MimeType, Size: d.FileSize})
 	}
+	// Recordings are transcribed (voice.go), not saved for Claude.
 	switch {
 	case m.Voice != nil:
-		kind = view.ContentVoice
+		v := m.Voice
+		files = append(files, prefs.File{Kind: kindVoice, FileID: v.FileID, MIME: v.MimeType, Size: v.FileSize, Duration: v.Duration})
 	case m.Audio != nil:
-		kind = view.ContentAudio
-	case m.Video != nil, m.VideoNote != nil, m.Animation != nil:
+		v := m.Audio
+		files = append(files, prefs.File{Kind: kindAudio, FileID: v.FileID, Name: v.FileName, MIME: v.MimeType, Size: v.FileSize, Duration: v.Duration})
+	case m.VideoNote != nil:
+		v := m.VideoNote
+		files = append(files, prefs.File{Kind: kindVideoNote, FileID: v.FileID, MIME: "video/mp4", Size: int64(v.FileSize), Duration: v.Duration})
+	}
+	switch {
+	case m.Video != nil, m.Animation != nil:
 		kind = view.ContentVideo
 	case m.Sticker != nil:
 		kind = view.ContentSticker
@@ -126,6 +134,11 @@ func (b *Bot) download(ctx context.Context, f prefs.File, path string) error {
 		return err
 	}
 	defer body.Close()
+	// The folder again: the start-up sweep may have removed it, emptied,
+	// since withFiles made it.
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("creating the upload folder: %w", err)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".part-*")
 	if err != nil {
 		return fmt.Errorf("saving: %w", err)
@@ -193,8 +206,12 @@ func fileName(msgID, i int, f prefs.File) string {
 	name := safeName(filepath.Base(strings.ReplaceAll(f.Name, "\\", "/")))
 	if name == "" || name == "." || name == "_" {
 		name = "file"
-		if f.Kind == "photo" {
+		switch f.Kind {
+		case "photo":
 			name = "photo.jpg"
+		case kindVoice, kindAudio, kindVideoNote:
+			// A transcription API tells the format by the extension.
+			name = f.Kind + recordingExt(f.MIME)
 		}
 	}
 	prefix := strconv.Itoa(msgID)
@@ -271,10 +288,13 @@ func (b *Bot) sweepUploads(ctx context.Context) {
 
 // removeOldUploads deletes files under dir last modified before cutoff
 // (an interrupted download's leftovers included), then the folders this
-// leaves empty, keeping dir itself. A missing dir is not an error.
+// leaves empty, keeping dir itself. A folder that was empty already is
+// kept: a download may have just made it for the file it is saving. A
+// missing dir is not an error.
 func removeOldUploads(dir string, cutoff time.Time) (removed int, err error) {
 	var errs []error
 	var dirs []string
+	emptied := map[string]bool{} // folders this sweep removed a file from
 	walkErr := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -301,6 +321,7 @@ func removeOldUploads(dir string, cutoff time.Time) (removed int, err error) {
 				errs = append(errs, err)
 			} else {
 				removed++
+				emptied[filepath.Dir(path)] = true
 			}
 		}
 		return nil
@@ -310,6 +331,9 @@ func removeOldUploads(dir string, cutoff time.Time) (removed int, err error) {
 	}
 	// Deepest first; a folder that is not empty stays (os.Remove refuses).
 	for i := len(dirs) - 1; i >= 0; i-- {
+		if !emptied[dirs[i]] {
+			continue
+		}
 		_ = os.Remove(dirs[i])
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -18,7 +18,7 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 	overBudget := stoppedAtTurnLimit(tc)
 	footer := view.FinalFooter(view.Footer{Cost: t.recordCost(tc), Duration: tc.Duration, Turns: tc.NumTurns,
 		InTokens:  tc.Usage.InputTokens + tc.Usage.CacheReadInputTokens + tc.Usage.CacheCreationInputTokens,
-		OutTokens: tc.Usage.OutputTokens, OK: tc.OK || overBudget,
+		OutTokens: tc.Usage.OutputTokens, OK: tc.OK || overBudget, Changes: t.changes(ctx), Desk: t.deskLine(tc.SessionID),
 		ContextTokens: tc.ContextTokens, ContextWindow: tc.ContextWindow})
 	limitNotice, limited := t.limitStop(tc)
 	var parts []string
@@ -46,6 +46,7 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 	}
 	t.deliver(ctx, parts)
 	t.close(ctx, progress, tc.OK)
+	t.a.markStore(tc.SessionID)
 }
 
 // deliver sends the final parts in order; a final is never dropped (the
@@ -53,6 +54,7 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 func (t *turn) deliver(ctx context.Context, parts []string) {
 	a, b := t.a, t.a.b
 	t.answered.Store(true)
+	t.live.stop() // no draft may land after the answer: it would show again under it
 	for i, p := range parts {
 		replyTo := 0
 		if i == 0 {
@@ -126,21 +128,30 @@ func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 	// No request outlives its turn (the runner forgets them then too): a
 	// prompt left with buttons, after a crash or a request the CLI withdrew,
 	// would take presses that can no longer reach Claude.
-	if n, err := b.broker.CancelSession(ctx, a.key, "the turn ended"); n > 0 {
+	if n, err := b.broker.CancelSession(ctx, a.key, view.ReasonTurnEnded); n > 0 {
 		b.log.Debug("approvals left at the end of the turn were cancelled", "chat_id", a.place.ChatID, "count", n, "err", err)
 	}
-	if t.progressID == 0 && progress != nil {
-		t.progressID = <-progress // sent at turn start; wait for its id
+	t.live.stop()
+	if !t.progressGot && t.progressSent && progress != nil {
+		t.progressID = <-progress // on its way; wait for its id
+	}
+	// The turn's record, under the user's message until the progress
+	// message existed.
+	for _, id := range []int{t.qp.MessageID, t.progressID} {
+		if id == 0 {
+			continue
+		}
+		if err := b.store.RemoveLive(a.place.ChatID, id); err != nil {
+			b.log.Warn("could not forget the turn's live record", "chat_id", a.place.ChatID, "err", err)
+		}
 	}
 	if t.progressID == 0 {
-		return
+		return // a quick turn: its answer is all it sent
 	}
 	summary := view.ProgressSummary(t.view(), ok)
-	// Same key as the progress edits: a queued edit is superseded.
-	_ = b.edit(ctx, a.place.ChatID, t.progressID, summary, nil, outbox.Normal, t.progressKey(), nil)
-	if err := b.store.RemoveLive(a.place.ChatID, t.progressID); err != nil {
-		b.log.Warn("could not forget progress message", "chat_id", a.place.ChatID, "err", err)
-	}
+	// Same key as the progress edits: a queued edit is superseded. Low:
+	// housekeeping yields to the next turn's answer and prompts.
+	_ = b.edit(ctx, a.place.ChatID, t.progressID, summary, nil, outbox.Low, t.progressKey(), nil)
 }
 
 // exitErrorView tells a turn that ended because Claude exited.

@@ -19,6 +19,15 @@ func (b *Bot) recover(ctx context.Context) error {
 		return fmt.Errorf("read live messages: %w", err)
 	}
 	for _, m := range live {
+		if m.Kind == prefs.LiveTurn {
+			// Claude had the prompt, no progress message existed: say
+			// so in reply to the user's message.
+			b.notify(place{ChatID: m.ChatID, Thread: m.ThreadID}, m.MessageID, view.RestartedText)
+			if err := b.store.RemoveLive(m.ChatID, m.MessageID); err != nil {
+				return fmt.Errorf("forget live turn: %w", err)
+			}
+			continue
+		}
 		text := view.RestartedText
 		if m.Kind == prefs.LivePrompt {
 			text = view.OutcomeText("", view.Outcome{Kind: view.OutcomeExpired})

@@ -87,16 +87,29 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	if group && !addressed {
 		return // skipped
 	}
-	if cmd != "" {
+	if cmd != "" && botCommands[cmd] {
 		if _, fresh := b.accept(updateID, key, nil); fresh {
 			b.route(key, pl, m, cmd, args)
 		}
 		return
 	}
+	if cmd != "" {
+		// Not the bot's: Claude Code's own command, run as a prompt.
+		var ok bool
+		if text, ok = b.claudeCommand(key, m, text); !ok {
+			return // skipped: in a group, a command for another bot
+		}
+	}
 	files, other := attachments(m)
 	if text == "" && len(files) == 0 {
 		if _, fresh := b.accept(updateID, "", nil); fresh && other != "" {
 			b.notify(pl, m.ID, view.Unsupported(other))
+		}
+		return
+	}
+	if why := b.recordingRefusal(files); why != "" {
+		if _, fresh := b.accept(updateID, "", nil); fresh {
+			b.notify(pl, m.ID, why)
 		}
 		return
 	}
@@ -239,6 +252,17 @@ func (b *Bot) actorFor(key string, p place, group bool) *actor {
 		b.actors[key] = a
 	}
 	return a
+}
+
+// allActors is a snapshot of every session's actor.
+func (b *Bot) allActors() []*actor {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	actors := make([]*actor, 0, len(b.actors))
+	for _, a := range b.actors {
+		actors = append(actors, a)
+	}
+	return actors
 }
 
 func (b *Bot) existingActor(key string) *actor {

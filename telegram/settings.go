@@ -17,6 +17,7 @@ type chatSettings struct {
 	PermissionMode       string // the mode a new process starts in
 	PermissionSource     string
 	WorkDir, WorkSource  string
+	Stream, StreamSource string // view.StreamOff, StreamEdits or StreamDrafts
 }
 
 const (
@@ -28,7 +29,7 @@ const (
 // be read leaves the config's values (and a line in the log).
 func (b *Bot) settings(key string) chatSettings {
 	s := chatSettings{Model: b.cfg.Model, ModelSource: fromConfig, PlanMode: b.cfg.PlanMode, PlanSource: fromConfig,
-		VerboseSource: fromConfig, WorkDir: b.cfg.WorkDir, WorkSource: fromConfig}
+		VerboseSource: fromConfig, WorkDir: b.cfg.WorkDir, WorkSource: fromConfig, Stream: b.cfg.Stream, StreamSource: fromConfig}
 	p, err := b.store.Prefs(key)
 	if err != nil {
 		b.log.Warn("could not read chat settings", "session_key", key, "err", err)
@@ -44,6 +45,9 @@ func (b *Bot) settings(key string) chatSettings {
 	}
 	if p.WorkDir != "" {
 		s.WorkDir, s.WorkSource = p.WorkDir, fromChat
+	}
+	if view.ValidStream(p.Stream) {
+		s.Stream, s.StreamSource = p.Stream, fromChat
 	}
 	s.PermissionMode, s.PermissionSource = startMode(s.PlanMode, b.cfg.PermissionMode), s.PlanSource
 	return s

@@ -105,9 +105,10 @@ func TestStallIdleToolAsksOnce(t *testing.T) {
 		gate := make(chan struct{})
 		cpu := &fakeCPU{}
 		h := stallHarness(t, cpu, gate)
+		started := time.Now() // the tool starts at once; its progress message comes a second later
 		prog := h.startBuild()
 
-		time.Sleep(3*time.Minute - time.Second)
+		time.Sleep(time.Until(started.Add(3*time.Minute - time.Second)))
 		synctest.Wait()
 		if n := h.count("Is it stuck?"); n != 0 {
 			t.Fatalf("asked before stall_after passed")
@@ -244,16 +245,13 @@ func TestStallAfterApprovalGranted(t *testing.T) {
 			}
 		}, func(c *telegram.Config) { c.CPU = &fakeCPU{}; c.ApprovalWait = time.Hour })
 		h.say("push it")
-		prompt := h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool {
-			return len(m.Keyboard) > 0 && strings.Contains(m.Text, "git push") && !strings.Contains(m.Text, "working")
-		})
+		prompt := h.awaitPrompt(h.dm.ID, "Approve", "git push")
 		time.Sleep(10 * time.Minute) // the owner answers late: not a stall meanwhile
 		synctest.Wait()
 		if n := h.count("Is it stuck?"); n != 0 {
 			t.Fatalf("asked while the approval waited")
 		}
-		cq := h.tg.PressButton(h.user, h.dm, prompt.ID, prompt.Keyboard[0][0].CallbackData)
-		h.tg.Await(wait, "the approval answered", func() bool { _, ok := h.tg.CallbackAnswer(cq); return ok })
+		h.toast(h.press(h.user, h.dm, prompt, "Approve"))
 		time.Sleep(time.Minute)
 		q := h.awaitText(h.dm.ID, "Is it stuck?")
 		if !strings.Contains(q.Text, "💻 git push has been running for 11 minutes") {

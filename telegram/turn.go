@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/projects"
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
@@ -16,10 +17,6 @@ import (
 
 // heartbeat refreshes the elapsed time of a quiet turn (a long command).
 const heartbeat = 30 * time.Second
-
-// progressWait bounds how long Claude waits for the progress message to be
-// sent (and recorded) before it gets the prompt; see begin.
-const progressWait = 5 * time.Second
 
 // turn is the state of one prompt being run; the actor goroutine owns it.
 type turn struct {
@@ -52,6 +49,20 @@ type turn struct {
 	resumed    string // session id this process was started to resume
 	retried    bool
 	cancelled  bool
+	// before is the working directory's repository as the turn found it
+	// (see changes); "" when it is not a repository.
+	before projects.Tree
+
+	// The progress message is sent only once the turn has run for
+	// Config.ProgressDelay, or when a prompt needs it (see sendProgress);
+	// its id comes on progressCh.
+	progressCh   chan int
+	progressSent bool
+	progressGot  bool
+	live         *streamer // activity and Claude's text as it is written
+	streamText   string    // the text block Claude is writing (redacted)
+	streamDone   bool      // that block is complete: the next delta starts another
+	lastDelta    time.Time // when a draft last got new text
 
 	// What the owner cannot see from the phone (limits.go, stall.go).
 	limit      *runner.RateLimited // a usage limit reached in this turn
@@ -87,38 +98,48 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		b.pool.wake() // this holder is idle now: a turn waiting for a slot may evict it
 		b.cancels.remove(t.cancelT)
 	}()
-	// The progress message goes out at once, before Claude says anything.
-	progress := make(chan int, 1)
-	first := t.render()
-	t.rendered = first
-	go func() {
-		id, err := b.send(ctx, a.place, qp.MessageID, first, view.ProgressKeyboard(cancelData(t.cancelT)), outbox.Normal)
-		if err != nil {
-			log.Warn("could not send progress message", "err", err)
-		}
-		progress <- id
-	}()
+	// The progress message waits: a quick turn needs none (see run). A
+	// draft or typing shows the turn at once, downloads and transcription
+	// included.
+	t.progressCh = make(chan int, 1)
+	progress := t.progressCh
+	t.live = b.startStreamer(a.place, b.streamMode(a.key, a.place), int64(qp.MessageID))
+	defer t.live.stop() // every end delivers something, which stops it first; this is the backstop
 
 	if e, over := b.overBudget(); over {
 		log.Info("daily budget reached: turn refused")
-		t.finishError(ctx, t.begin(progress), e)
+		t.begin()
+		t.finishError(ctx, progress, e)
 		return
+	}
+	if hasRecording(qp.Files) {
+		heard, err := b.withVoice(ctx, a.place, qp)
+		if err != nil {
+			log.Warn("a recording could not be transcribed: nothing runs", "err", err)
+			t.begin()
+			t.finishError(ctx, progress, b.voiceErrorView(err))
+			return
+		}
+		qp = heard
+		t.qp.Text, t.qp.Files = qp.Text, qp.Files
 	}
 	if len(qp.Files) > 0 {
 		text, err := b.withFiles(ctx, qp)
 		if err != nil {
 			log.Warn("could not download a file the user sent", "err", err)
-			t.finishError(ctx, t.begin(progress), view.DownloadFailed(err.Error()))
+			t.begin()
+			t.finishError(ctx, progress, view.DownloadFailed(err.Error()))
 			return
 		}
 		qp.Text, t.qp.Text = text, text
 	}
 	conn, err := a.ensureConn(ctx, t)
-	progress = t.begin(progress)
+	t.begin()
 	if err == nil && t.cancelReq.Err() != nil {
 		err = errTurnCancelled // before Claude was given the prompt: it never runs
 	}
 	if err == nil {
+		t.before = a.snapshot(ctx)
 		err = conn.Send(ctx, qp.Text)
 		if err != nil && t.resumed == "" {
 			// The process died between turns; one fresh start is fair.
@@ -157,18 +178,23 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 	defer beat.Stop()
 	t.schedule(editTimer)
 	cancel := t.cancelReq.Done()
+	showProgress := time.NewTimer(max(0, a.b.cfg.ProgressDelay-time.Since(t.started)))
+	defer showProgress.Stop()
 	t.startWatch()
 	for {
 		select {
 		case <-t.watchC():
 			t.checkStall()
 			t.schedule(editTimer)
+		case <-showProgress.C:
+			t.sendProgress(ctx, progress)
 		case id := <-progress:
 			t.gotProgress(id)
 			progress = nil
 			t.schedule(editTimer)
 		case <-editTimer.C:
 			t.flush()
+			t.schedule(editTimer) // held back by a draft: later
 		case <-beat.C:
 			t.dirty = true
 			t.schedule(editTimer)
@@ -178,7 +204,7 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 			t.schedule(editTimer)
 		case <-a.quit:
 			t.state = view.StateShuttingDown
-			a.closeConn(ctx, "bot stopping")
+			a.closeConn(ctx, view.ReasonBotStopping)
 			t.finishStopped(ctx, progress)
 			return
 		case ev, ok := <-conn.Events():
@@ -186,20 +212,11 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 				ev = runner.Exited{Err: errors.New("event stream closed")}
 			}
 			t.heard(ev)
-			if _, ask := ev.(runner.ApprovalRequest); ask && progress != nil {
-				// A prompt replies to the progress message: wait for its id
-				// (it was sent first, so this is short).
-				select {
-				case id := <-progress:
-					t.gotProgress(id)
-					progress = nil
-				case <-a.quit:
-				}
-			}
 			next, done := t.handle(ctx, conn, ev, progress)
 			if done {
 				return
 			}
+			t.live.pause(t.state == view.StateWaiting)
 			if next != nil {
 				conn = next
 			}
@@ -209,10 +226,56 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 }
 
 func (t *turn) gotProgress(id int) {
-	t.progressID = id
-	if id != 0 {
-		t.addLive(prefs.LiveProgress, id)
+	t.progressID, t.progressGot = id, true
+	if id == 0 {
+		return
 	}
+	// No edit follows the send within the interval, and the draft the
+	// new message took off the screen comes back.
+	t.lastEdit = time.Now()
+	t.live.invalidate()
+	a := t.a
+	err := a.b.store.MoveLive(a.place.ChatID, t.qp.MessageID, prefs.LiveMessage{Kind: prefs.LiveProgress, ChatID: a.place.ChatID,
+		MessageID: id, ThreadID: a.place.Thread, SessionKey: a.key, Created: time.Now()})
+	if err != nil {
+		a.b.log.Warn("could not record the progress message", "chat_id", a.place.ChatID, "err", err)
+	}
+}
+
+// awaitProgress makes sure the progress message exists before a prompt
+// replies to it: it carries Cancel and says the turn waits. An
+// auto-approved request sends none; a prompt waits one call for it.
+func (t *turn) awaitProgress(ctx context.Context) {
+	if t.progressGot {
+		return
+	}
+	t.sendProgress(ctx, t.progressCh)
+	select {
+	case id := <-t.progressCh:
+		t.gotProgress(id)
+	case <-t.a.quit:
+	}
+}
+
+// sendProgress sends the progress message, once; its id comes on
+// progress.
+func (t *turn) sendProgress(ctx context.Context, progress chan int) {
+	if t.progressSent || progress == nil {
+		return
+	}
+	t.progressSent = true
+	a, b := t.a, t.a.b
+	text := t.render()
+	t.rendered = text
+	t.dirty = false
+	kb := view.ProgressKeyboard(cancelData(t.cancelT))
+	go func() {
+		id, err := b.send(ctx, a.place, t.qp.MessageID, text, kb, outbox.Normal)
+		if err != nil {
+			b.log.Warn("could not send progress message", "chat_id", a.place.ChatID, "err", err)
+		}
+		progress <- id
+	}()
 }
 
 func (t *turn) doCancel(ctx context.Context, conn Conn) {
@@ -223,14 +286,14 @@ func (t *turn) doCancel(ctx context.Context, conn Conn) {
 	t.cancelled = true
 	t.state = view.StateCancelling
 	t.dirty = true
-	if _, err := b.broker.CancelSession(ctx, a.key, "the turn was cancelled"); err != nil {
+	if _, err := b.broker.CancelSession(ctx, a.key, view.ReasonTurnCancelled); err != nil {
 		b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := conn.Interrupt(cctx); err != nil {
 		b.log.Warn("interrupt failed, closing the process", "chat_id", a.place.ChatID, "err", err)
-		a.closeConn(ctx, "interrupt failed")
+		a.closeConn(ctx, view.ReasonInterruptFailed)
 	}
 }
 
@@ -250,10 +313,18 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 		if e.ParentToolUseID != "" {
 			return nil, false // subagent internals: the Task line stands for them
 		}
+		t.lastDelta = time.Time{} // the action list changes: the progress message shows it
+		if i, ok := t.index[e.ToolUseID]; ok {
+			// The command as written so far (Partial), or complete now.
+			t.actions[i].Kind, t.actions[i].Title = e.Kind, e.Title
+			t.dirty = true
+			break
+		}
 		t.index[e.ToolUseID] = len(t.actions)
 		t.actions = append(t.actions, view.Action{ID: e.ToolUseID, Kind: e.Kind, Title: e.Title, State: view.Running})
 		t.dirty = true
 	case runner.ActionCompleted:
+		t.lastDelta = time.Time{}
 		if i, ok := t.index[e.ToolUseID]; ok {
 			t.actions[i].State = view.Done
 			if !e.OK {
@@ -266,11 +337,17 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 			t.state = view.StateWorking
 		}
 	case runner.Text:
-		if !e.Partial && e.ParentToolUseID == "" {
-			b.broker.NoteAssistantText(a.key, e.Text)
-			t.lastText = e.Text
-			t.dirty = true
+		if e.ParentToolUseID != "" {
+			break // a subagent's text is not the answer
 		}
+		if e.Partial {
+			t.streamed(e.Text)
+			break
+		}
+		b.broker.NoteAssistantText(a.key, e.Text)
+		t.lastText = e.Text
+		t.streamDone = true
+		t.dirty = true
 	case runner.PermissionModeChanged:
 		a.setMode(e.Mode)
 		t.dirty = true
@@ -352,7 +429,7 @@ func (t *turn) view() view.Progress {
 	return view.Progress{
 		State: t.state, Elapsed: time.Since(t.started), Steps: len(t.actions), Actions: t.actions,
 		MaxActions: a.b.cfg.MaxActions, Verbose: st.Verbose, Model: model, PermissionMode: mode,
-		LastText: t.lastText, Queued: queued,
+		LastText: t.lastText, Queued: queued, Streaming: t.streaming(),
 		Limit: t.limitNote(), Retry: t.retry, Compaction: t.compaction, Stall: t.stallNote(),
 	}
 }
@@ -373,6 +450,9 @@ func (t *turn) schedule(timer *time.Timer) {
 		return
 	}
 	wait := t.interval() - time.Since(t.lastEdit)
+	if hold := t.draftHold(); hold > wait {
+		wait = hold
+	}
 	if wait < 0 {
 		wait = 0
 	}
@@ -384,7 +464,7 @@ func (t *turn) progressKey() string {
 }
 
 func (t *turn) flush() {
-	if !t.dirty || t.progressID == 0 {
+	if !t.dirty || t.progressID == 0 || t.draftHold() > 0 {
 		return
 	}
 	t.dirty = false
@@ -398,41 +478,21 @@ func (t *turn) flush() {
 	_ = t.a.b.edit(context.Background(), t.a.place.ChatID, t.progressID, text, kb, outbox.Low, t.progressKey(), nil)
 }
 
-// begin marks the prompt done, in one transaction with recording its
-// progress message as live, before Claude is given the prompt. A crash
-// before that leaves the prompt queued: it runs after the restart, and
-// Claude never saw it. A crash after it leaves a live progress message,
-// which recover edits to "interrupted by restart". So a prompt is never
-// lost silently and never run twice. If Telegram is slow to take the
-// progress message, Claude does not wait for it longer than progressWait:
-// the prompt is marked done alone and run records the message when it
-// arrives. It returns the progress channel, nil once its id was taken.
-func (t *turn) begin(progress chan int) chan int {
+// begin marks the prompt done, in one transaction with recording the turn
+// as live against the user's message, before Claude is given the prompt
+// (which then goes at once: it never waits for Telegram). A crash before
+// that leaves the prompt queued: it runs after the restart, and Claude
+// never saw it. A crash after it leaves the live record, which moves to
+// the progress message once that exists (gotProgress): recover then
+// edits that message to "interrupted by restart", or, without one, sends
+// that as a new reply. So a prompt is never lost silently and never run
+// twice.
+func (t *turn) begin() {
 	a, b := t.a, t.a.b
-	wait := time.NewTimer(progressWait)
-	defer wait.Stop()
-	select {
-	case t.progressID = <-progress:
-		progress = nil
-	case <-wait.C:
-	}
-	var live *prefs.LiveMessage
-	if t.progressID != 0 {
-		live = &prefs.LiveMessage{Kind: prefs.LiveProgress, ChatID: a.place.ChatID, MessageID: t.progressID,
-			ThreadID: a.place.Thread, SessionKey: a.key, Created: time.Now()}
-	}
+	live := &prefs.LiveMessage{Kind: prefs.LiveTurn, ChatID: a.place.ChatID, MessageID: t.qp.MessageID,
+		ThreadID: a.place.Thread, SessionKey: a.key, Created: time.Now()}
 	err := b.store.BeginTurn(a.key, append([]uint64{t.qp.Seq}, t.merged...), live)
 	if err != nil {
 		b.log.Warn("could not record the start of a turn", "chat_id", a.place.ChatID, "err", err)
-	}
-	return progress
-}
-
-func (t *turn) addLive(kind prefs.LiveKind, msgID int) {
-	a := t.a
-	err := a.b.store.AddLive(prefs.LiveMessage{Kind: kind, ChatID: a.place.ChatID, MessageID: msgID,
-		ThreadID: a.place.Thread, SessionKey: a.key, Created: time.Now()})
-	if err != nil {
-		a.b.log.Warn("could not record live message", "chat_id", a.place.ChatID, "err", err)
 	}
 }

@@ -69,6 +69,10 @@ func describe(tool string, in map[string]any, workDir string) (Kind, string) {
 		return Note, questionTitle(in)
 	case "Task", "Agent":
 		return Subagent, first(in, "description", "prompt")
+	case "mcp__untether__send_file": // the bot's own tool (package filesend); named here, this package imports none
+		if p := RelPath(str(in, "path"), workDir); p != "" {
+			return Tool, "send " + p
+		}
 	case "ExitPlanMode":
 		if p := firstLine(str(in, "plan")); p != "" {
 			return Note, "plan: " + strings.TrimLeft(p, "# ")

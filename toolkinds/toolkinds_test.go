@@ -34,6 +34,8 @@ func TestDescribe(t *testing.T) {
 		{"Agent", `{"prompt":"look around"}`, Subagent, "look around"},
 		{"ExitPlanMode", `{"plan":"\n# Refactor the runner\n\nsteps"}`, Note, "plan: Refactor the runner"},
 		{"mcp__github__create_issue", `{"title":"x"}`, Tool, "github: create_issue"},
+		{"mcp__untether__send_file", `{"path":"/w/out/chart.png","caption":"x"}`, Tool, "send out/chart.png"},
+		{"mcp__untether__send_file", `{}`, Tool, "untether: send_file"},
 		{"mcp__weird", `{}`, Tool, "weird"},
 		{"SomethingNew", `{"a":1}`, Tool, "SomethingNew"},
 		// Wrong shapes and garbage never panic and fall back to the name.

@@ -107,7 +107,7 @@ func (e *countingEngine) Start(ctx context.Context, spec telegram.Spec) (telegra
 // for every final and for every session to be closed by the idle timeout,
 // then measures. Limits are off: this is about memory, not pacing.
 func runIdle(ctx context.Context, cfg config, log *slog.Logger) (*idleReport, error) {
-	cfg.answerKB, cfg.turnTime, cfg.approvalEvery = 0, 0, 0
+	cfg.answerKB, cfg.turnTime, cfg.approvalEvery, cfg.streamRate = 0, 0, 0, 0
 	if cfg.memProfile != "" {
 		runtime.MemProfileRate = 256 // fine grained: the point is what each idle chat keeps
 	}
@@ -164,7 +164,7 @@ func runIdle(ctx context.Context, cfg config, log *slog.Logger) (*idleReport, er
 			if c.group {
 				text = "@" + d.fake.Bot().Username + " " + text
 			}
-			t := d.rec.begin(id)
+			t := d.rec.begin(id, false)
 			d.fake.SendMessage(c.user, c.chat, text)
 			select {
 			case <-t.done:

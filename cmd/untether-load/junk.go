@@ -37,7 +37,7 @@ func (r *junkReport) print(w io.Writer) {
 // strangers sent junkPresses button presses (spread over junkUsers users,
 // each from their own private chat). Limits are on, as in the real world.
 func runJunk(ctx context.Context, cfg config, log *slog.Logger) (*junkReport, error) {
-	cfg.turnTime, cfg.approvalEvery, cfg.answerKB = 0, 0, 1
+	cfg.turnTime, cfg.approvalEvery, cfg.answerKB, cfg.streamRate = 0, 0, 1, 0
 	d := &driver{cfg: cfg, log: log, rec: newRecorder(), chats: plans(1, 0)}
 	owner := d.chats[0]
 	d.rec.addChat(0, owner.chat.ID, false)
@@ -59,7 +59,7 @@ func runJunk(ctx context.Context, cfg config, log *slog.Logger) (*junkReport, er
 	rep := &junkReport{presses: cfg.junkPresses, strangers: max(cfg.junkUsers, 1)}
 	turn := func(n int) (time.Duration, error) {
 		id := turnID{chat: 0, turn: n}
-		t := d.rec.begin(id)
+		t := d.rec.begin(id, false)
 		fake.SendMessage(owner.user, owner.chat, promptText(id))
 		select {
 		case <-t.done:

@@ -176,13 +176,17 @@ func (d *driver) converse(ctx context.Context, c chatPlan) {
 	if !sleepCtx(ctx, time.Duration(r.Float64()*float64(d.cfg.stagger))) {
 		return
 	}
-	for n := 1; n <= d.cfg.turns; n++ {
+	last := d.cfg.turns
+	if d.cfg.followups {
+		last++
+	}
+	for n := 1; n <= last; n++ {
 		id := turnID{chat: c.idx, turn: n}
 		text := promptText(id)
 		if c.group {
 			text = "@" + d.fake.Bot().Username + " " + text
 		}
-		t := d.rec.begin(id)
+		t := d.rec.begin(id, n > d.cfg.turns)
 		d.fake.SendMessage(c.user, c.chat, text)
 		wait := time.NewTimer(d.cfg.turnTime + d.cfg.lostAfter)
 		select {
@@ -194,6 +198,9 @@ func (d *driver) converse(ctx context.Context, c chatPlan) {
 			return
 		}
 		wait.Stop()
+		if n == d.cfg.turns && d.cfg.followups {
+			continue // the follow-up comes right after the answer
+		}
 		think := time.Duration((0.5 + r.Float64()) * float64(d.cfg.think))
 		if !sleepCtx(ctx, think) {
 			return
@@ -206,6 +213,7 @@ func (d *driver) press(chat, msgID int, data string) {
 	r := rand.New(rand.NewPCG(d.cfg.seed, uint64(msgID)<<20|uint64(chat)))
 	time.Sleep(time.Duration((0.5 + r.Float64()) * float64(d.cfg.pressDelay)))
 	c := d.chats[chat]
+	d.rec.pressed(chat)
 	d.fake.PressButton(c.user, c.chat, msgID, data)
 }
 

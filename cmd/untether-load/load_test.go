@@ -22,7 +22,9 @@ func TestLoadSmoke(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errs.String())
 	}
 	line := regexp.MustCompile(`(?m)^load: chats=(\d+) turns=(\d+) 429s=(\d+) finals_lost=(\d+) final_p50_ms=(\d+) ` +
-		`final_p99_ms=(\d+) approval_p99_ms=(\d+) edits_per_s=([\d.]+) cpu_s=([\d.]+) rss_mb=(\d+)$`)
+		`final_p99_ms=(\d+) approval_p99_ms=(\d+) edits_per_s=([\d.]+) cpu_s=([\d.]+) rss_mb=(\d+) ` +
+		`first_text_p50_ms=(\d+) first_text_p99_ms=(\d+) followup_p50_ms=(-?\d+) followup_p99_ms=(-?\d+) ` +
+		`calls_per_turn_short=([\d.]+) calls_per_turn_long=([\d.]+) press_to_final_p50_ms=(\d+)$`)
 	m := line.FindStringSubmatch(out.String())
 	if m == nil {
 		t.Fatalf("no summary line in the required form:\n%s", out.String())
@@ -34,8 +36,8 @@ func TestLoadSmoke(t *testing.T) {
 		}
 		return n
 	}
-	if num(1) != 3 || num(2) != 3 {
-		t.Errorf("chats=%s turns=%s, want 3 and 3", m[1], m[2])
+	if num(1) != 3 || num(2) != 6 {
+		t.Errorf("chats=%s turns=%s, want 3 and 6 (one turn and one follow-up each)", m[1], m[2])
 	}
 	if num(3) != 0 || num(4) != 0 {
 		t.Errorf("429s=%s finals_lost=%s, want 0 and 0:\n%s", m[3], m[4], out.String())
@@ -46,6 +48,17 @@ func TestLoadSmoke(t *testing.T) {
 	}
 	if num(10) == 0 {
 		t.Errorf("rss_mb=0: getrusage not read")
+	}
+	// Every measure of the streaming workload was taken (first text: the
+	// two private chats' turns and follow-ups).
+	for _, what := range []string{`first text, private \(delta → seen\)\s+4\s`, `follow-up, bot's overhead\s+3\s`,
+		`Approve pressed → final\s+1\s`} {
+		if !regexp.MustCompile(what).MatchString(out.String()) {
+			t.Errorf("not measured: %s\n%s", what, out.String())
+		}
+	}
+	if m[16] == "0.0" || m[17] == "0.0" {
+		t.Errorf("calls per turn not counted: short %s, long %s", m[16], m[17])
 	}
 }
 

@@ -28,6 +28,8 @@ type config struct {
 	eventsPerSec  float64
 	turnTime      time.Duration
 	answerKB      int
+	streamRate    int
+	followups     bool
 	approvalEvery int
 	pressDelay    time.Duration
 	think         time.Duration
@@ -56,6 +58,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Float64Var(&c.eventsPerSec, "events", 20, "Claude events per second per chat (tool calls and results)")
 	fs.DurationVar(&c.turnTime, "turn-time", 20*time.Second, "how long Claude works on a turn, on average (±50%)")
 	fs.IntVar(&c.answerKB, "answer-kb", 6, "final answer size in KB of Markdown (±30% by chat)")
+	fs.IntVar(&c.streamRate, "stream-rate", 1000, "how fast Claude writes text, in bytes a second, streamed as deltas every 50ms (0: whole blocks only)")
+	fs.BoolVar(&c.followups, "followups", true, "after its last turn each chat asks a quick follow-up at once (short answer)")
 	fs.IntVar(&c.approvalEvery, "approval-every", 2, "one turn in N asks for an approval (0: none)")
 	fs.DurationVar(&c.pressDelay, "press-delay", 600*time.Millisecond, "how long the user takes to tap Approve (±50%)")
 	fs.DurationVar(&c.think, "think", 1500*time.Millisecond, "pause between a final and the next message (±50%)")
@@ -78,8 +82,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	switch {
 	case c.chats < 1 || c.groups < 0 || c.groups > c.chats || c.turns < 1:
 		return c, errors.New("need -chats >= 1, 0 <= -groups <= -chats, -turns >= 1")
-	case c.eventsPerSec <= 0 || c.turnTime < 0 || c.answerKB < 0 || c.idleChats < 0 || c.junkPresses < 0:
-		return c, errors.New("-events must be > 0; -turn-time, -answer-kb, -idle-chats, -junk-presses >= 0")
+	case c.eventsPerSec <= 0 || c.turnTime < 0 || c.answerKB < 0 || c.streamRate < 0 || c.idleChats < 0 || c.junkPresses < 0:
+		return c, errors.New("-events must be > 0; -turn-time, -answer-kb, -stream-rate, -idle-chats, -junk-presses >= 0")
 	}
 	return c, nil
 }

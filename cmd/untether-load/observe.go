@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/url"
 	"path"
 	"regexp"
 	"strconv"
@@ -20,7 +22,8 @@ type recorder struct {
 	chatIdx  map[int64]int // Telegram chat id → chat index
 	groups   map[int]bool  // chat index → is a group
 	turns    map[turnID]*turnRec
-	current  map[int]*turnRec // chat index → its running turn
+	current  map[int]*turnRec    // chat index → its running turn
+	sentBy   map[msgRef]*turnRec // the bot's messages → the turn that sent them, for its edits
 	methods  map[string]*methodCount
 	edits    [2]int // progress edits accepted: private, group
 	other    int    // other edits accepted (summaries, prompt outcomes)
@@ -34,6 +37,11 @@ type recorder struct {
 
 type methodCount struct{ ok, tooMany, failed int }
 
+type msgRef struct {
+	chat int64
+	msg  int
+}
+
 type editSeen struct {
 	msg int
 	at  time.Time
@@ -43,6 +51,7 @@ type editSeen struct {
 type turnRec struct {
 	id       turnID
 	group    bool
+	followup bool      // a quick question right after the previous answer
 	sent     time.Time // the user's message was queued
 	resultAt time.Time // the script emitted TurnCompleted
 	askAt    time.Time // the script emitted the ApprovalRequest
@@ -54,11 +63,18 @@ type turnRec struct {
 	parts    int       // parts accepted
 	finalAt  time.Time // the last part (the one with the footer) was accepted
 	done     chan struct{}
+
+	claudeFrom time.Time // the script got the prompt
+	textAt     time.Time // the script emitted its first text delta
+	textSeen   time.Time // a draft, edit or message showing it was accepted
+	pressAt    time.Time // the user pressed Approve
+	calls      int       // messages, edits and drafts accepted for this turn
+	actions    int       // chat actions accepted while it ran
 }
 
 func newRecorder() *recorder {
 	return &recorder{chatIdx: map[int64]int{}, groups: map[int]bool{}, turns: map[turnID]*turnRec{},
-		current: map[int]*turnRec{}, methods: map[string]*methodCount{}, lastEdit: map[int64]editSeen{}, conns: map[string]bool{}}
+		current: map[int]*turnRec{}, sentBy: map[msgRef]*turnRec{}, methods: map[string]*methodCount{}, lastEdit: map[int64]editSeen{}, conns: map[string]bool{}}
 }
 
 func (r *recorder) addChat(idx int, chatID int64, group bool) {
@@ -69,10 +85,10 @@ func (r *recorder) addChat(idx int, chatID int64, group bool) {
 }
 
 // begin registers a turn just before the user's message is queued.
-func (r *recorder) begin(id turnID) *turnRec {
+func (r *recorder) begin(id turnID, followup bool) *turnRec {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t := &turnRec{id: id, group: r.groups[id.chat], sent: time.Now(), sections: map[int]bool{}, done: make(chan struct{})}
+	t := &turnRec{id: id, group: r.groups[id.chat], followup: followup, sent: time.Now(), sections: map[int]bool{}, done: make(chan struct{})}
 	if r.first.IsZero() {
 		r.first = t.sent
 	}
@@ -83,6 +99,15 @@ func (r *recorder) begin(id turnID) *turnRec {
 
 func (r *recorder) result(id turnID) { r.stamp(id, func(t *turnRec) { t.resultAt = time.Now() }) }
 func (r *recorder) asked(id turnID)  { r.stamp(id, func(t *turnRec) { t.askAt = time.Now() }) }
+
+// pressed stamps the press on the chat's running turn.
+func (r *recorder) pressed(chat int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t := r.current[chat]; t != nil {
+		t.pressAt = time.Now()
+	}
+}
 
 func (r *recorder) stamp(id turnID, f func(*turnRec)) {
 	r.mu.Lock()
@@ -104,12 +129,16 @@ func (r *recorder) middleware(rtt time.Duration) func(http.Handler) http.Handler
 				delay = 0
 			}
 			time.Sleep(delay)
+			var form url.Values
+			if method == "sendMessageDraft" || method == "sendChatAction" {
+				form = readForm(req)
+			}
 			cw := &captureWriter{header: http.Header{}}
 			next.ServeHTTP(cw, req)
 			r.mu.Lock()
 			r.conns[req.RemoteAddr] = true
 			r.mu.Unlock()
-			r.observe(method, cw.status, cw.body.Bytes(), time.Now())
+			r.observe(method, cw.status, cw.body.Bytes(), form, time.Now())
 			if cw.status == 0 {
 				return // the fake gave no answer (it is closing)
 			}
@@ -121,6 +150,23 @@ func (r *recorder) middleware(rtt time.Duration) func(http.Handler) http.Handler
 			_, _ = w.Write(cw.body.Bytes()) // the bot may have given up; nothing to do then
 		})
 	}
+}
+
+// readForm reads the multipart form of a call the fake answers only with
+// true (drafts, chat actions), and leaves the body for the fake.
+func readForm(req *http.Request) url.Values {
+	body, err := io.ReadAll(req.Body)
+	req.Body.Close()
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	cp := req.Clone(req.Context())
+	cp.Body = io.NopCloser(bytes.NewReader(body))
+	if cp.ParseMultipartForm(1<<20) != nil {
+		return nil
+	}
+	return cp.Form
 }
 
 // captureWriter holds the fake's answer so it can be read and delayed.
@@ -169,7 +215,7 @@ var (
 
 const approveLabel = "✅ Approve" // view.LabelApprove
 
-func (r *recorder) observe(method string, status int, body []byte, now time.Time) {
+func (r *recorder) observe(method string, status int, body []byte, form url.Values, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	mc := r.methods[method]
@@ -187,6 +233,19 @@ func (r *recorder) observe(method string, status int, body []byte, now time.Time
 		mc.failed++
 		return
 	}
+	if form != nil {
+		id, _ := strconv.ParseInt(form.Get("chat_id"), 10, 64)
+		chat, ok := r.chatIdx[id]
+		if t := r.current[chat]; ok && t != nil {
+			if method == "sendChatAction" {
+				t.actions++
+				return
+			}
+			t.calls++
+			r.sawText(t, form.Get("text"), now)
+		}
+		return
+	}
 	if len(body) == 0 || method != "sendMessage" && method != "editMessageText" {
 		return
 	}
@@ -197,6 +256,19 @@ func (r *recorder) observe(method string, status int, body []byte, now time.Time
 	chat, ok := r.chatIdx[m.Result.Chat.ID]
 	if !ok {
 		return
+	}
+	ref := msgRef{m.Result.Chat.ID, m.Result.MessageID}
+	t := r.current[chat]
+	if method == "editMessageText" {
+		if by := r.sentBy[ref]; by != nil {
+			t = by // a summary edit of the previous turn's progress message is that turn's
+		}
+	} else if t != nil {
+		r.sentBy[ref] = t
+	}
+	if t != nil {
+		t.calls++
+		r.sawText(t, m.Result.Text, now)
 	}
 	progress, approve := false, ""
 	for _, row := range m.Result.ReplyMarkup.InlineKeyboard {
@@ -226,7 +298,6 @@ func (r *recorder) observe(method string, status int, body []byte, now time.Time
 		r.lastEdit[id] = editSeen{msg: m.Result.MessageID, at: now}
 		return
 	}
-	t := r.current[chat]
 	if t == nil {
 		return
 	}
@@ -237,6 +308,15 @@ func (r *recorder) observe(method string, status int, body []byte, now time.Time
 		}
 	}
 	r.finalPart(t, m.Result.Text, now)
+}
+
+// sawText stamps the first moment the user could read text the turn
+// streamed (its first sentence, or a later one that replaced it before
+// Telegram took any).
+func (r *recorder) sawText(t *turnRec, text string, now time.Time) {
+	if t.textSeen.IsZero() && !t.textAt.IsZero() && (strings.Contains(text, turnMark(t.id)) || answerOf(text, t.id)) {
+		t.textSeen = now
+	}
 }
 
 // finalPart tracks the parts of a final answer: every section heading, the
@@ -267,6 +347,16 @@ func (r *recorder) finalPart(t *turnRec, text string, now time.Time) {
 		r.last = now
 		close(t.done)
 	}
+}
+
+// answerOf says text shows part of the turn's answer (a section heading).
+func answerOf(text string, id turnID) bool {
+	for _, s := range sectionRE.FindAllStringSubmatch(text, -1) {
+		if atoi(s[3]) == id.chat && atoi(s[4]) == id.turn {
+			return true
+		}
+	}
+	return false
 }
 
 func atoi(s string) int {

@@ -79,8 +79,13 @@ type report struct {
 	lost       int
 	final      [3]dist // private, group, all
 	approval   dist
-	waited     dist // user message to final, for the table
-	firstPart  dist // result to the first part
+	firstText  [2]dist // first text delta → the user can read it: private, group
+	followup   dist    // follow-up's message → final, minus Claude's time
+	press      dist    // Approve pressed → final accepted
+	calls      [2]dist // Bot API messages + edits + drafts per turn: short (follow-ups), long (the others); as counts
+	actions    [2]dist // chat actions per turn, as counts
+	waited     dist    // user message to final, for the table
+	firstPart  dist    // result to the first part
 	byParts    map[int]dist
 	tooMany    int
 	methods    map[string]methodCount
@@ -137,6 +142,22 @@ func (d *driver) report(elapsed time.Duration, use usage) *report {
 		if !t.askAt.IsZero() && !t.promptAt.IsZero() {
 			rep.approval = append(rep.approval, t.promptAt.Sub(t.askAt))
 		}
+		if !t.pressAt.IsZero() {
+			rep.press = append(rep.press, t.finalAt.Sub(t.pressAt))
+		}
+		if !t.textSeen.IsZero() {
+			rep.firstText[k] = append(rep.firstText[k], t.textSeen.Sub(t.textAt))
+		}
+		size := 1
+		if t.followup {
+			size = 0
+			if !t.claudeFrom.IsZero() {
+				claude := t.resultAt.Sub(t.claudeFrom)
+				rep.followup = append(rep.followup, t.finalAt.Sub(t.sent)-claude)
+			}
+		}
+		rep.calls[size] = append(rep.calls[size], time.Duration(t.calls))
+		rep.actions[size] = append(rep.actions[size], time.Duration(t.actions))
 	}
 	return rep
 }
@@ -149,11 +170,27 @@ func (r *report) editsPerSec() float64 {
 	return float64(r.edits[0]+r.edits[1]) / s
 }
 
-// line is the one-line summary, in the fixed form scripts parse.
+// mean is the average of counts kept in a dist.
+func (d dist) mean() float64 {
+	if len(d) == 0 {
+		return 0
+	}
+	var sum time.Duration
+	for _, v := range d {
+		sum += v
+	}
+	return float64(sum) / float64(len(d))
+}
+
+// line is the one-line summary, in the fixed form scripts parse. first_text
+// is for private chats (drafts go there); the table has groups too.
 func (r *report) line() string {
-	return fmt.Sprintf("load: chats=%d turns=%d 429s=%d finals_lost=%d final_p50_ms=%d final_p99_ms=%d approval_p99_ms=%d edits_per_s=%.1f cpu_s=%.1f rss_mb=%.0f",
+	return fmt.Sprintf("load: chats=%d turns=%d 429s=%d finals_lost=%d final_p50_ms=%d final_p99_ms=%d approval_p99_ms=%d edits_per_s=%.1f cpu_s=%.1f rss_mb=%.0f "+
+		"first_text_p50_ms=%d first_text_p99_ms=%d followup_p50_ms=%d followup_p99_ms=%d calls_per_turn_short=%.1f calls_per_turn_long=%.1f press_to_final_p50_ms=%d",
 		r.cfg.chats, r.turns, r.tooMany, r.lost, ms(r.final[2].pct(50)), ms(r.final[2].pct(99)),
-		ms(r.approval.pct(99)), r.editsPerSec(), r.use.cpu.Seconds(), mb(r.use.maxRSS))
+		ms(r.approval.pct(99)), r.editsPerSec(), r.use.cpu.Seconds(), mb(r.use.maxRSS),
+		ms(r.firstText[0].pct(50)), ms(r.firstText[0].pct(99)), ms(r.followup.pct(50)), ms(r.followup.pct(99)),
+		r.calls[0].mean(), r.calls[1].mean(), ms(r.press.pct(50)))
 }
 
 // table prints the human-readable results.
@@ -182,6 +219,10 @@ func (r *report) table(w io.Writer) {
 	}
 	row("result → first part", r.firstPart)
 	row("approval prompt (request → sent)", r.approval)
+	row("Approve pressed → final", r.press)
+	row("first text, private (delta → seen)", r.firstText[0])
+	row("first text, group (delta → seen)", r.firstText[1])
+	row("follow-up, bot's overhead", r.followup)
 	row("user message → last final part", r.waited)
 	row("between progress edits, private", r.gaps[0])
 	row("between progress edits, group", r.gaps[1])
@@ -199,18 +240,20 @@ func (r *report) table(w io.Writer) {
 	for _, k := range names {
 		m := r.methods[k]
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t\n", k, m.ok, m.tooMany, m.failed, float64(m.ok)/r.elapsed.Seconds())
-		if k == "sendMessage" || k == "editMessageText" || k == "editMessageReplyMarkup" {
+		if k == "sendMessage" || k == "editMessageText" || k == "editMessageReplyMarkup" || k == "sendMessageDraft" || k == "sendChatAction" {
 			counted += m.ok
 		}
 	}
 	tw.Flush()
 
 	secs := r.elapsed.Seconds()
-	fmt.Fprintf(w, "\nmessages + edits (what the limits count): %.1f/s of the 30/s global limit\n", float64(counted)/secs)
+	fmt.Fprintf(w, "\nmessages + edits + drafts + chat actions (what the global limit counts): %.1f/s of the 30/s global limit\n", float64(counted)/secs)
 	fmt.Fprintf(w, "progress edits: %.1f/s (private %.2f/s per chat, group %.2f/s per chat); other edits (summaries, prompt outcomes): %d\n",
 		r.editsPerSec(), perChat(r.edits[0], r.privChats, secs), perChat(r.edits[1], r.groupChats, secs), r.otherEdits)
 	fmt.Fprintf(w, "process: cpu %.1fs (%.0f%% of one core), max RSS %.0f MB, goroutines at the end %d\n",
 		r.use.cpu.Seconds(), 100*r.use.cpu.Seconds()/secs, mb(r.use.maxRSS), r.goroutines)
+	fmt.Fprintf(w, "per turn (messages + edits + drafts; chat actions): short answers %.1f; %.1f (n=%d), long answers %.1f; %.1f (n=%d)\n",
+		r.calls[0].mean(), r.actions[0].mean(), len(r.calls[0]), r.calls[1].mean(), r.actions[1].mean(), len(r.calls[1]))
 	fmt.Fprintf(w, "TCP connections the bot opened to the Bot API: %d\n", r.conns)
 	fmt.Fprintf(w, "429 responses: %d; finals lost or incomplete: %d of %d turns\n\n", r.tooMany, r.lost, r.turns)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/runnertest"
@@ -74,9 +75,11 @@ func parsePrompt(p string) (turnID, bool) {
 	return id, err == nil
 }
 
-// turnScript is one scripted turn: a stream of tool calls at the configured
-// rate for turnTime, an approval request part-way through on some turns,
-// then a long Markdown answer.
+// turnScript is one scripted turn: a first sentence streamed at once, a
+// stream of tool calls at the configured rate, the answer streamed as Claude
+// writes it (-stream-rate), and on some turns an approval request at the
+// end, after which the turn ends at once. A follow-up (the turn after the
+// last) is a quick question with a short answer.
 func (d *driver) turnScript(chat int) runnertest.Script {
 	return func(t *runnertest.Turn) {
 		id, ok := parsePrompt(t.Prompt)
@@ -84,49 +87,117 @@ func (d *driver) turnScript(chat int) runnertest.Script {
 			t.Fail("load: unexpected prompt " + t.Prompt)
 			return
 		}
+		d.rec.stamp(id, func(r *turnRec) { r.claudeFrom = time.Now() })
 		t.Start("load-model")
-		gap := time.Duration(float64(time.Second) / d.cfg.eventsPerSec)
-		// Turns vary ±50% around turnTime, so chats drift apart as people's do.
+		if !d.stream(t, id, firstText(id), true) {
+			t.Aborted()
+			return
+		}
+		followup := id.turn > d.cfg.turns
+		answer := d.answer(id)
+		if followup {
+			answer = shortAnswer(id)
+		}
 		r := rand.New(rand.NewPCG(d.cfg.seed, uint64(id.chat)<<16|uint64(id.turn)))
 		work := time.Duration((0.5 + r.Float64()) * float64(d.cfg.turnTime))
-		end := time.Now().Add(work)
-		askAt := time.Time{}
-		if d.asks(id) {
-			askAt = time.Now().Add(work / 3)
+		if followup {
+			work = 0
 		}
-		for n := 0; time.Now().Before(end); n++ {
-			tu := fmt.Sprintf("%s-tool%d", id, n)
-			t.Emit(runner.ActionStarted{ToolUseID: tu, Tool: "Bash", Kind: toolkinds.Command,
-				Title: fmt.Sprintf("go test ./internal/pkg%02d/... -run Test%d", n%40, n)})
-			if !sleepOrInterrupt(t, gap) {
-				t.Aborted()
-				return
-			}
-			t.Emit(runner.ActionCompleted{ToolUseID: tu, OK: n%11 != 7, Detail: fmt.Sprintf("ok  pkg%02d  0.%03ds", n%40, n%1000)})
-			if n%8 == 0 {
-				t.Emit(runner.Text{Text: fmt.Sprintf("Step %d looks fine; moving on to the next package.", n)})
-			}
-			if !askAt.IsZero() && !time.Now().Before(askAt) {
-				askAt = time.Time{}
-				d.rec.asked(id)
-				dec := t.Ask(runner.ApprovalRequest{RequestID: "req-" + id.String(), ToolName: "Bash",
-					Input:     json.RawMessage(`{"command":"rm -rf ./build && make release","description":"clean rebuild"}`),
-					ToolUseID: tu + "-ask"})
-				if dec.Interrupted || dec.Closed {
-					t.Aborted()
-					return
-				}
-			}
-			if !sleepOrInterrupt(t, gap) {
+		// Turns vary ±50% around turnTime, so chats drift apart as people's
+		// do; the answer streams in the last part of that time.
+		tools := work - d.streamTime(answer)
+		if !d.tools(t, id, tools) {
+			t.Aborted()
+			return
+		}
+		if !d.stream(t, id, answer, false) {
+			t.Aborted()
+			return
+		}
+		if !followup && d.asks(id) {
+			d.rec.asked(id)
+			dec := t.Ask(runner.ApprovalRequest{RequestID: "req-" + id.String(), ToolName: "Bash",
+				Input:     json.RawMessage(`{"command":"rm -rf ./build && make release","description":"clean rebuild"}`),
+				ToolUseID: id.String() + "-ask"})
+			if dec.Interrupted || dec.Closed {
 				t.Aborted()
 				return
 			}
 		}
-		answer := d.answer(id)
 		d.rec.result(id)
 		t.Complete(answer)
 	}
 }
+
+// tools emits tool calls and results at the configured rate for work.
+func (d *driver) tools(t *runnertest.Turn, id turnID, work time.Duration) bool {
+	gap := time.Duration(float64(time.Second) / d.cfg.eventsPerSec)
+	end := time.Now().Add(work)
+	for n := 0; time.Now().Before(end); n++ {
+		tu := fmt.Sprintf("%s-tool%d", id, n)
+		t.Emit(runner.ActionStarted{ToolUseID: tu, Tool: "Bash", Kind: toolkinds.Command,
+			Title: fmt.Sprintf("go test ./internal/pkg%02d/... -run Test%d", n%40, n)})
+		if !sleepOrInterrupt(t, gap) {
+			return false
+		}
+		t.Emit(runner.ActionCompleted{ToolUseID: tu, OK: n%11 != 7, Detail: fmt.Sprintf("ok  pkg%02d  0.%03ds", n%40, n%1000)})
+		if n%8 == 0 && n > 0 {
+			if !d.stream(t, id, fmt.Sprintf("Step %d of %s looks fine; moving on to the next package.", n, turnMark(id)), false) {
+				return false
+			}
+		}
+		if !sleepOrInterrupt(t, gap) {
+			return false
+		}
+	}
+	return true
+}
+
+// deltaEvery is how often the scripted Claude emits a text delta.
+const deltaEvery = 50 * time.Millisecond
+
+// streamTime is how long text takes to stream at -stream-rate.
+func (d *driver) streamTime(text string) time.Duration {
+	if d.cfg.streamRate <= 0 {
+		return 0
+	}
+	return time.Duration(float64(len(text)) / float64(d.cfg.streamRate) * float64(time.Second))
+}
+
+// stream emits text as Claude Code does with --include-partial-messages:
+// deltas as it is written, then the whole block. first stamps the turn's
+// first delta (see firstText).
+func (d *driver) stream(t *runnertest.Turn, id turnID, text string, first bool) bool {
+	if d.cfg.streamRate > 0 {
+		chunk := max(1, int(float64(d.cfg.streamRate)*deltaEvery.Seconds()))
+		for i := 0; i < len(text); {
+			j := min(len(text), i+chunk)
+			for j < len(text) && !utf8.RuneStart(text[j]) {
+				j++
+			}
+			if first && i == 0 {
+				j = len(firstText(id)) // the marker goes out whole, in the first delta
+				d.rec.stamp(id, func(r *turnRec) { r.textAt = time.Now() })
+			}
+			t.Emit(runner.Text{Text: text[i:j], Partial: true})
+			i = j
+			if i < len(text) && !sleepOrInterrupt(t, deltaEvery) {
+				return false
+			}
+		}
+	} else if first {
+		d.rec.stamp(id, func(r *turnRec) { r.textAt = time.Now() })
+	}
+	t.Emit(runner.Text{Text: text})
+	return true
+}
+
+// firstText is the first thing Claude writes in a turn. It and every text
+// Claude writes while it works carry the turn's mark, by which the
+// observer finds them in drafts and edits.
+func firstText(id turnID) string { return "Looking at " + turnMark(id) + " now." }
+
+func turnMark(id turnID) string { return "[" + id.String() + "]" }
 
 func sleepOrInterrupt(t *runnertest.Turn, d time.Duration) bool {
 	timer := time.NewTimer(d)
@@ -169,4 +240,9 @@ func (d *driver) answer(id turnID) string {
 	}
 	fmt.Fprintf(&b, "End of answer %s.", id)
 	return b.String()
+}
+
+// shortAnswer is a follow-up's answer: one section, one message.
+func shortAnswer(id turnID) string {
+	return fmt.Sprintf("## Section 1/1 of %s\n\nYes: the decoder keeps **order** and reports `skipped` bytes.\n\nEnd of answer %s.", id, id)
 }

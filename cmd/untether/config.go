@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/projects"
 )
 
 // Values of [claude] mode.
@@ -44,6 +45,8 @@ type Config struct {
 	Approvals ApprovalsConfig `toml:"approvals"`
 	Cooldown  CooldownConfig  `toml:"cooldown"`
 	State     StateConfig     `toml:"state"`
+	Voice     VoiceConfig     `toml:"voice"`
+	Projects  ProjectsConfig  `toml:"projects"`
 	Log       LogConfig       `toml:"log"`
 }
 
@@ -83,6 +86,9 @@ type ProgressConfig struct {
 	GroupEditInterval time.Duration `toml:"group_edit_interval"`
 	MaxActions        int           `toml:"max_actions"`
 	StallAfter        time.Duration `toml:"stall_after"`
+	// Stream is how Claude's text shows while it is written: off, edits or
+	// drafts (a chat may choose its own with /stream).
+	Stream string `toml:"stream"`
 }
 
 type ApprovalsConfig struct {
@@ -100,6 +106,30 @@ type StateConfig struct {
 	Path        string        `toml:"path"`
 	Uploads     string        `toml:"uploads"`
 	UploadsKeep time.Duration `toml:"uploads_keep"`
+}
+
+// VoiceConfig is how voice notes are transcribed: an OpenAI-compatible API
+// (api_url, api_key_env, model) or a local command; neither: voice notes
+// get a hint.
+type VoiceConfig struct {
+	APIURL      string        `toml:"api_url"`
+	APIKeyEnv   string        `toml:"api_key_env"`
+	Model       string        `toml:"model"`
+	Command     []string      `toml:"command"`
+	Timeout     time.Duration `toml:"timeout"`
+	MaxDuration time.Duration `toml:"max_duration"`
+	MaxSizeMB   int           `toml:"max_size_mb"`
+	// APIKey is the value of $api_key_env, read at load.
+	APIKey Secret `toml:"-"`
+}
+
+// ProjectsConfig is about the owner's repositories: /diff, /branch and
+// the changes a turn made (see docs/projects.md).
+type ProjectsConfig struct {
+	// WorktreesDir is where /branch makes worktrees ("" = beside the
+	// repository); it must lie inside the project roots.
+	WorktreesDir string        `toml:"worktrees_dir"`
+	GitTimeout   time.Duration `toml:"git_timeout"`
 }
 
 type LogConfig struct {
@@ -127,6 +157,7 @@ func defaultConfig() Config {
 			GroupEditInterval: 4 * time.Second,
 			MaxActions:        8,
 			StallAfter:        3 * time.Minute,
+			Stream:            "drafts",
 		},
 		Approvals: ApprovalsConfig{
 			Timeout:     10 * time.Minute,
@@ -135,6 +166,8 @@ func defaultConfig() Config {
 		},
 		Cooldown: CooldownConfig{Base: 30 * time.Second, Max: 120 * time.Second},
 		State:    StateConfig{UploadsKeep: 7 * 24 * time.Hour},
+		Voice:    VoiceConfig{Timeout: 2 * time.Minute, MaxDuration: 10 * time.Minute, MaxSizeMB: 20},
+		Projects: ProjectsConfig{GitTimeout: projects.DefaultGitTimeout},
 		Log:      LogConfig{Format: "text", Level: "info"},
 	}
 }
@@ -195,7 +228,8 @@ func decodeConfig(path string, getenv func(string) string) (*Config, error) {
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("config file %s does not exist: copy untether.toml.example there (or pass --config PATH / set $%s): %w", path, envConfigPath, err)
+		return nil, fmt.Errorf("config file %s does not exist: run `untether init` to create it "+
+			"(or copy untether.toml.example there, or pass --config PATH / set $%s): %w", path, envConfigPath, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
@@ -217,6 +251,9 @@ func decodeConfig(path string, getenv func(string) string) (*Config, error) {
 	cfg.Telegram.BotToken = Secret(strings.TrimSpace(cfg.Telegram.BotToken.Reveal()))
 	if tok := strings.TrimSpace(getenv(envBotToken)); tok != "" {
 		cfg.Telegram.BotToken = Secret(tok)
+	}
+	if name := cfg.Voice.APIKeyEnv; name != "" {
+		cfg.Voice.APIKey = Secret(strings.TrimSpace(getenv(name)))
 	}
 
 	var errs []error
@@ -369,6 +406,9 @@ func (c *Config) resolvePaths() []error {
 		c.State.Uploads = filepath.Join(filepath.Dir(c.State.Path), "uploads")
 	} else {
 		c.State.Uploads = abs("[state] uploads", c.State.Uploads)
+	}
+	if c.Projects.WorktreesDir != "" {
+		c.Projects.WorktreesDir = abs("[projects] worktrees_dir", c.Projects.WorktreesDir)
 	}
 	return errs
 }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -60,7 +57,7 @@ type doctor struct {
 }
 
 func newDoctor() *doctor {
-	return &doctor{httpTimeout: 15 * time.Second, claudeTimeout: 30 * time.Second, lockTimeout: 500 * time.Millisecond}
+	return &doctor{httpTimeout: 15 * time.Second, claudeTimeout: claudeVersionWait, lockTimeout: 500 * time.Millisecond}
 }
 
 func (d *doctor) run(ctx context.Context, configFlag string, w io.Writer) error {
@@ -72,7 +69,7 @@ func (d *doctor) run(ctx context.Context, configFlag string, w io.Writer) error 
 		// Nothing else can be checked without the file.
 		fix := "fix the file (see untether.toml.example and docs/configuration.md), then run untether doctor again"
 		if errors.Is(err, fs.ErrNotExist) {
-			fix = "create it from untether.toml.example (docs/setup.md), or pass --config PATH"
+			fix = "run untether init to create it (docs/setup.md), or pass --config PATH"
 		}
 		report(w, []string{strings.TrimSpace(os.Getenv(envBotToken))}, fail("config", err.Error(), fix))
 		return errors.New("the config file could not be read")
@@ -92,7 +89,7 @@ func (d *doctor) run(ctx context.Context, configFlag string, w io.Writer) error 
 		d.checkPermissionMode(),
 	}
 	checks = append([]check{d.checkConfig()}, checks...)
-	secrets := d.cfg.Secrets()
+	secrets := chatSecrets(d.cfg) // the bot's own list: the Anthropic keys in the environment too
 	failed := 0
 	for _, c := range checks {
 		report(w, secrets, c)
@@ -195,49 +192,37 @@ func (d *doctor) checkToken(ctx context.Context) check {
 	}
 	ctx, cancel := context.WithTimeout(ctx, d.httpTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/bot"+tok+"/getMe", nil)
-	if err != nil {
-		return fail(name, "not checked: "+err.Error(), "check [telegram] api_url")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		if ue, ok := errors.AsType[*url.Error](err); ok {
-			err = ue.Err // the URL holds the token and adds nothing
-		}
-		return fail(name, fmt.Sprintf("could not reach %s: %v", api, err),
-			"check the network, a proxy ($HTTPS_PROXY) and [telegram] api_url")
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return fail(name, fmt.Sprintf("reading the answer of %s: %v", api, err), "try again; check the network")
-	}
-	var r struct {
-		OK     bool `json:"ok"`
-		Result struct {
-			ID       int64  `json:"id"`
-			Username string `json:"username"`
-		} `json:"result"`
-		ErrorCode   int    `json:"error_code"`
-		Description string `json:"description"`
-	}
-	if err := json.Unmarshal(body, &r); err != nil {
-		return fail(name, fmt.Sprintf("%s answered HTTP %d, and not like a Bot API server", api, resp.StatusCode),
-			"check [telegram] api_url: the server's base URL, without /bot…")
-	}
-	switch {
-	case r.OK:
-		c := pass(name, "valid: the bot is @%s (id %d)", r.Result.Username, r.Result.ID)
-		if note := d.webhookNote(ctx, api, tok); note != "" {
+	bot := botAPI{url: api, token: tok}
+	var me botUser
+	err := bot.call(ctx, "getMe", nil, &me)
+	if err == nil {
+		c := pass(name, "valid: the bot is @%s (id %d)", me.Username, me.ID)
+		if note := d.webhookNote(ctx, bot); note != "" {
 			c.more = append(c.more, note)
 		}
 		return c
-	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusNotFound:
-		return fail(name, fmt.Sprintf("Telegram rejected it (getMe: %d %s)", resp.StatusCode, r.Description), tokenFix)
-	default:
-		return fail(name, fmt.Sprintf("getMe failed: %d %s", resp.StatusCode, r.Description),
-			"try again later; check [telegram] api_url")
 	}
+	msg, fix := tokenProblem(api, err)
+	return fail(name, msg, fix)
+}
+
+// tokenProblem says what a failed getMe means, and what to do about it.
+func tokenProblem(api string, err error) (msg, fix string) {
+	var refused *apiRefused
+	var notAPI *apiNotBotAPI
+	switch {
+	case errors.As(err, new(*apiUnreachable)):
+		return fmt.Sprintf("could not reach %s: %v", api, err),
+			"check the network, a proxy ($HTTPS_PROXY) and [telegram] api_url"
+	case errors.As(err, &notAPI):
+		return fmt.Sprintf("%s answered %v", api, notAPI),
+			"check [telegram] api_url: the server's base URL, without /bot…"
+	case errors.As(err, &refused) && refused.badToken():
+		return fmt.Sprintf("Telegram rejected it (%v)", refused), tokenFix
+	case errors.As(err, &refused):
+		return fmt.Sprintf("getMe failed: %d %s", refused.status, refused.desc), "try again later; check [telegram] api_url"
+	}
+	return err.Error(), "try again; check the network"
 }
 
 func (d *doctor) checkAllowlist() check {
@@ -273,28 +258,19 @@ func (d *doctor) checkClaude(ctx context.Context) check {
 	if err != nil {
 		return fail(name, fmt.Sprintf("%s not found: %v", want, errors.Unwrap(err)), install)
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.claudeTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "--version")
 	// The environment the bot gives Claude, so that an env_allow too
 	// narrow for the CLI shows up here.
-	cmd.Env = runnerOptions(d.cfg, nil).ChildEnv()
-	cmd.WaitDelay = time.Second // a child left holding the pipes must not hold us
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	version, stderr, err := claudeVersion(ctx, bin, runnerOptions(d.cfg, nil).ChildEnv(), d.claudeTimeout)
 	runIt := fmt.Sprintf("run `%s --version` as the user running untether to see why (Claude Code needs Node.js)", bin)
 	switch {
-	case ctx.Err() != nil:
+	case errors.Is(err, context.DeadlineExceeded):
 		return fail(name, fmt.Sprintf("%s --version did not answer within %s", bin, d.claudeTimeout), runIt)
-	case err != nil:
-		return fail(name, fmt.Sprintf("%s --version failed: %v", bin, err), runIt, lastLines(stderr.String(), 3)...)
-	}
-	version, _, _ := strings.Cut(strings.TrimSpace(stdout.String()), "\n")
-	if version == "" {
+	case errors.Is(err, errNoVersion):
 		return fail(name, fmt.Sprintf("%s --version printed nothing", bin), runIt+"; is [claude] binary really Claude Code?")
+	case err != nil:
+		return fail(name, err.Error(), runIt, lastLines(stderr, 3)...)
 	}
-	return pass(name, "%s, version %s", bin, strings.TrimSpace(version))
+	return pass(name, "%s, version %s", bin, version)
 }
 
 func lastLines(s string, n int) []string {
@@ -421,32 +397,18 @@ func (d *doctor) checkPermissionMode() check {
 // cannot run beside one, so the bot removes it when it starts (another
 // program that set it stops receiving updates). Not a failure, but worth
 // knowing before that happens. Empty when none is set or it cannot be told.
-func (d *doctor) webhookNote(ctx context.Context, api, tok string) string {
-	ctx, cancel := context.WithTimeout(ctx, d.httpTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api+"/bot"+tok+"/getWebhookInfo", nil)
-	if err != nil {
-		return ""
+func (d *doctor) webhookNote(ctx context.Context, bot botAPI) string {
+	var info struct {
+		URL     string `json:"url"`
+		Pending int    `json:"pending_update_count"`
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return ""
-	}
-	defer resp.Body.Close()
-	var r struct {
-		OK     bool `json:"ok"`
-		Result struct {
-			URL     string `json:"url"`
-			Pending int    `json:"pending_update_count"`
-		} `json:"result"`
-	}
-	if json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&r) != nil || !r.OK || r.Result.URL == "" {
+	if bot.call(ctx, "getWebhookInfo", nil, &info) != nil || info.URL == "" {
 		return ""
 	}
 	host := "another server"
-	if u, err := url.Parse(r.Result.URL); err == nil && u.Host != "" {
+	if u, err := url.Parse(info.URL); err == nil && u.Host != "" {
 		host = u.Host // the path may hold a secret
 	}
 	return fmt.Sprintf("note: a webhook is set (to %s, %d updates pending); untether removes it when it starts, "+
-		"since it uses long polling, and whatever set it stops receiving updates", host, r.Result.Pending)
+		"since it uses long polling, and whatever set it stops receiving updates", host, info.Pending)
 }

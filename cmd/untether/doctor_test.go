@@ -135,7 +135,7 @@ func TestDoctor(t *testing.T) {
 		{name: "syntax error", breaks: func(t *testing.T, s *doctorSetup) { s.raw = "[telegram\nbot_token = 1\n" },
 			failed: "config", only: true, want: []string{"untether.toml:2:", "to end table name"}},
 		{name: "no config file", breaks: func(t *testing.T, s *doctorSetup) { s.raw = "-" },
-			failed: "config", only: true, want: []string{"does not exist", "untether.toml.example"}},
+			failed: "config", only: true, want: []string{"does not exist", "run untether init", "untether.toml.example"}},
 		{name: "token rejected", breaks: func(t *testing.T, s *doctorSetup) { s.token = "7000000001:AAwrong-token" },
 			failed: "bot token", want: []string{"Telegram rejected it (getMe: 401 Unauthorized)", "@BotFather"}},
 		{name: "token not set", breaks: func(t *testing.T, s *doctorSetup) { s.token = "" },
@@ -155,6 +155,13 @@ func TestDoctor(t *testing.T) {
 		{name: "claude fails", breaks: func(t *testing.T, s *doctorSetup) {
 			s.binary = writeScript(t, s.dir, "broken-claude", "echo 'env: node: No such file or directory' >&2; exit 127")
 		}, failed: "claude", want: []string{"--version failed: exit status 127", "env: node: No such file or directory", "fix: run `"}},
+		// The CLI's own errors can quote the API key the bot gives it: the
+		// report redacts it like every chat and log line does.
+		{name: "claude prints the API key", breaks: func(t *testing.T, s *doctorSetup) {
+			t.Setenv("ANTHROPIC_API_KEY", "sk-ant-api03-doctor-test-key-0123456789")
+			s.claudeExtra = "use_api_billing = true"
+			s.binary = writeScript(t, s.dir, "keyed-claude", `echo "Invalid API key: $ANTHROPIC_API_KEY" >&2; exit 1`)
+		}, failed: "claude", want: []string{"Invalid API key: [redacted]"}},
 		{name: "claude hangs", breaks: func(t *testing.T, s *doctorSetup) {
 			s.binary = writeScript(t, s.dir, "slow-claude", "exec sleep 30")
 		}, tweak: func(d *doctor) { d.claudeTimeout = 200 * time.Millisecond },
@@ -208,6 +215,9 @@ func TestDoctor(t *testing.T) {
 			t.Logf("doctor output:\n%s", text)
 			if s.token != "" && strings.Contains(text, s.token) {
 				t.Errorf("the token is printed")
+			}
+			if k := os.Getenv("ANTHROPIC_API_KEY"); k != "" && strings.Contains(text, k) {
+				t.Errorf("the API key is printed")
 			}
 			if strings.Contains(text, "secret-path") || (c.name != "webhook set" && strings.Contains(text, "webhook")) {
 				t.Errorf("a webhook's path is printed, or a webhook reported that is not set")

@@ -172,6 +172,9 @@ func (c *Config) Secrets() []string {
 			out = append(out, v)
 		}
 	}
+	if c.Voice.APIKey != "" {
+		out = append(out, c.Voice.APIKey.Reveal())
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -187,6 +190,9 @@ func (c *Config) shortSecrets() []string {
 		if secretEnvName(k) && redact.TooShort(v) {
 			out = append(out, "[claude.env] "+k)
 		}
+	}
+	if redact.TooShort(c.Voice.APIKey.Reveal()) {
+		out = append(out, "[voice] api_key_env "+c.Voice.APIKeyEnv)
 	}
 	slices.Sort(out)
 	return out

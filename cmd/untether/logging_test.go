@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/untether/untether/voice"
 )
 
 func TestLoggerRedactsSecrets(t *testing.T) {
@@ -167,6 +171,34 @@ func TestRunnerOptionsKeepSecretsFromClaude(t *testing.T) {
 	}
 	if got := opts.Redact("a " + testToken + " b sk-env-secret-value"); got != "a [redacted] b [redacted]" {
 		t.Errorf("Redact = %q", got)
+	}
+}
+
+// The transcription API's key is the bot's secret: redacted from chats and
+// logs, and kept from Claude, its tools and MCP servers.
+func TestVoiceKeyIsASecret(t *testing.T) {
+	t.Setenv("UNTETHER_TEST_VOICE_KEY", "gsk-voice-secret-0123456789")
+	p := writeFile(t, t.TempDir(), "untether.toml", renderConfig(map[string]string{"voice.api_url": `"https://api.groq.com/openai/v1"`,
+		"voice.model": `"whisper-large-v3"`, "voice.api_key_env": `"UNTETHER_TEST_VOICE_KEY"`}))
+	cfg, err := LoadConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := runnerOptions(cfg, nil)
+	opts.Env = append(os.Environ(), "COPY=gsk-voice-secret-0123456789")
+	if env := strings.Join(opts.ChildEnv(), "\n"); strings.Contains(env, "gsk-voice-secret") {
+		t.Errorf("Claude's environment holds the key:\n%s", env)
+	}
+	if got := opts.Redact("key gsk-voice-secret-0123456789"); got != "key [redacted]" {
+		t.Errorf("Redact = %q", got)
+	}
+	if !slices.Contains(botConfig(cfg).Secrets, "gsk-voice-secret-0123456789") {
+		t.Error("the bot does not redact the key")
+	}
+	v := voiceConfig(cfg)
+	if api, ok := v.Transcriber.(*voice.API); !ok || api.Key != "gsk-voice-secret-0123456789" || api.Model != "whisper-large-v3" ||
+		v.MaxDuration != 10*time.Minute || v.MaxSize != 20<<20 {
+		t.Errorf("voice %+v %+v", v, v.Transcriber)
 	}
 }
 

@@ -12,9 +12,6 @@ import (
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 // errUsage marks command-line mistakes: they exit 2, not 1.
 var errUsage = errors.New("usage")
 
@@ -36,8 +33,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(ctx, args, stderr)
 	case "doctor":
 		err = cmdDoctor(ctx, args, stdout)
+	case "init":
+		err = cmdInit(ctx, args, os.Stdin, stdout)
+	case "service":
+		err = cmdService(ctx, args, stdout)
+	case "mcp":
+		err = cmdMCP(ctx, args, os.Stdin, os.Stdout, stderr)
 	case "version":
-		fmt.Fprintf(stdout, "untether %s\n", version)
+		err = cmdVersion(ctx, args, stdout)
 	case "help":
 		usage(stdout)
 	default:
@@ -62,11 +65,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 func usage(w io.Writer) {
 	fmt.Fprint(w, `Usage:
   untether [run] [--config PATH] [--log-format text|json] [--log-level LEVEL]
+  untether init [--config PATH] [--api-url URL] [--dir DIR] [--claude PATH] [--user-id ID] [--wait 5m] [--force]
   untether doctor [--config PATH]
-  untether version
+  untether service install [--config PATH] [--print] [--force]
+  untether version [--config PATH]
+  untether mcp --socket PATH   (started by Claude Code: the send_file tool)
 
 The config file defaults to $UNTETHER_CONFIG, else ~/.untether/untether.toml.
-Start from untether.toml.example; see docs/setup.md.
+untether init writes one (the token comes from a prompt or $UNTETHER_BOT_TOKEN);
+see docs/setup.md.
 `)
 }
 

@@ -168,9 +168,14 @@ func TestRestartAfterKill(t *testing.T) {
 	prompt := r.tg.AwaitMessage(restartWait, r.chat.ID, func(m tgtest.Message) bool {
 		return strings.Contains(m.Text, "touch doomed.txt") && hasButton(m, "Approve")
 	})
-	// The progress edit to "waiting for approval" is made after the prompt
-	// was recorded, so both are in the state file now.
+	// The progress message is sent (saying it waits) just before the
+	// prompt, and edited an edit interval after the prompt was recorded:
+	// after that edit both are in the state file.
 	progress := r.reply(m1, "waiting for approval")
+	r.tg.Await(restartWait, "the progress message edited after the prompt", func() bool {
+		m, _ := r.tg.Message(r.chat.ID, progress.ID)
+		return m.Edits > 0
+	})
 	kill(t, p)
 	hold()
 	if r.tg.PendingUpdates() == 0 {
@@ -297,18 +302,16 @@ func TestRestartAfterSIGTERM(t *testing.T) {
 	r.nothingLeft(t)
 }
 
-// SIGKILL after a message was accepted but before its turn began (the
-// progress message is still on its way): the message runs after the
-// restart, once.
+// SIGKILL after a message was accepted but before its turn began (its
+// file is still being fetched from Telegram; Claude gets the prompt at
+// once otherwise): the message runs after the restart, once.
 func TestRestartKillBeforeTurnBegins(t *testing.T) {
 	t.Parallel()
 	r := newRestartEnv(t)
 	p := r.startWith(t, "echo")
-	hang := r.tg.FailWhen(func(c tgtest.Call) bool {
-		return c.Method == "sendMessage" && strings.Contains(c.Param("text"), "starting")
-	}, tgtest.Failure{Hang: true})
-	m1 := r.say("not lost")
-	r.tg.AwaitCall(restartWait, "sendMessage", func(c tgtest.Call) bool { return strings.Contains(c.Param("text"), "starting") })
+	hang := r.tg.FailWhen(func(c tgtest.Call) bool { return c.Method == "getFile" }, tgtest.Failure{Hang: true})
+	m1 := r.tg.SendDocument(r.user, r.chat, "notes.txt", "text/plain", []byte("hello"), "not lost")
+	r.tg.AwaitCall(restartWait, "getFile", nil)
 	kill(t, p)
 	hang()
 
@@ -316,6 +319,37 @@ func TestRestartKillBeforeTurnBegins(t *testing.T) {
 	r.reply(m1, "echo: not lost")
 	if n := r.withText("echo: not lost"); n != 1 {
 		t.Errorf("the message ran %d times", n)
+	}
+	stop(t, p)
+	r.nothingLeft(t)
+}
+
+// SIGKILL while Claude works on a turn that has no progress message yet
+// (Claude got the prompt at once; Telegram has not taken the progress
+// message): after the restart a new message answers the user's, saying
+// the turn was interrupted, and the turn does not run again.
+func TestRestartKillBeforeProgressMessage(t *testing.T) {
+	t.Parallel()
+	r := newRestartEnv(t)
+	p := r.startWith(t, "slow")
+	hang := r.tg.FailWhen(func(c tgtest.Call) bool {
+		return c.Method == "sendMessage" && strings.Contains(c.Param("reply_markup"), `"c:`)
+	}, tgtest.Failure{Hang: true})
+	m1 := r.say("long job")
+	// Claude is writing: its words show in a draft.
+	r.tg.AwaitCall(restartWait, "sendMessageDraft", func(c tgtest.Call) bool { return strings.Contains(c.Param("text"), "w0") })
+	kill(t, p)
+	hang()
+
+	p = r.startWith(t, "args")
+	notice := r.reply(m1, "Interrupted by restart")
+	if len(notice.Keyboard) != 0 {
+		t.Errorf("the notice has buttons: %+v", notice.Keyboard)
+	}
+	for _, m := range r.replies(m1) {
+		if strings.Contains(m.Text, `"args"`) {
+			t.Errorf("the interrupted turn ran again: %q", m.Text)
+		}
 	}
 	stop(t, p)
 	r.nothingLeft(t)

@@ -6,16 +6,21 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/projects"
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram"
+	"github.com/untether/untether/voice"
 )
 
 // cmdRun starts the bot and runs until SIGINT/SIGTERM.
@@ -33,12 +38,18 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer store.Close()
-	bot, err := telegram.New(botConfig(cfg), &telegram.RunnerEngine{Base: runnerOptions(cfg, log)}, store, log)
+	bc := botConfig(cfg)
+	bc.Version, bc.ClaudeVersion = buildVersion(), startClaudeVersion(ctx, cfg, log)
+	if files := fileServer(cfg, log); files != nil {
+		defer files.Close() // Run closes it too; this is for a Run that never started
+		bc.Files = files
+	}
+	bot, err := telegram.New(bc, &telegram.RunnerEngine{Base: runnerOptions(cfg, log)}, store, log)
 	if err != nil {
 		return err
 	}
-	log.Info("untether starting", "version", version, "config", cfg.Path, "state", cfg.State.Path,
-		"working_dir", cfg.Claude.WorkingDir, "mode", cfg.Claude.Mode)
+	log.Info("untether starting", "version", bc.Version, "claude_version", bc.ClaudeVersion, "config", cfg.Path,
+		"state", cfg.State.Path, "working_dir", cfg.Claude.WorkingDir, "mode", cfg.Claude.Mode)
 	for _, p := range privateInReach(cfg) {
 		log.Warn("a private file of the bot lies where Claude Code reads without asking (working_dir, project_roots or add_dirs); "+
 			"untether's path rule cannot guard reads the CLI never asks about: move the file ([state] path, --config) or the directory",
@@ -49,6 +60,18 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	log.Info("untether stopped")
 	return nil
+}
+
+// startClaudeVersion asks the CLI the bot will run for its version, to
+// log it and show it in /status. The bot starts without it: a CLI that
+// cannot answer is reported again, with its error, when a session starts.
+func startClaudeVersion(ctx context.Context, cfg *Config, log *slog.Logger) string {
+	v, _, err := claudeVersion(ctx, cfg.Claude.Binary, runnerOptions(cfg, log).ChildEnv(), claudeVersionWait)
+	if err != nil {
+		log.Warn("could not tell the Claude Code version (untether doctor says more)", "binary", cfg.Claude.Binary, "err", err)
+		return ""
+	}
+	return shortClaudeVersion(v)
 }
 
 // loadForRun reads the config and builds the logger (flags win over [log]).
@@ -92,6 +115,7 @@ func botConfig(cfg *Config) telegram.Config {
 		GroupEdit:      cfg.Progress.GroupEditInterval,
 		MaxActions:     cfg.Progress.MaxActions,
 		StallAfter:     stallAfter(cfg.Progress.StallAfter),
+		Stream:         cfg.Progress.Stream,
 		IdleTimeout:    cfg.Claude.IdleTimeout,
 		MaxLive:        cfg.Claude.MaxLiveSessions,
 		DailyBudget:    cfg.Claude.DailyBudgetUSD,
@@ -100,7 +124,7 @@ func botConfig(cfg *Config) telegram.Config {
 		ProjectRoots:   cfg.Claude.ProjectRoots,
 		UploadDir:      cfg.State.Uploads,
 		AddDirs:        cfg.Claude.AddDirs,
-		PrivatePaths:   []string{cfg.Path, cfg.State.Path},
+		PrivatePaths:   []string{cfg.Path, cfg.State.Path, mcpDir(cfg)},
 		UploadKeep:     cfg.State.UploadsKeep,
 		Model:          cfg.Claude.Model,
 		PermissionMode: cfg.Claude.PermissionMode,
@@ -111,6 +135,12 @@ func botConfig(cfg *Config) telegram.Config {
 		CooldownBase:   cfg.Cooldown.Base,
 		CooldownMax:    cfg.Cooldown.Max,
 		Secrets:        chatSecrets(cfg),
+		Voice:          voiceConfig(cfg),
+		// The store and the user's commands are where the CLI the bot
+		// starts looks: [claude.env] may move them (CLAUDE_CONFIG_DIR).
+		ClaudeConfigDir: projects.ConfigDir(claudeEnv(cfg)),
+		WorktreesDir:    cfg.Projects.WorktreesDir,
+		Git:             projects.Git{Timeout: cfg.Projects.GitTimeout},
 	}
 }
 
@@ -121,6 +151,67 @@ func stallAfter(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
+}
+
+// stripEnv names the variables Claude never gets: the bot's token and the
+// transcription API's key (the bot's secrets, not Claude's).
+func stripEnv(cfg *Config) []string {
+	out := []string{envBotToken}
+	if cfg.Voice.APIKeyEnv != "" {
+		out = append(out, cfg.Voice.APIKeyEnv)
+	}
+	return out
+}
+
+// voiceConfig is the bot's [voice]: the backend chosen, and the limits.
+func voiceConfig(cfg *Config) telegram.Voice {
+	v := cfg.Voice
+	out := telegram.Voice{MaxDuration: v.MaxDuration, MaxSize: int64(v.MaxSizeMB) << 20}
+	switch {
+	case v.APIURL != "":
+		out.Transcriber = &voice.API{URL: v.APIURL, Key: v.APIKey.Reveal(), Model: v.Model, Timeout: v.Timeout}
+	case len(v.Command) > 0:
+		out.Transcriber = &voice.Command{Args: v.Command, Timeout: v.Timeout}
+	}
+	return out
+}
+
+// mcpDir is the send_file server's private folder (its socket and the
+// per-session MCP configs, which hold secrets), next to the state file and
+// named after it: each state file has one bot.
+func mcpDir(cfg *Config) string {
+	base := filepath.Base(cfg.State.Path)
+	return filepath.Join(filepath.Dir(cfg.State.Path), strings.TrimSuffix(base, filepath.Ext(base))+".mcp")
+}
+
+// fileServer starts listening for the send_file tool. Without it (the
+// path is too long for a socket, say) the bot runs, and Claude has no
+// send_file tool: a warning says why.
+func fileServer(cfg *Config, log *slog.Logger) *filesend.Server {
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil {
+		log.Warn("claude gets no send_file tool: cannot find the untether binary", "err", err)
+		return nil
+	}
+	srv, err := filesend.Listen(filesend.Options{Dir: mcpDir(cfg), Binary: self, MaxSize: telegram.MaxUpload, Logger: log})
+	if err != nil {
+		log.Warn("claude gets no send_file tool", "err", err)
+		return nil
+	}
+	return srv
+}
+
+// claudeEnv is the environment as the CLI gets it, as far as where it
+// keeps its files goes: the bot's, then [claude.env].
+func claudeEnv(cfg *Config) []string {
+	env := os.Environ()
+	for k, v := range cfg.Claude.Env {
+		env = append(env, k+"="+v)
+	}
+	return env
 }
 
 // privateInReach returns the bot's private files (config, state) that lie
@@ -179,8 +270,8 @@ func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
 		EnvAllow:        cfg.Claude.EnvAllow,
 		// Claude, its tools and MCP servers never get the bot's token: with
 		// it a prompt-injected session could act as the bot.
-		StripEnv:    []string{envBotToken},
-		StripValues: []string{cfg.Telegram.BotToken.Reveal()},
+		StripEnv:    stripEnv(cfg),
+		StripValues: []string{cfg.Telegram.BotToken.Reveal(), cfg.Voice.APIKey.Reveal()},
 		Redact:      redact.New(chatSecrets(cfg)...).String,
 		Logger:      log,
 	}

@@ -32,7 +32,8 @@ func TestPathRuleWiring(t *testing.T) {
 		State:  StateConfig{Path: filepath.Join(dir, "untether.db"), Uploads: filepath.Join(dir, "uploads")},
 		Claude: ClaudeConfig{AddDirs: []string{filepath.Join(dir, "docs")}}}
 	bc := botConfig(cfg)
-	if !slices.Equal(bc.PrivatePaths, []string{cfg.Path, cfg.State.Path}) || !slices.Equal(bc.AddDirs, cfg.Claude.AddDirs) ||
+	// The MCP folder holds the send_file secrets: private like the state file.
+	if !slices.Equal(bc.PrivatePaths, []string{cfg.Path, cfg.State.Path, filepath.Join(dir, "untether.mcp")}) || !slices.Equal(bc.AddDirs, cfg.Claude.AddDirs) ||
 		bc.UploadDir != cfg.State.Uploads {
 		t.Errorf("bot config: private %q, add dirs %q, uploads %q", bc.PrivatePaths, bc.AddDirs, bc.UploadDir)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -31,7 +32,12 @@ var managedFlags = map[string]string{
 	"--include-partial-messages":     "use [claude] include_partial_messages",
 	"--add-dir":                      "use [claude] add_dirs",
 	"--max-budget-usd":               "use [claude] max_turn_usd",
+	"--mcp-config":                   "untether passes its own; add your MCP servers to Claude Code's settings (claude mcp add) instead",
 }
+
+// tokenMalformed reports whether tok holds characters no token has, which
+// would also break the Bot API URL.
+func tokenMalformed(tok string) bool { return strings.ContainsAny(tok, " \t\r\n/?#%") }
 
 var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
 
@@ -57,7 +63,7 @@ func (c *Config) validate() []error {
 	case tok == "":
 		errs = append(errs, fmt.Errorf("[telegram] bot_token is not set (in %s): talk to @BotFather on Telegram, "+
 			"send /newbot, and put the token it gives you in [telegram] bot_token or in $%s", c.Path, envBotToken))
-	case strings.ContainsAny(tok, " \t\r\n/?#%"): // would break the Bot API URL
+	case tokenMalformed(tok):
 		// Never echo the token: it goes into logs and chat messages.
 		bad("telegram", "bot_token", "contains spaces or URL characters; paste the token exactly as @BotFather sent it")
 	}
@@ -120,6 +126,11 @@ func (c *Config) validate() []error {
 	oneOf("claude", "mode", cl.Mode, ModeInteractive, ModeOneshot)
 	atLeast("claude", "idle_timeout", cl.IdleTimeout, 0)
 	atLeast("state", "uploads_keep", c.State.UploadsKeep, 0)
+	atLeast("projects", "git_timeout", c.Projects.GitTimeout, time.Second)
+	if w := c.Projects.WorktreesDir; w != "" && !insideAny(w, c.roots()) {
+		bad("projects", "worktrees_dir", "%s is outside the directories the bot may work in (%s): /branch could never use a worktree there; "+
+			"put it inside [claude] project_roots", w, strings.Join(c.roots(), ", "))
+	}
 	if cl.MaxLiveSessions < 1 {
 		bad("claude", "max_live_sessions", "%d is below the minimum 1", cl.MaxLiveSessions)
 	}
@@ -162,6 +173,7 @@ func (c *Config) validate() []error {
 	if p.StallAfter != 0 { // 0: no watchdog
 		atLeast("progress", "stall_after", p.StallAfter, 30*time.Second)
 	}
+	oneOf("progress", "stream", p.Stream, "off", "edits", "drafts")
 
 	a := &c.Approvals
 	atLeast("approvals", "timeout", a.Timeout, time.Second)
@@ -177,10 +189,99 @@ func (c *Config) validate() []error {
 		bad("cooldown", "max", "%v is below base (%v)", c.Cooldown.Max, c.Cooldown.Base)
 	}
 
+	c.validateVoice(bad)
+
 	if fi, err := os.Stat(c.State.Path); err == nil && fi.IsDir() {
 		bad("state", "path", "%s is a directory; name the database file", c.State.Path)
 	}
 	oneOf("log", "format", c.Log.Format, "text", "json")
 	oneOf("log", "level", c.Log.Level, "debug", "info", "warn", "error")
 	return errs
+}
+
+// validateVoice checks [voice]: one backend, each complete.
+func (c *Config) validateVoice(bad func(section, key, format string, args ...any)) {
+	v := &c.Voice
+	api, cmd := v.APIURL != "", len(v.Command) > 0
+	switch {
+	case api && cmd:
+		bad("voice", "command", "set either api_url or command, not both")
+	case api:
+		if !urlHasHTTPScheme(v.APIURL) {
+			bad("voice", "api_url", "%q is not an http:// or https:// URL (the API's base, e.g. https://api.openai.com/v1)", v.APIURL)
+		}
+		if v.Model == "" {
+			bad("voice", "model", "is needed with api_url (e.g. whisper-1 for OpenAI, whisper-large-v3 for Groq)")
+		}
+	case cmd:
+		if strings.TrimSpace(v.Command[0]) == "" {
+			bad("voice", "command", "the program's name is empty")
+		}
+		if !slices.ContainsFunc(v.Command, func(a string) bool { return strings.Contains(a, "{file}") }) {
+			bad("voice", "command", "no argument holds {file}, so the recording would not reach the program")
+		}
+	}
+	switch name := v.APIKeyEnv; {
+	case name == "":
+	case !api:
+		bad("voice", "api_key_env", "is only used with api_url")
+	case strings.ContainsAny(name, "=\x00 "):
+		bad("voice", "api_key_env", "%q is not a valid environment variable name", name)
+	case name == envBotToken:
+		bad("voice", "api_key_env", "%s is the bot's token, not an API key", envBotToken)
+	case v.APIKey == "":
+		bad("voice", "api_key_env", "$%s is empty or not set in the bot's environment", name)
+	}
+	if v.Model != "" && !api {
+		bad("voice", "model", "is only used with api_url")
+	}
+	if v.Timeout < time.Second {
+		bad("voice", "timeout", "%v is below the minimum 1s", v.Timeout)
+	}
+	if v.MaxDuration < time.Second {
+		bad("voice", "max_duration", "%v is below the minimum 1s", v.MaxDuration)
+	}
+	if v.MaxSizeMB < 1 || v.MaxSizeMB > 20 {
+		bad("voice", "max_size_mb", "%d is outside 1..20 (Telegram lets bots download files of up to 20 MB)", v.MaxSizeMB)
+	}
+}
+
+// roots are the directories a chat may work in: project_roots, or
+// working_dir alone.
+func (c *Config) roots() []string {
+	if len(c.Claude.ProjectRoots) > 0 {
+		return c.Claude.ProjectRoots
+	}
+	return []string{c.Claude.WorkingDir}
+}
+
+// insideAny says whether path (absolute, clean) lies in one of roots, as
+// written or with the links of both resolved as far as they exist.
+func insideAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if within(r, path) || within(resolveExisting(r), resolveExisting(path)) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// resolveExisting resolves the links of p's longest existing prefix and
+// keeps the rest as written.
+func resolveExisting(p string) string {
+	rest := ""
+	for cur := p; ; cur = filepath.Dir(cur) {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		if filepath.Dir(cur) == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+	}
 }

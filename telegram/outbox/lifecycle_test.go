@@ -224,3 +224,23 @@ func TestCloseReleasesDrain(t *testing.T) {
 		}
 	})
 }
+
+// While draining nothing new comes, so low jobs (summaries of progress
+// messages, prompt outcomes) need leave no room for it: they go as soon
+// as the windows themselves allow, and a stop does not lose them.
+func TestDrainSendsLowWithoutReserve(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		o := New(Options{Logger: quietLogger(), ChatInterval: time.Second, ChatBurst: 3, ChatReserve: 1, GlobalPerSecond: -1})
+		waitAll(t, o.Enqueue(r.job(1, High, "a1")), o.Enqueue(r.job(1, High, "a2")))
+		low := o.Enqueue(r.job(1, Low, "summary"))
+		ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+		defer cancel()
+		if err := o.Drain(ctx); err != nil {
+			t.Fatalf("Drain = %v: the low job waited for a reserve nobody needs", err)
+		}
+		if err := <-low; err != nil {
+			t.Fatalf("low job = %v", err)
+		}
+	})
+}

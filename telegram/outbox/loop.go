@@ -122,14 +122,14 @@ func pickReady(q *[]*job, now time.Time) *job {
 // sweep forgets chats whose state no longer constrains anything, so memory
 // follows active chats, not every chat ever seen.
 func (o *Outbox) sweep(now time.Time) {
-	for id, c := range o.chats {
-		if c.running || c.head() != nil || c.pausedUntil.After(now) || (c.win != nil && !c.win.idle(now, o.chatPeriod)) {
+	for k, c := range o.chats {
+		if c.running || c.head() != nil || c.pausedUntil.After(now) || (c.win != nil && !c.win.idle(now, c.period)) {
 			continue
 		}
 		if g := c.group; g != nil && (!g.pace.idle(now) || !g.win.idle(now, time.Minute)) {
 			continue
 		}
-		delete(o.chats, id)
+		delete(o.chats, k)
 	}
 }
 

@@ -17,6 +17,11 @@
 // call. Calls run on short-lived goroutines
 // bounded by Options.MaxInFlight; an idle chat costs no goroutine.
 //
+// Drafts and chat actions (Job.Action) are typing notifications to Telegram,
+// not messages: they run in a lane of their own per chat, paced by their own
+// window (ActionBurst per ActionPeriod) and the global limit, so a draft
+// never waits for the chat's message window and never spends it.
+//
 // Budgets: the per-chat and per-group limits are exact sliding windows, like
 // Telegram's, and a call counts in them from the moment its answer arrives
 // (the latest moment Telegram can have counted it), so jitter never adds a
@@ -85,6 +90,10 @@ type Job struct {
 	// before all paced work, FIFO, unless their Priority is Low: those go
 	// after every job that is ready, one at a time (background work).
 	Unpaced bool
+	// Action marks a draft or a chat action (sendMessageDraft,
+	// sendChatAction): it runs in the chat's action lane, paced by the
+	// action window and the global limit, not by the message windows.
+	Action bool
 	// Do performs the call. It may run more than once (retries); ctx is
 	// cancelled by Close, by the Send context, or by Options.CallTimeout.
 	// It must not panic: it runs on an outbox goroutine.
@@ -103,6 +112,10 @@ type Options struct {
 	// back after a quiet spell, so a final's parts need not wait).
 	ChatInterval time.Duration // default 1s
 	ChatBurst    int           // default 3
+	// A chat gets at most ActionBurst drafts and chat actions in any
+	// ActionPeriod (default 3 in 1s), apart from its messages.
+	ActionPeriod time.Duration
+	ActionBurst  int
 	// ChatReserve is how many calls of that window Low jobs (progress
 	// edits) leave unused, so an answer or a prompt can always go at once;
 	// default 1. GroupReserve is the same for a group's minute budget;
@@ -138,6 +151,8 @@ func (o Options) withDefaults() Options {
 	}
 	setDur(&o.ChatInterval, time.Second)
 	setInt(&o.ChatBurst, 3)
+	setDur(&o.ActionPeriod, time.Second)
+	setInt(&o.ActionBurst, 3)
 	setInt(&o.ChatReserve, 1)
 	setInt(&o.GroupReserve, 8)
 	setInt(&o.GroupPerMinute, 20)
@@ -148,6 +163,7 @@ func (o Options) withDefaults() Options {
 	setDur(&o.BackoffMin, 500*time.Millisecond)
 	setDur(&o.BackoffMax, 30*time.Second)
 	o.ChatBurst = max(o.ChatBurst, 1)
+	o.ActionBurst = max(o.ActionBurst, 1)
 	o.GroupBurst = max(o.GroupBurst, 1)
 	// A reserve can hold back at most all but one call of its window.
 	o.ChatReserve = min(max(o.ChatReserve, 0), o.ChatBurst-1)
@@ -172,7 +188,7 @@ type Stats struct {
 	Queued     [numPriorities]int // paced jobs waiting, indexed Low, Normal, High
 	Unpaced    int                // unpaced jobs waiting (Low ones included)
 	InFlight   int                // calls running now
-	Chats      int                // chats with pacing state in memory
+	Chats      int                // chat lanes (messages, actions) with pacing state in memory
 }
 
 // QueuedAt returns the number of paced jobs waiting at priority p.
@@ -265,6 +281,10 @@ func (o *Outbox) Drain(ctx context.Context) error {
 		return nil
 	}
 	o.draining = true
+	for _, c := range o.chats {
+		o.reschedule(c) // low jobs need no reserve from now on
+	}
+	o.wake()
 	o.checkDrained()
 	done := o.drained
 	o.mu.Unlock()

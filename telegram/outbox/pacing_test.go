@@ -278,3 +278,37 @@ func TestGroupSpreadIsForLowOnly(t *testing.T) {
 		}
 	})
 }
+
+// Drafts and chat actions run in a lane of their own: a full message
+// window does not hold them, their own window does, and they never spend
+// the chat's message budget.
+func TestActionLane(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		o := newTestOutbox(t, Options{ChatInterval: time.Second, ChatBurst: 3, ActionPeriod: time.Second, ActionBurst: 3, GlobalPerSecond: -1})
+		var chans []<-chan error
+		for i := range 4 {
+			chans = append(chans, o.Enqueue(r.job(1, High, fmt.Sprint("m", i))))
+		}
+		for i := range 4 {
+			j := r.job(1, Low, fmt.Sprint("d", i))
+			j.Action = true
+			chans = append(chans, o.Enqueue(j))
+		}
+		waitAll(t, chans...)
+		at := map[string]time.Duration{}
+		for _, c := range r.snapshot() {
+			at[c.label] = c.at
+		}
+		// Three messages and three drafts at once; the fourth of each waits
+		// for its own window.
+		for _, l := range []string{"m0", "m1", "m2", "d0", "d1", "d2"} {
+			if at[l] != 0 {
+				t.Errorf("%s at %v, want 0", l, at[l])
+			}
+		}
+		if at["d3"] != time.Second || at["m3"] != 3*time.Second {
+			t.Errorf("d3 at %v (want 1s), m3 at %v (want 3s)", at["d3"], at["m3"])
+		}
+	})
+}

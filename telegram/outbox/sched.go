@@ -29,7 +29,7 @@ type Outbox struct {
 	drainDone  bool
 	drainClean bool // drained because the work was done, not because of Close
 	seq        uint64
-	chats      map[int64]*chatState
+	chats      map[chatKey]*chatState
 	keys       map[string]*job // coalescing key -> newest job with that key
 	unpaced    []*job
 	background []*job   // unpaced Low jobs: only when nothing else is ready
@@ -71,14 +71,21 @@ func (j *job) finish(err error) {
 	}
 }
 
+// chatKey names a chat's lane: its messages, or its drafts and chat actions.
+type chatKey struct {
+	id     int64
+	action bool
+}
+
 // chatState exists only while a chat has queued or running jobs, or pacing
 // history that still matters; the sweep forgets it afterwards.
 type chatState struct {
-	id          int64
+	key         chatKey
 	q           [numPriorities][]*job
 	running     bool
-	pausedUntil time.Time    // 429 retry_after
-	win         *window      // nil when chat pacing is off
+	pausedUntil time.Time // 429 retry_after
+	win         *window   // nil when chat pacing is off
+	period      time.Duration
 	group       *groupLimits // nil for private chats
 	heap        *chatHeap    // which heap holds the chat, if any
 	idx         int
@@ -122,7 +129,7 @@ func New(opts Options) *Outbox {
 		opts:    opts.withDefaults(),
 		wakeCh:  make(chan struct{}, 1),
 		drained: make(chan struct{}),
-		chats:   make(map[int64]*chatState),
+		chats:   make(map[chatKey]*chatState),
 		keys:    make(map[string]*job),
 	}
 	if n := o.opts.GlobalPerSecond; n > 0 {
@@ -219,7 +226,7 @@ func (o *Outbox) enqueue(j *job) {
 		*q = append(*q, j)
 		return
 	}
-	c := o.chatFor(j.ChatID)
+	c := o.chatFor(chatKey{j.ChatID, j.Action})
 	j.chat = c
 	p := j.Priority.index()
 	c.q[p] = append(c.q[p], j)
@@ -285,17 +292,20 @@ func (o *Outbox) abandon(j *job, res chan error, err error) {
 	j.finish(err)
 }
 
-func (o *Outbox) chatFor(id int64) *chatState {
-	c, ok := o.chats[id]
+func (o *Outbox) chatFor(k chatKey) *chatState {
+	c, ok := o.chats[k]
 	if !ok {
-		c = &chatState{id: id}
-		if o.chatPeriod > 0 {
-			c.win = newWindow(o.opts.ChatBurst)
+		c = &chatState{key: k}
+		switch {
+		case k.action && o.opts.ActionPeriod > 0:
+			c.win, c.period = newWindow(o.opts.ActionBurst), o.opts.ActionPeriod
+		case !k.action && o.chatPeriod > 0:
+			c.win, c.period = newWindow(o.opts.ChatBurst), o.chatPeriod
 		}
-		if id < 0 && o.opts.GroupPerMinute > 0 {
+		if !k.action && k.id < 0 && o.opts.GroupPerMinute > 0 {
 			c.group = &groupLimits{win: newWindow(o.opts.GroupPerMinute)}
 		}
-		o.chats[id] = c
+		o.chats[k] = c
 	}
 	return c
 }
@@ -312,13 +322,14 @@ func (o *Outbox) reschedule(c *chatState) {
 		return
 	}
 	t := later(h.notBefore, c.pausedUntil)
-	low := h.Priority == Low
+	// Draining, nothing new comes: a low job keeps no room for others.
+	low := h.Priority == Low && !o.draining
 	switch {
 	case c.win == nil:
-	case low:
-		t = later(t, c.win.nextLow(o.chatPeriod, o.opts.ChatReserve, false))
+	case low && !c.key.action: // actions have their own window: nothing to reserve in it
+		t = later(t, c.win.nextLow(c.period, o.opts.ChatReserve, false))
 	default:
-		t = later(t, c.win.next(o.chatPeriod))
+		t = later(t, c.win.next(c.period))
 	}
 	if g := c.group; g != nil && low {
 		t = later(t, g.pace.next(o.groupInterval, o.opts.GroupBurst))

@@ -51,6 +51,7 @@ type chatState struct {
 	msgs    map[int]*storedMsg
 	deleted []int
 	topics  map[int]string
+	drafts  []Draft // accepted sendMessageDraft calls, oldest first
 }
 
 // storedMsg is a message as Telegram holds it.
@@ -163,6 +164,9 @@ type wireMessage struct {
 	CaptionEntities   []Entity        `json:"caption_entities,omitempty"`
 	Photo             []PhotoSize     `json:"photo,omitempty"`
 	Document          *Document       `json:"document,omitempty"`
+	Voice             *Voice          `json:"voice,omitempty"`
+	Audio             *Audio          `json:"audio,omitempty"`
+	VideoNote         *VideoNote      `json:"video_note,omitempty"`
 	MediaGroupID      string          `json:"media_group_id,omitempty"`
 	ReplyMarkup       json.RawMessage `json:"reply_markup,omitempty"`
 	ForumTopicCreated *forumTopic     `json:"forum_topic_created,omitempty"`
@@ -189,6 +193,7 @@ func (s *Server) wire(cs *chatState, m *storedMsg, withReply bool) *wireMessage 
 	}
 	if md := m.media; md != nil {
 		w.Photo, w.Document, w.MediaGroupID = md.photo, md.document, md.album
+		w.Voice, w.Audio, w.VideoNote = md.voice, md.audio, md.videoNote
 		w.Caption, w.CaptionEntities, w.Text, w.Entities = w.Text, w.Entities, "", nil
 	}
 	if !withReply {

@@ -29,9 +29,12 @@ func init() {
 		{"deleteMessage", (*Server).deleteMessage},
 		{"answerCallbackQuery", (*Server).answerCallbackQuery},
 		{"sendChatAction", (*Server).sendChatAction},
+		{"sendMessageDraft", (*Server).sendMessageDraft},
 		{"getChat", (*Server).getChat},
 		{"getFile", (*Server).getFile},
 		{"sendDocument", (*Server).sendDocument},
+		{"sendPhoto", (*Server).sendPhoto},
+		{"sendMediaGroup", (*Server).sendMediaGroup},
 		{"getUpdates", nil}, // served by serveGetUpdates: it waits outside the lock
 	} {
 		methods[strings.ToLower(m.name)] = m

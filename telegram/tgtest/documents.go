@@ -1,7 +1,6 @@
 package tgtest
 
 import (
-	"encoding/json"
 	"mime"
 	"path/filepath"
 	"strings"
@@ -13,11 +12,23 @@ const MaxCaptionLen = 1024
 // sendDocument answers like Telegram: an uploaded file (multipart) or the file_id of a known file, a caption
 // parsed like a text (at most MaxCaptionLen after parsing), a reply and a keyboard like sendMessage.
 func (s *Server) sendDocument(c Call) (any, *apiError) {
+	return s.sendMedia(c, func() (*media, *apiError) {
+		doc, e := s.documentOf(c, c.Params["document"], "document")
+		if e != nil {
+			return nil, e
+		}
+		return &media{document: doc, caption: true}, nil
+	})
+}
+
+// sendMedia stores the bot's message of a sendDocument or sendPhoto: attach finds its file, the rest is read
+// like sendMessage's.
+func (s *Server) sendMedia(c Call, attach func() (*media, *apiError)) (any, *apiError) {
 	cs, e := s.resolveChat(c)
 	if e != nil {
 		return nil, e
 	}
-	doc, e := s.documentOf(c)
+	md, e := attach()
 	if e != nil {
 		return nil, e
 	}
@@ -25,32 +36,14 @@ func (s *Server) sendDocument(c Call) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	var kb *keyboard
-	var other json.RawMessage
-	if v, ok := c.Params["reply_markup"]; ok {
-		if kb, other, e = parseMarkup(v, false); e != nil {
-			return nil, e
-		}
-	}
-	replyTo, e := replyTarget(cs, c)
-	if e != nil {
-		return nil, e
-	}
-	thread, isTopic := cs.place(int(c.Int64("message_thread_id")), replyTo)
-	cs.lastID++
-	m := &storedMsg{
-		id: cs.lastID, fromBot: true, threadID: thread, isTopic: isTopic, replyTo: replyTo, date: s.now(),
-		source: ct.source, mode: ct.mode, text: ct.text, entities: ct.entities, kb: kb, other: other,
-		media: &media{document: doc, caption: true},
-	}
-	cs.msgs[m.id] = m
-	return s.wire(cs, m, true), nil
+	return s.storeSent(cs, c, ct, md)
 }
 
 // documentOf finds the document a sendDocument call sends, storing an upload so getFile and FileData serve it.
-func (s *Server) documentOf(c Call) (*Document, *apiError) {
-	v := strings.TrimSpace(c.Params["document"])
-	if up, ok := c.Files["document"]; ok && v == "attach://"+up.Name {
+// v is the parameter (or InputMedia's media), field the multipart part an upload must be in.
+func (s *Server) documentOf(c Call, v, field string) (*Document, *apiError) {
+	v = strings.TrimSpace(v)
+	if up, ok := c.Files[field]; ok && v == "attach://"+up.Name {
 		switch {
 		case len(up.Data) == 0:
 			return nil, badRequest("file must be non-empty")

@@ -38,12 +38,41 @@ type Document struct {
 	FileSize     int    `json:"file_size,omitempty"`
 }
 
+// Voice, Audio and VideoNote are the Bot API objects of a user's recordings.
+type Voice struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Duration     int    `json:"duration"`
+	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int    `json:"file_size,omitempty"`
+}
+
+type Audio struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Duration     int    `json:"duration"`
+	FileName     string `json:"file_name,omitempty"`
+	MimeType     string `json:"mime_type,omitempty"`
+	FileSize     int    `json:"file_size,omitempty"`
+}
+
+type VideoNote struct {
+	FileID       string `json:"file_id"`
+	FileUniqueID string `json:"file_unique_id"`
+	Length       int    `json:"length"`
+	Duration     int    `json:"duration"`
+	FileSize     int    `json:"file_size,omitempty"`
+}
+
 // media is what a user message carries besides text.
 type media struct {
-	photo    []PhotoSize
-	document *Document
-	caption  bool   // the message's text is a caption
-	album    string // media_group_id
+	photo     []PhotoSize
+	voice     *Voice
+	audio     *Audio
+	videoNote *VideoNote
+	document  *Document
+	caption   bool   // the message's text is a caption
+	album     string // media_group_id
 }
 
 // FileSize makes a sent file report size bytes (its content stays what was
@@ -76,6 +105,35 @@ func (s *Server) SendDocument(from User, chat Chat, name, mime string, data []by
 		f := s.addFileLocked(data, um.size, "documents")
 		return media{caption: true, document: &Document{FileID: f.id, FileUniqueID: f.uniqueID, FileName: name,
 			MimeType: mime, FileSize: f.size}}
+	})
+}
+
+// SendVoice has from send a voice note (OGG/Opus data) of the given length
+// in seconds; getFile serves data. It returns the message id.
+func (s *Server) SendVoice(from User, chat Chat, data []byte, seconds int, opts ...MessageOption) int {
+	s.tb.Helper()
+	return s.userMessage(from, chat, "", opts, func(um *userMessage) media {
+		f := s.addFileLocked(data, um.size, "voice")
+		return media{voice: &Voice{FileID: f.id, FileUniqueID: f.uniqueID, Duration: seconds, MimeType: "audio/ogg", FileSize: f.size}}
+	})
+}
+
+// SendAudio has from send an audio file named name, with an optional caption.
+func (s *Server) SendAudio(from User, chat Chat, name, mime string, data []byte, seconds int, caption string, opts ...MessageOption) int {
+	s.tb.Helper()
+	return s.userMessage(from, chat, caption, opts, func(um *userMessage) media {
+		f := s.addFileLocked(data, um.size, "music")
+		return media{caption: true, audio: &Audio{FileID: f.id, FileUniqueID: f.uniqueID, Duration: seconds, FileName: name,
+			MimeType: mime, FileSize: f.size}}
+	})
+}
+
+// SendVideoNote has from send a round video message (MP4 data).
+func (s *Server) SendVideoNote(from User, chat Chat, data []byte, seconds int, opts ...MessageOption) int {
+	s.tb.Helper()
+	return s.userMessage(from, chat, "", opts, func(um *userMessage) media {
+		f := s.addFileLocked(data, um.size, "video_notes")
+		return media{videoNote: &VideoNote{FileID: f.id, FileUniqueID: f.uniqueID, Length: 240, Duration: seconds, FileSize: f.size}}
 	})
 }
 

@@ -34,6 +34,8 @@ type Message struct {
 	Markup    json.RawMessage // the normalised inline keyboard JSON, or the non-inline markup sent with it
 	Edits     int             // successful edits of text or markup
 	Document  *Document       // the file of a sendDocument (Text is then its caption); see FileData
+	Photo     []PhotoSize     // the sizes of a sendPhoto, largest last (Text is then its caption)
+	Album     string          // media_group_id of a sendMediaGroup's message
 }
 
 func (m *storedMsg) public(chatID int64) Message {
@@ -45,6 +47,9 @@ func (m *storedMsg) public(chatID int64) Message {
 	if m.media != nil && m.media.document != nil {
 		d := *m.media.document
 		out.Document = &d
+	}
+	if m.media != nil {
+		out.Photo, out.Album = slices.Clone(m.media.photo), m.media.album
 	}
 	if m.kb != nil {
 		out.Markup = m.kb.canonical
@@ -179,25 +184,7 @@ func (s *Server) sendMessage(c Call) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
-	var kb *keyboard
-	var other json.RawMessage
-	if v, ok := c.Params["reply_markup"]; ok {
-		if kb, other, e = parseMarkup(v, false); e != nil {
-			return nil, e
-		}
-	}
-	replyTo, e := replyTarget(cs, c)
-	if e != nil {
-		return nil, e
-	}
-	thread, isTopic := cs.place(int(c.Int64("message_thread_id")), replyTo)
-	cs.lastID++
-	m := &storedMsg{
-		id: cs.lastID, fromBot: true, threadID: thread, isTopic: isTopic, replyTo: replyTo, date: s.now(),
-		source: ct.source, mode: ct.mode, text: ct.text, entities: ct.entities, kb: kb, other: other,
-	}
-	cs.msgs[m.id] = m
-	return s.wire(cs, m, true), nil
+	return s.storeSent(cs, c, ct, nil)
 }
 
 // replyTarget reads reply_parameters (or the older reply_to_message_id) and checks the target exists.
@@ -311,4 +298,30 @@ func (s *Server) deleteMessage(c Call) (any, *apiError) {
 	delete(cs.msgs, m.id)
 	cs.deleted = append(cs.deleted, m.id)
 	return true, nil
+}
+
+// storeSent stores what the bot sends (a text, or a caption with its media)
+// with the reply, thread and keyboard every send method takes alike, and
+// answers with the message as Telegram would.
+func (s *Server) storeSent(cs *chatState, c Call, ct content, md *media) (any, *apiError) {
+	var kb *keyboard
+	var other json.RawMessage
+	if v, ok := c.Params["reply_markup"]; ok {
+		var e *apiError
+		if kb, other, e = parseMarkup(v, false); e != nil {
+			return nil, e
+		}
+	}
+	replyTo, e := replyTarget(cs, c)
+	if e != nil {
+		return nil, e
+	}
+	thread, isTopic := cs.place(int(c.Int64("message_thread_id")), replyTo)
+	cs.lastID++
+	m := &storedMsg{
+		id: cs.lastID, fromBot: true, threadID: thread, isTopic: isTopic, replyTo: replyTo, date: s.now(),
+		source: ct.source, mode: ct.mode, text: ct.text, entities: ct.entities, kb: kb, other: other, media: md,
+	}
+	cs.msgs[m.id] = m
+	return s.wire(cs, m, true), nil
 }

@@ -130,6 +130,14 @@ func (s *Server) Commands() []BotCommand {
 	return slices.Clone(s.cmds["default||0|"])
 }
 
+// ChatCommands is the command menu set for one chat (scope "chat") and no
+// language.
+func (s *Server) ChatCommands(chatID int64) []BotCommand {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.cmds[fmt.Sprintf("chat|%d|0|", chatID)])
+}
+
 var chatActions = map[string]bool{
 	"typing": true, "upload_photo": true, "record_video": true, "upload_video": true, "record_voice": true,
 	"upload_voice": true, "upload_document": true, "choose_sticker": true, "find_location": true,

@@ -40,6 +40,7 @@ type Server struct {
 	webhook  string // set by SetWebhook; getUpdates refuses to work while set
 	files    map[string]*storedFile
 	localDir string // LocalMode
+	albums   int64  // media groups the bot sent, for their ids
 }
 
 // Option configures a Server.

@@ -21,8 +21,12 @@ func Commands() []models.BotCommand {
 		{Command: "planmode", Description: "on | off | auto | show | clear"},
 		{Command: "model", Description: "<name> | show | clear"},
 		{Command: "verbose", Description: "on | off: more detail in progress"},
+		{Command: "stream", Description: "off | edits | drafts: see the answer as it is written"},
 		{Command: "cwd", Description: "<dir> | show | clear: this chat's project directory"},
-		{Command: "sessions", Description: "earlier sessions of this chat, to continue one"},
+		{Command: "sessions", Description: "this directory's Claude Code sessions, to continue one"},
+		{Command: "get", Description: "<path>: a file of this chat's project"},
+		{Command: "diff", Description: "[file]: uncommitted changes"},
+		{Command: "branch", Description: "[name]: worktrees; move this chat to one"},
 		{Command: "help", Description: "how to use this bot"},
 		{Command: "start", Description: "hello"},
 	}

@@ -19,11 +19,18 @@ type Footer struct {
 	OK        bool // false marks the turn as ended with an error
 	// ContextTokens of ContextWindow: shown once the context is 70% full.
 	ContextTokens, ContextWindow int
+	// Changes is what the turn changed in the working directory's git
+	// repository, measured from the repository; zero hides it.
+	Changes ChangeStat
+	// Desk is the shell command that continues the session at the desk,
+	// shown on a line of its own (with /verbose); "" hides it.
+	Desk string
 }
 
 // FinalFooter renders f as one italic line, e.g.
-// "<i>$0.0123 · 42s · 3 turns · 12.3k in / 1.2k out</i>"; a failed turn
-// starts with "✗ error".
+// "<i>$0.0123 · 42s · 3 turns · 12.3k in / 1.2k out · 3 files changed, +40 −12</i>";
+// a failed turn starts with "✗ error". The desk command, when given,
+// follows on a line of its own.
 func FinalFooter(f Footer) string {
 	var parts []string
 	if !f.OK {
@@ -42,7 +49,14 @@ func FinalFooter(f Footer) string {
 	if c := contextPart(f.ContextTokens, f.ContextWindow); c != "" {
 		parts = append(parts, c)
 	}
-	return "<i>" + strings.Join(parts, " · ") + "</i>"
+	if c := ChangeLine(f.Changes); c != "" {
+		parts = append(parts, c)
+	}
+	out := "<i>" + strings.Join(parts, " · ") + "</i>"
+	if d := DeskLine(f.Desk); d != "" {
+		out += "\n" + d
+	}
+	return out
 }
 
 // formatCount renders token counts like "999", "12.3k", "1.2M".

@@ -11,17 +11,22 @@ import (
 	"github.com/untether/untether/approvals"
 )
 
-// FullInput is the whole input of a tool request whose prompt cannot show
-// all of it. The bot sends it as a text file before the prompt, so the
-// owner has everything before any button can approve it.
+// FullInput is the whole of a tool request whose prompt cannot show all
+// of it: its input, and what Always allow saves when the prompt cuts that.
+// The bot sends it as a text file before the prompt, so the owner has
+// everything before any button can approve it.
 type FullInput struct {
-	Name  string // file name: command.txt for a Bash command, input.txt otherwise
-	Text  string // the file: the command, or one section per input key; Visible
+	Name  string // file name: command.txt for a Bash command alone, input.txt otherwise
+	Text  string // the file: the command, or one section per input key (and Always allow); Visible
 	Chars int    // characters of what Claude sent (the command, or the input)
 	// Command says Text is a Bash command and nothing else.
 	Command bool
 	// Hidden says Visible wrote out invisible characters.
 	Hidden bool
+	// InputCut and AlwaysCut say what the prompt cannot show in full:
+	// the input, what Always allow saves (then the file has a section
+	// with every line of it). At least one is set.
+	InputCut, AlwaysCut bool
 }
 
 // Attached is what became of a prompt's FullInput.
@@ -38,16 +43,18 @@ func PromptFullInput(p *approvals.Prompt, workDir string, now time.Time) *FullIn
 	if p == nil || p.Kind != approvals.KindTool {
 		return nil
 	}
-	if _, complete := toolText(p, workDir, now, Attached{}); complete {
+	_, c := toolText(p, workDir, now, Attached{})
+	if !c.any() {
 		return nil
 	}
 	in := parseFields(p.Request.Input)
-	if cmd, ok := bashCommand(p.Request.ToolName, p.Request.Input, in); ok {
+	if cmd, ok := bashCommand(p.Request.ToolName, p.Request.Input, in); ok && !c.always {
 		text := Visible(cmd)
 		if !strings.HasSuffix(text, "\n") {
 			text += "\n"
 		}
-		return &FullInput{Name: "command.txt", Text: text, Chars: utf8.RuneCountInString(cmd), Command: true, Hidden: hasHidden(cmd)}
+		return &FullInput{Name: "command.txt", Text: text, Chars: utf8.RuneCountInString(cmd), Command: true,
+			Hidden: hasHidden(cmd), InputCut: true}
 	}
 	var raw strings.Builder
 	for _, f := range in {
@@ -55,10 +62,17 @@ func PromptFullInput(p *approvals.Prompt, workDir string, now time.Time) *FullIn
 	}
 	if len(in) == 0 { // not an object, or broken JSON: the input as it came
 		raw.Write(p.Request.Input)
-		raw.WriteString("\n")
+		raw.WriteString("\n\n")
+	}
+	if c.always {
+		raw.WriteString("── Always allow will ──\n")
+		for _, l := range p.AlwaysAllow {
+			raw.WriteString("• " + l + "\n")
+		}
 	}
 	s := raw.String()
-	return &FullInput{Name: "input.txt", Text: Visible(s), Chars: utf8.RuneCount(p.Request.Input), Hidden: hasHidden(s)}
+	return &FullInput{Name: "input.txt", Text: Visible(s), Chars: utf8.RuneCount(p.Request.Input), Hidden: hasHidden(s),
+		InputCut: c.input, AlwaysCut: c.always}
 }
 
 // bashCommand returns the command of a Bash input that holds nothing else
@@ -102,16 +116,29 @@ func FullInputCaption(f *FullInput) string {
 	if f.Command {
 		what = "command"
 	}
-	out := "📎 <b>The whole " + what + "</b> of the request below (" + thousands(f.Chars) + " characters)."
+	out := "📎 <b>The whole " + what + "</b> of the request below (" + thousands(f.Chars) + " characters)"
+	if f.AlwaysCut {
+		out += ", and <b>everything Always allow saves</b>"
+	}
+	out += "."
 	if f.Hidden {
 		out += "\n<i>Invisible characters are written as &lt;U+XXXX&gt;.</i>"
 	}
 	return out
 }
 
-// notAllShown marks a tool prompt whose preview is cut and that has no
-// file: PromptText never shows a cut input without saying so.
-const notAllShown = "⚠️ <b>Not all of the input is shown here.</b>"
+// notAllShown marks a tool prompt that is cut and has no file:
+// PromptText never cuts an input, or what Always allow saves, without
+// saying so.
+func notAllShown(c cut) string {
+	switch {
+	case c.input && c.always:
+		return "⚠️ <b>Not all of the input, nor all that Always allow saves, is shown here.</b>"
+	case c.always:
+		return "⚠️ <b>Not all that Always allow saves is shown here.</b>"
+	}
+	return "⚠️ <b>Not all of the input is shown here.</b>"
+}
 
 // attachedNote is the line of a prompt sent after its FullInput.
 func attachedNote(at Attached) string {
@@ -121,28 +148,45 @@ func attachedNote(at Attached) string {
 	if f.Command {
 		long = "The command is " + n + ", too long to show here"
 	}
-	if !at.Sent {
+	switch {
+	case f.InputCut && f.AlwaysCut:
+		long += ", and so is what Always allow saves"
+	case f.AlwaysCut:
+		long = "What Always allow saves is too long to show here"
+	}
+	switch {
+	case at.Sent:
+		return "📎 <b>" + long + ".</b> All of it is in <code>" + esc(f.Name) + "</code> above: read it before you approve."
+	case f.InputCut:
 		return "⚠️ <b>" + long + ", and the file with all of it could not be sent.</b> " +
 			"It cannot be approved from here: deny it, or it is denied when the time runs out."
 	}
-	return "📎 <b>" + long + ".</b> All of it is in <code>" + esc(f.Name) + "</code> above: read it before you approve."
+	return "⚠️ <b>" + long + ", and the file with all of it could not be sent.</b> " +
+		"So Always allow is not offered: Approve allows this one request only."
 }
 
 // PromptKeyboardAttached is PromptKeyboard for a prompt rendered with
-// PromptTextAttached: when the file with the whole input could not be
-// sent, Deny is the only button, since approving what could not be read
-// would mean nothing.
+// PromptTextAttached. When the file could not be sent, nothing that the
+// owner could not read can be pressed: with the input cut, Deny is the
+// only button (approving what could not be read would mean nothing); with
+// only what Always allow saves cut, Always allow goes.
 func PromptKeyboardAttached(p *approvals.Prompt, prefix string, at Attached) Keyboard {
 	kb := PromptKeyboard(p, prefix)
 	if at.File == nil || at.Sent || p == nil {
 		return kb
 	}
+	keep := func(k approvals.ActionKind) bool { return k != approvals.ActionAlways }
+	if at.File.InputCut {
+		keep = func(k approvals.ActionKind) bool { return k == approvals.ActionDeny }
+	}
+	cp := *p
+	cp.Actions = nil
 	for _, a := range p.Actions {
-		if a.Kind == approvals.ActionDeny {
-			return Keyboard{{{Text: actionLabel(a), Data: prefix + a.Token}}}
+		if keep(a.Kind) {
+			cp.Actions = append(cp.Actions, a)
 		}
 	}
-	return nil
+	return PromptKeyboard(&cp, prefix)
 }
 
 // thousands renders 4466 as "4,466".

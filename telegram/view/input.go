@@ -82,20 +82,28 @@ type edit struct {
 	ReplaceAll bool   `json:"replace_all"`
 }
 
-func (fs fields) edits() []edit {
+// edits returns the edits of a MultiEdit input; known says every edit has
+// only the keys an edit preview shows (old_string, new_string,
+// replace_all), so none is hidden.
+func (fs fields) edits() (es []edit, known bool) {
 	for _, f := range fs {
-		if f.Key == "edits" {
-			var es []edit
-			if json.Unmarshal(f.Raw, &es) == nil {
-				for i := range es {
-					es[i].Old, es[i].New = Visible(es[i].Old), Visible(es[i].New)
-				}
-				return es
-			}
-			return nil
+		if f.Key != "edits" {
+			continue
 		}
+		var raw []map[string]json.RawMessage
+		if json.Unmarshal(f.Raw, &raw) != nil || json.Unmarshal(f.Raw, &es) != nil {
+			return nil, false
+		}
+		known = true
+		for i := range es {
+			es[i].Old, es[i].New = Visible(es[i].Old), Visible(es[i].New)
+			for k := range raw[i] {
+				known = known && (k == "old_string" || k == "new_string" || k == "replace_all")
+			}
+		}
+		return es, known
 	}
-	return nil
+	return nil, false
 }
 
 // display renders a value for a "key: value" line: strings as they are,

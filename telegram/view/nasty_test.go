@@ -119,10 +119,10 @@ func TestDiffLines(t *testing.T) {
 		want           []string
 	}{
 		{"simple", "beta", "gamma", []string{"- beta", "+ gamma"}},
-		{"context dropped", "a\nb\nc", "a\nB\nc", []string{"- b", "+ B"}},
+		{"context kept", "a\nb\nc", "a\nB\nc", []string{"  a", "- b", "+ B", "  c"}},
 		{"insert", "", "x\ny", []string{"+ x", "+ y"}},
 		{"delete", "x", "", []string{"- x"}},
-		{"same", "x", "x", []string{"(no visible change)"}},
+		{"same", "x", "x", []string{"(no change)"}},
 		{"fair split", many("o", 20), many("n", 20), append(append(strings.Split(prefixed("- ", many("o", 6)), "\n"), "- … 14 more lines"),
 			append(strings.Split(prefixed("+ ", many("n", 6)), "\n"), "+ … 14 more lines")...)},
 		{"short side gives room", "o", many("n", 20), append([]string{"- o"}, append(strings.Split(prefixed("+ ", many("n", 11)), "\n"), "+ … 9 more lines")...)},

@@ -80,8 +80,6 @@ const (
 
 // Content the bot cannot pass on to Claude, as the router names it.
 const (
-	ContentVoice    = "voice"
-	ContentAudio    = "audio"
 	ContentVideo    = "video"
 	ContentSticker  = "sticker"
 	ContentLocation = "location"
@@ -90,8 +88,6 @@ const (
 )
 
 var contentNouns = map[string]string{
-	ContentVoice:    "voice messages",
-	ContentAudio:    "audio",
 	ContentVideo:    "videos",
 	ContentSticker:  "stickers",
 	ContentLocation: "locations",

@@ -12,7 +12,7 @@ func TestNotesAreHTML(t *testing.T) {
 	texts := map[string]string{
 		"QueuedNote":       QueuedNote(2),
 		"WaitingForSlot":   WaitingForSlot(4),
-		"Unsupported":      Unsupported(ContentVoice),
+		"Unsupported":      Unsupported(ContentSticker),
 		"Unsupported?":     Unsupported("hologram"),
 		"FileTooBig":       FileTooBig(21<<20, 20<<20),
 		"WorkDirFallback":  WorkDirFallback(nasty, DirLeadsOutside, nasty, nasty),

@@ -9,7 +9,7 @@ import (
 
 // Limits of the tool previews.
 const (
-	maxDiffLines     = 12
+	maxDiffLines     = 20
 	maxWriteLines    = 15
 	maxLineRunes     = 160 // one line of a diff or file preview
 	maxArgs          = 8   // key: value lines of other tools
@@ -93,8 +93,14 @@ func describeTool(tool string, in fields, description, workDir string) toolView 
 				return html, all && ok
 			}}
 	case "MultiEdit":
-		es := in.edits()
+		es, known := in.edits()
 		head := "🔐 <b>Claude wants to edit</b> " + file + " · " + plural(len(es), "edit", "edits")
+		if len(es) > 0 && es[0].ReplaceAll {
+			head += " (the first: every occurrence)"
+			if len(es) == 1 {
+				head = "🔐 <b>Claude wants to edit</b> " + file + " · 1 edit (every occurrence)"
+			}
+		}
 		return toolView{head: head, headCut: fileCut, path: filePath, shown: []string{"file_path", "edits"},
 			preview: func(budget int) (string, bool) {
 				if len(es) == 0 {
@@ -106,7 +112,7 @@ func describeTool(tool string, in fields, description, workDir string) toolView 
 				}
 				lines, all := diffLines(es[0].Old, es[0].New, maxDiffLines)
 				html, ok := preLines(lines, "diff", budget-units(more))
-				return html + more, all && ok && len(es) == 1
+				return html + more, all && ok && known && len(es) == 1
 			}}
 	case "Write", "NotebookEdit":
 		content := in.first("content", "new_source")
@@ -223,20 +229,53 @@ func splitLines(s string) []string {
 	return strings.Split(s, "\n")
 }
 
-// diffLines shows what an edit changes: the lines old and new share at the
-// start and end are dropped, the rest become "- old" and "+ new" lines, at
-// most limit of them, split fairly between the two sides. all says no
-// changed line was left out.
+// diffLines shows what an edit changes, every line of old and new: the
+// lines both share at the start and end as context ("  line"), since they
+// decide where the edit lands, the rest as "- old" and "+ new" lines. When
+// more than limit lines would be needed, the context is shortened first
+// (to the line next to the change on each side), then the changed lines
+// are split fairly between the two sides. all says nothing was left out
+// and the lines tell old from new: a change only in the line break at the
+// end is marked, but needs the file to be read exactly.
 func diffLines(old, new string, limit int) (out []string, all bool) {
+	if old == new {
+		return []string{"(no change)"}, true
+	}
 	o, n := splitLines(old), splitLines(new)
-	for len(o) > 0 && len(n) > 0 && o[0] == n[0] {
-		o, n = o[1:], n[1:]
+	pre := 0
+	for pre < len(o) && pre < len(n) && o[pre] == n[pre] {
+		pre++
 	}
-	for len(o) > 0 && len(n) > 0 && o[len(o)-1] == n[len(n)-1] {
-		o, n = o[:len(o)-1], n[:len(n)-1]
+	suf := 0
+	for suf < len(o)-pre && suf < len(n)-pre && o[len(o)-1-suf] == n[len(n)-1-suf] {
+		suf++
 	}
-	if len(o) == 0 && len(n) == 0 {
-		return []string{"(no visible change)"}, true
+	before, after := o[:pre], o[len(o)-suf:]
+	o, n = o[pre:len(o)-suf], n[pre:len(n)-suf]
+	all = true
+	var eol string // a change in the line break at the end, which no line shows
+	switch oe, ne := strings.HasSuffix(clean(old), "\n"), strings.HasSuffix(clean(new), "\n"); {
+	case oe && !ne:
+		eol, all = "- (the line break at the end)", false
+	case ne && !oe:
+		eol, all = "+ (a line break at the end)", false
+	case len(o) == 0 && len(n) == 0: // differs only in what clean drops
+		return []string{"(a change this preview cannot show: see the whole input)"}, false
+	}
+	if len(before)+len(o)+len(n)+len(after) > limit {
+		all = false
+		if len(before) > 1 {
+			out = append(out, "  … "+plural(len(before)-1, "more line", "more lines"))
+			before = before[len(before)-1:]
+		}
+		if len(after) > 1 {
+			defer func(n int) { out = append(out, "  … "+plural(n, "more line", "more lines")) }(len(after) - 1)
+			after = after[:1]
+		}
+		limit = max(limit-len(before)-len(after), 2)
+	}
+	for _, l := range before {
+		out = append(out, "  "+l)
 	}
 	oShow, nShow := len(o), len(n)
 	if oShow+nShow > limit {
@@ -254,7 +293,13 @@ func diffLines(old, new string, limit int) (out []string, all bool) {
 	}
 	side(o, oShow, "-")
 	side(n, nShow, "+")
-	return out, oShow == len(o) && nShow == len(n)
+	for _, l := range after {
+		out = append(out, "  "+l)
+	}
+	if eol != "" {
+		out = append(out, eol)
+	}
+	return out, all && oShow == len(o) && nShow == len(n)
 }
 
 // preText puts text into a <pre> block (with a language class if lang is

@@ -58,6 +58,9 @@ type Progress struct {
 	PermissionMode string
 	LastText       string // last assistant text, shown as a short teaser
 	Queued         int    // messages waiting behind this turn
+	// Streaming is the text Claude is writing (Markdown, redacted); when
+	// set, its latest paragraph replaces the teaser (see StreamParagraph).
+	Streaming string
 	// Lines on what the owner cannot see (limits.go, stall.go); nil hides.
 	Limit      *Limit
 	Retry      *Retry
@@ -171,7 +174,9 @@ func ProgressText(p Progress) string {
 
 	head := progressHeader(p) + progressNotes(p)
 	var tail strings.Builder
-	if t := oneLine(p.LastText); t != "" {
+	if p.Streaming != "" {
+		tail.WriteString(streamBlock(p.Streaming))
+	} else if t := oneLine(p.LastText); t != "" {
 		tail.WriteString("\n\n<i>“" + esc(clip(t, maxTeaserRunes)) + "”</i>")
 	}
 	if p.Queued > 0 {

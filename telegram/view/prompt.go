@@ -19,7 +19,7 @@ import (
 // What they leave (at least about 1500 units) goes to the preview.
 const (
 	maxNoteUnits       = 400
-	maxAlwaysLines     = 6
+	maxAlwaysLines     = 8
 	maxAlwaysLineUnits = 250
 )
 
@@ -51,30 +51,34 @@ func PromptTextAttached(p *approvals.Prompt, workDir string, now time.Time, at A
 	return []string{text}
 }
 
-// toolText renders a tool prompt; complete says the preview shows the
-// whole input (at.File == nil) or the prompt points to the file that does.
-func toolText(p *approvals.Prompt, workDir string, now time.Time, at Attached) (string, bool) {
+// cut says what a tool prompt, rendered without a file, leaves out.
+type cut struct {
+	input  bool // part of the tool input
+	always bool // part of what Always allow saves
+}
+
+func (c cut) any() bool { return c.input || c.always }
+
+// toolText renders a tool prompt and says what it leaves out (at.File ==
+// nil; with a file the prompt points to it and the cut is the file's).
+func toolText(p *approvals.Prompt, workDir string, now time.Time, at Attached) (string, cut) {
 	req := p.Request
 	in := parseFields(req.Input)
 	tv := describeTool(req.ToolName, in, Visible(req.Description), workDir)
 
 	var pieces []string // everything but the preview, in order after it
+	if req.SafetyCheck() {
+		pieces = append(pieces, safetyLine)
+	}
 	if len(p.Outside) > 0 {
 		pieces = append(pieces, outsideLine(p.Outside))
 	}
 	if bp := blockedPath(Visible(req.BlockedPath), tv.path, workDir); bp != "" && !slices.Contains(p.Outside, filepath.Clean(req.BlockedPath)) {
 		pieces = append(pieces, "📁 Path: <code>"+escHead(bp, maxPathUnits)+"</code>")
 	}
-	if len(p.AlwaysAllow) > 0 {
-		lines := []string{"🔓 <i>Always allow will:</i>"}
-		for i, l := range p.AlwaysAllow {
-			if i == maxAlwaysLines {
-				lines = append(lines, "• … "+plural(len(p.AlwaysAllow)-i, "more change", "more changes"))
-				break
-			}
-			lines = append(lines, "• "+escHead(oneLine(Visible(l)), maxAlwaysLineUnits))
-		}
-		pieces = append(pieces, strings.Join(lines, "\n"))
+	alwaysHTML, alwaysAll := alwaysLines(p.AlwaysAllow)
+	if alwaysHTML != "" {
+		pieces = append(pieces, alwaysHTML)
 	}
 	if d := deadlineLine(p.Deadline, now); d != "" {
 		pieces = append(pieces, d)
@@ -85,7 +89,7 @@ func toolText(p *approvals.Prompt, workDir string, now time.Time, at Attached) (
 		top += "\n<i>" + escHead(n, maxNoteUnits) + "</i>"
 	}
 	rest := strings.Join(pieces, "\n\n")
-	build := func(note string) (string, bool) {
+	build := func(note string) (string, cut) {
 		head := top
 		if note != "" {
 			head += "\n\n" + note
@@ -99,19 +103,46 @@ func toolText(p *approvals.Prompt, workDir string, now time.Time, at Attached) (
 				out += "\n\n" + s
 			}
 		}
-		return fit(out), complete
+		return fit(out), cut{input: !complete, always: !alwaysAll}
 	}
 	if at.File != nil {
 		out, _ := build(attachedNote(at))
-		return out, true
+		return out, cut{input: at.File.InputCut, always: at.File.AlwaysCut}
 	}
-	out, complete := build("")
-	if complete {
-		return out, true
+	out, c := build("")
+	if !c.any() {
+		return out, c
 	}
-	// Never a cut preview that does not say so.
-	out, _ = build(notAllShown)
-	return out, false
+	// Never a cut prompt that does not say so. The note takes room from
+	// the preview, so what is cut is measured again with it (it can only
+	// grow, so once is enough).
+	note := notAllShown(c)
+	if out, c = build(note); notAllShown(c) != note {
+		out, c = build(notAllShown(c))
+	}
+	return out, c
+}
+
+// alwaysLines renders what Always allow saves, one bullet per line of
+// lines; all says nothing was cut, left out or folded onto one line.
+func alwaysLines(lines []string) (html string, all bool) {
+	if len(lines) == 0 {
+		return "", true
+	}
+	out := []string{"🔓 <i>Always allow will:</i>"}
+	all = true
+	for i, l := range lines {
+		if i == maxAlwaysLines {
+			out = append(out, "• … "+plural(len(lines)-i, "more change", "more changes"))
+			all = false
+			break
+		}
+		v := Visible(l)
+		one := oneLine(v)
+		all = all && one == clean(v) && escTotal(one) <= maxAlwaysLineUnits
+		out = append(out, "• "+escHead(one, maxAlwaysLineUnits))
+	}
+	return strings.Join(out, "\n"), all
 }
 
 // wholeInput reports whether in (parseFields of raw) is all of raw: an
@@ -138,6 +169,11 @@ func blockedPath(blocked, shown, workDir string) string {
 	}
 	return toolkinds.RelPath(blocked, workDir)
 }
+
+// safetyLine says why a request is asked although a rule or mode would
+// allow it: Claude Code's own safety checks flagged it (.git/hooks,
+// .claude/settings.json, rm -rf /…).
+const safetyLine = "🛡 <b>Claude Code flags this as sensitive</b>: it is always asked, whatever your allow list or mode."
 
 // outsideLine says why a file tool was asked: the first path outside the
 // project, resolved (links followed), as it will be opened.

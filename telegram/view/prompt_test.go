@@ -132,7 +132,7 @@ func TestPromptContent(t *testing.T) {
 				"run a command", "<pre><code class=\"language-bash\">touch made-by-bash.txt &amp;&amp; echo made</code></pre>",
 				"<i>Create a marker file</i>", "Path: <code>made-by-bash.txt</code>",
 				"Always allow will:", "always allow Bash: touch made-by-bash.txt &amp;&amp; echo made",
-				"accept file edits for the rest of this session", "Answer within 10 min",
+				"For this session, accept file edits", "Answer within 10 min",
 			},
 			buttons: []string{LabelApprove, LabelDeny, LabelAlways},
 		},
@@ -146,8 +146,9 @@ func TestPromptContent(t *testing.T) {
 			notIn: []string{"<i>hello.txt</i>"}, // the CLI's description only repeats the file
 		},
 		"multiedit": {
-			in:    []string{"server/handler.go</code> · 3 edits", "- \tif r.Method != &quot;GET&quot; {", "+ \t\treturn", "… and 2 more edits"},
-			notIn: []string{"func handle"}, // unchanged first line is not part of the diff
+			// The unchanged first line is context: it says where the edit lands.
+			in: []string{"server/handler.go</code> · 3 edits", "  func handle(w http.ResponseWriter", "- \tif r.Method != &quot;GET&quot; {",
+				"+ \t\treturn", "… and 2 more edits"},
 		},
 		"webfetch": {
 			in: []string{"fetch a web page", "<b>url</b>: https://example.com/docs?page=2&amp;lang=en",

@@ -10,27 +10,65 @@ import (
 
 // SessionItem is one Claude session of a chat as /sessions lists it.
 type SessionItem struct {
-	Title   string // the prompt that started it
-	WorkDir string
-	When    time.Time // started (current) or ended (earlier ones)
-	Data    string    // callback data of its button; "" for the current one
+	Title   string    // the prompt that started it
+	WorkDir string    // shown unless the list is of one directory
+	When    time.Time // started (current), ended or last written (earlier ones)
+	Turns   int       // the prompts sent in it; 0 hides the count
+	// Outside says it was not started from this chat: in a terminal at
+	// the desk, most likely.
+	Outside bool
+	Data    string // callback data of its button; "" for the current one
 }
 
-// SessionsText lists the chat's current session and the earlier ones it
-// can go back to (numbered like their buttons). now dates them.
-func SessionsText(current *SessionItem, earlier []SessionItem, now time.Time) string {
+// Sessions is what /sessions lists.
+type Sessions struct {
+	Current *SessionItem
+	// Dir is the chat's working directory and Here the sessions Claude
+	// Code keeps for it (its own store: started here or at the desk),
+	// newest first. Dir "" leaves the section out.
+	Dir  string
+	Here []SessionItem
+	// Earlier are the chat's own earlier sessions not listed in Here.
+	Earlier []SessionItem
+	Now     time.Time
+}
+
+// Items are the sessions with a button, in the order they are numbered.
+func (s Sessions) Items() []SessionItem {
+	return append(append([]SessionItem{}, s.Here...), s.Earlier...)
+}
+
+// SessionsText lists the chat's current session and the ones it can go
+// to (numbered like their buttons).
+func SessionsText(s Sessions) string {
 	out := "🗂 <b>Sessions of this chat</b>\n\n"
-	if current != nil {
-		out += "Current: " + sessionLine(*current, "started", now) + "\n"
+	if s.Current != nil {
+		out += "Current: " + sessionLine(*s.Current, "started", s.Now) + "\n"
 	} else {
 		out += "Current: <i>none (your next message starts one)</i>\n"
 	}
-	if len(earlier) == 0 {
-		return fit(out + "\nNo earlier sessions yet: /new starts a fresh one and keeps this one here.")
+	n := 0
+	if s.Dir != "" && len(s.Here) > 0 {
+		out += "\nIn <code>" + escHead(oneLine(s.Dir), 200) + "</code> (Claude Code's sessions, newest first):\n"
+		for _, it := range s.Here {
+			n++
+			it.WorkDir = ""
+			out += strconv.Itoa(n) + ". " + sessionLine(it, "", s.Now) + "\n"
+		}
 	}
-	out += "\n"
-	for i, s := range earlier {
-		out += strconv.Itoa(i+1) + ". " + sessionLine(s, "ended", now) + "\n"
+	if len(s.Earlier) > 0 {
+		if s.Dir != "" {
+			out += "\nEarlier in this chat:\n"
+		} else {
+			out += "\n"
+		}
+		for _, it := range s.Earlier {
+			n++
+			out += strconv.Itoa(n) + ". " + sessionLine(it, "ended", s.Now) + "\n"
+		}
+	}
+	if n == 0 {
+		return fit(out + "\nNo earlier sessions yet: /new starts a fresh one and keeps this one here.")
 	}
 	return fit(out + "\nTap one to continue it (your next message resumes it); /new starts a fresh one.")
 }
@@ -44,11 +82,24 @@ func sessionLine(s SessionItem, verb string, now time.Time) string {
 	if d := oneLine(s.WorkDir); d != "" {
 		line += " · <code>" + escHead(d, 120) + "</code>"
 	}
+	if s.Turns > 0 {
+		line += " · " + plural(s.Turns, "turn", "turns")
+	}
 	if !s.When.IsZero() {
-		line += " · " + verb + " " + ago(now.Sub(s.When))
+		if verb != "" {
+			line += " · " + verb + " " + ago(now.Sub(s.When))
+		} else {
+			line += " · " + ago(now.Sub(s.When))
+		}
+	}
+	if s.Outside {
+		line += " · 🖥 <i>not from this chat</i>"
 	}
 	return line
 }
+
+// Ago says how long ago something was: "just now", "5 minutes ago".
+func Ago(d time.Duration) string { return ago(d) }
 
 func ago(d time.Duration) string {
 	switch {

@@ -13,7 +13,7 @@ func TestSessionsText(t *testing.T) {
 		{Title: "write the docs for the whole project, every page of it", WorkDir: "/code/web", When: now.Add(-72 * time.Hour), Data: "s:1"},
 		{Title: "", When: now.Add(-30 * time.Second), Data: "s:2"},
 	}
-	text := SessionsText(cur, earlier, now)
+	text := SessionsText(Sessions{Current: cur, Earlier: earlier, Now: now})
 	checkHTML(t, "sessions", text)
 	for _, want := range []string{
 		"Current: <b>fix the &lt;login&gt; bug please</b> · <code>/code/api</code> · started 2 hours ago",
@@ -31,7 +31,7 @@ func TestSessionsText(t *testing.T) {
 		t.Errorf("keyboard = %+v", kb)
 	}
 
-	none := SessionsText(nil, nil, now)
+	none := SessionsText(Sessions{Now: now})
 	checkHTML(t, "no sessions", none)
 	if !strings.Contains(none, "none (your next message starts one)") || !strings.Contains(none, "No earlier sessions") {
 		t.Errorf("empty list:\n%s", none)

@@ -22,6 +22,8 @@ type Status struct {
 	PlanModeSource string
 	Verbose        bool
 	VerboseSource  string
+	Stream         string
+	StreamSource   string
 	Queued         int
 	ChatCostUSD    float64 // what this chat's turns cost, all its sessions
 	Live           bool    // a Claude process is running for the session
@@ -30,6 +32,11 @@ type Status struct {
 	WorkDirSource  string
 	SpentToday     float64 // all chats
 	DailyBudget    float64 // 0: no limit
+	Version        string  // untether's, as its build info says
+	ClaudeVersion  string  // what `claude --version` said when the bot started
+	// Desk is the shell command that continues the session at the desk
+	// (cd DIR && claude --resume ID); "" leaves the line out.
+	Desk string
 }
 
 const maxStatusValueUnits = 300
@@ -59,6 +66,7 @@ func StatusText(s Status) string {
 		"Permission mode: "+setting(s.PermissionMode, "default", ""),
 		"Plan mode: "+setting(s.PlanMode, "off", s.PlanModeSource),
 		"Verbose: "+setting(onOff(s.Verbose), "", s.VerboseSource),
+		"Streaming: "+setting(s.Stream, StreamDrafts, s.StreamSource),
 	)
 	if s.ChatCostUSD > 0 {
 		lines = append(lines, "Spent in this chat: "+Dollars(s.ChatCostUSD))
@@ -77,7 +85,26 @@ func StatusText(s Status) string {
 		}
 		lines = append(lines, line)
 	}
+	if d := oneLine(s.Desk); d != "" {
+		lines = append(lines, "At the desk: <code>"+escHead(d, 600)+"</code>")
+	}
+	if v := versions(s.Version, s.ClaudeVersion); v != "" {
+		lines = append(lines, "Versions: "+v)
+	}
 	return fit(strings.Join(lines, "\n"))
+}
+
+// versions is "untether v1.2.0 · Claude Code 2.1.330", either part left
+// out when unknown.
+func versions(untether, claude string) string {
+	var parts []string
+	if v := oneLine(untether); v != "" {
+		parts = append(parts, "untether "+escHead(v, 100))
+	}
+	if v := oneLine(claude); v != "" {
+		parts = append(parts, "Claude Code "+escHead(v, 100))
+	}
+	return strings.Join(parts, " · ")
 }
 
 // setting renders a value (or its default) and, in italics, its source.
@@ -118,11 +145,16 @@ func HelpText(inGroup bool, botUsername string) string {
 		{"/planmode on|off|auto|show|clear", "plan before acting: on asks you to approve the plan, auto approves it, clear uses the config"},
 		{"/model &lt;name&gt;|show|clear", "choose the Claude model for this chat"},
 		{"/verbose on|off", "more detail in progress messages"},
+		{"/stream off|edits|drafts", "see the answer as Claude writes it: drafts in private chats, the progress message in groups"},
 		{"/cwd &lt;dir&gt;|show|clear", "the project directory of this chat (a fresh session starts there)"},
-		{"/sessions", "earlier sessions of this chat: tap one to continue it"},
+		{"/sessions", "this directory's Claude Code sessions (desk ones too): tap one to continue it"},
+		{"/get &lt;path&gt;", "a file of this chat's project, sent here"},
+		{"/diff [file]", "uncommitted changes in this chat's git repository"},
+		{"/branch [name]", "worktrees of the repository; a name moves this chat to that branch's worktree"},
 	} {
 		b.WriteString(c[0] + " — " + c[1] + "\n")
 	}
+	b.WriteString("\nOther commands (/compact, /init, your own from .claude/commands) go to Claude Code.\n")
 	if inGroup {
 		b.WriteString("\n<b>In this group</b>\n")
 		if bot != "" {

@@ -74,3 +74,28 @@ func TestRefusal(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// /status names what runs: untether's build and the Claude Code it found.
+func TestStatusVersions(t *testing.T) {
+	got := StatusText(Status{Version: "v1.2.0 (abc123def456)", ClaudeVersion: "2.1.330"})
+	checkHTML(t, "status with versions", got)
+	if !strings.HasSuffix(got, "\nVersions: untether v1.2.0 (abc123def456) · Claude Code 2.1.330") {
+		t.Errorf("status = %s", got)
+	}
+	if got := StatusText(Status{ClaudeVersion: "<2.1>"}); !strings.HasSuffix(got, "\nVersions: Claude Code &lt;2.1&gt;") {
+		t.Errorf("only Claude's version: %s", got)
+	}
+	if got := StatusText(Status{}); strings.Contains(got, "Versions") {
+		t.Errorf("no versions, yet a line: %s", got)
+	}
+}
+
+func TestSetupDone(t *testing.T) {
+	got := SetupDone(5150)
+	checkHTML(t, "setup done", got)
+	for _, want := range []string{"set up", "answers only you", "<code>5150</code>", "untether init"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q: %s", want, got)
+		}
+	}
+}

@@ -37,6 +37,8 @@ const (
 	ToastSessionBusy   = "A turn is running or queued: try again when it is over"
 	ToastSessionDir    = "Its directory is no longer allowed or gone"
 	ToastSwitchFailed  = "Could not switch: see the bot's log"
+	ToastSessionInUse  = "It may be open elsewhere: confirm below"
+	ToastNotResumed    = "Not resumed"
 )
 
 // PressToast answers a press on an approval or question button, from what

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// serviceFlags are untether service install's flags.
+type serviceFlags struct {
+	config string
+	print  bool // print the unit, write nothing
+	force  bool // replace a different unit
+}
+
+// cmdService handles `untether service install`: a systemd user unit that
+// runs the bot with this config, and the commands to start it.
+func cmdService(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) == 0 || args[0] != "install" {
+		return fmt.Errorf("%w: untether service install [--config PATH] [--print] [--force]", errUsage)
+	}
+	var f serviceFlags
+	fs := flag.NewFlagSet("untether service install", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	fs.StringVar(&f.config, "config", "", "the config the service runs with")
+	fs.BoolVar(&f.print, "print", false, "only print the unit")
+	fs.BoolVar(&f.force, "force", false, "replace an existing, different unit")
+	if err := fs.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return fmt.Errorf("finding the untether executable: %w", err)
+	}
+	if strings.Contains(exe, "go-build") {
+		return errors.New("this untether is a temporary build (go run): install it first " +
+			"(go install github.com/untether/untether/cmd/untether@latest, or go build -o ~/.local/bin/untether ./cmd/untether), " +
+			"then run untether service install with it")
+	}
+	return installService(ctx, f, exe, os.Getenv, stdout)
+}
+
+// installService writes (or prints) the unit running exe with the config.
+func installService(ctx context.Context, f serviceFlags, exe string, getenv func(string) string, stdout io.Writer) error {
+	path, err := ResolveConfigPath(f.config)
+	if err == nil {
+		path, err = filepath.Abs(path)
+	}
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(path, getenv)
+	if err != nil {
+		return fmt.Errorf("the service would not start: %w", err)
+	}
+	unit := serviceUnit(exe, path, servicePath(ctx, cfg))
+	if f.print {
+		_, err := io.WriteString(stdout, unit)
+		return err
+	}
+	if fileCfg, _ := decodeConfig(path, func(string) string { return "" }); fileCfg == nil || fileCfg.Telegram.BotToken == "" {
+		fmt.Fprintf(stdout, "note: the bot token comes from $%s, which the service does not have: put it in [telegram] bot_token of %s\n",
+			envBotToken, path)
+	}
+	dir := getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return fmt.Errorf("finding the systemd user directory: %w", err)
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	unitPath := filepath.Join(dir, "systemd", "user", "untether.service")
+	old, err := os.ReadFile(unitPath)
+	switch {
+	case err == nil && string(old) == unit:
+		fmt.Fprintf(stdout, "%s is up to date.\n", unitPath)
+	case err == nil && !f.force:
+		return fmt.Errorf("%s exists and differs: pass --force to replace it (--print shows the new one)", unitPath)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("reading %s: %w", unitPath, err)
+	default:
+		if err := os.MkdirAll(filepath.Dir(unitPath), 0o755); err != nil {
+			return fmt.Errorf("creating %s: %w", filepath.Dir(unitPath), err)
+		}
+		if err := os.WriteFile(unitPath, []byte(unit), 0o644); err != nil {
+			return fmt.Errorf("writing the unit: %w", err)
+		}
+		fmt.Fprintf(stdout, "Wrote %s.\n", unitPath)
+	}
+	fmt.Fprint(stdout, `
+Start it now and at every login:
+  systemctl --user daemon-reload
+  systemctl --user enable --now untether
+Read its log:
+  journalctl --user -u untether -f
+Keep it running while you are logged out:
+  loginctl enable-linger "$USER"
+`)
+	return nil
+}
+
+// servicePath is the PATH the service runs with: a service does not get
+// the login shell's, so the directories of claude and of the node it runs
+// on come first, then the usual ones.
+func servicePath(ctx context.Context, cfg *Config) string {
+	var dirs []string
+	claude := cfg.Claude.Binary
+	if !filepath.IsAbs(claude) {
+		claude, _ = findClaude(defaultClaudeCandidates(ctx))
+	}
+	if claude != "" {
+		dirs = append(dirs, filepath.Dir(claude))
+		// An npm install's claude is a link into node_modules, next to
+		// nothing; nvm-style installs keep node beside that link.
+		if node, err := exec.LookPath("node"); err == nil {
+			dirs = append(dirs, filepath.Dir(node))
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		dirs = append(dirs, filepath.Join(home, ".local", "bin"))
+	}
+	dirs = append(dirs, "/usr/local/bin", "/usr/bin", "/bin")
+	var out []string
+	for _, d := range dirs {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return strings.Join(out, ":")
+}
+
+// serviceUnit is the systemd user unit running exe with the config.
+func serviceUnit(exe, config, path string) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `# Written by untether service install. Logs: journalctl --user -u untether -f
+[Unit]
+Description=untether: Claude Code from Telegram
+After=network-online.target
+Wants=network-online.target
+
+[Service]
+Type=simple
+ExecStart=%s run --config %s
+# SIGTERM: the bot stops polling, tells chats with a running turn, closes
+# its Claude sessions and exits 0 within a few seconds.
+KillSignal=SIGTERM
+# SIGTERM to untether only: it closes its Claude processes itself (the
+# default, control-group, would signal them at the same moment).
+KillMode=mixed
+TimeoutStopSec=30
+Restart=on-failure
+RestartSec=5
+# A service does not get your shell's PATH: Claude needs claude, node, git...
+Environment=%s
+
+[Install]
+WantedBy=default.target
+`, systemdQuote(exe, true), systemdQuote(config, true), systemdQuote("PATH="+path, false))
+	return b.String()
+}
+
+// systemdQuote quotes a word of a unit file line: double quotes (and
+// backslashes) when it has spaces or quotes, and % doubled, since systemd
+// reads %h, %u... as specifiers; in a command line (exec) $ too, which
+// would name a variable.
+func systemdQuote(s string, exec bool) string {
+	s = strings.ReplaceAll(s, "%", "%%")
+	if exec {
+		s = strings.ReplaceAll(s, "$", "$$")
+	}
+	if !strings.ContainsAny(s, " \t\"'\\") {
+		return s
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}

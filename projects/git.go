@@ -1,0 +1,196 @@
+// Package projects knows the owner's projects the way the owner's own tools
+// do: git repositories (status, diffs, worktrees) through the git CLI, and
+// Claude Code's session store and custom commands through the files Claude
+// Code writes. It knows no Telegram types and imports none of the bot's
+// packages, so it is tested without Telegram.
+package projects
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// DefaultGitTimeout bounds one git command when Git.Timeout is zero.
+const DefaultGitTimeout = 10 * time.Second
+
+// maxGitOutput bounds what one git command may print; a diff longer than
+// this is cut (and says so), so a huge change cannot exhaust memory.
+const maxGitOutput = 16 << 20
+
+// Git runs the git CLI: never through a shell, always with a time limit, and
+// with the repository's own means of running programs switched off where git
+// allows it (hooks, fsmonitor, external diff, textconv, pager), since the
+// repository is written by Claude and the bot runs git unasked.
+type Git struct {
+	// Binary is the git executable; "git" (found on PATH) when empty.
+	Binary string
+	// Timeout bounds each command; DefaultGitTimeout when zero.
+	Timeout time.Duration
+}
+
+// safeConfig is passed before every command. Clean and smudge filters named
+// in the repository's config still run on git add (git offers no switch to
+// turn all of them off): see docs/projects.md.
+var safeConfig = []string{
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.pager=cat",
+	"-c", "core.quotePath=false",
+	"-c", "color.ui=false",
+	"-c", "diff.noprefix=false",
+	"-c", "diff.mnemonicPrefix=false",
+}
+
+// droppedEnv are variables of the bot's environment that would point git at
+// another repository or index than the one asked about.
+var droppedEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CONFIG_PARAMETERS"}
+
+// ErrNotRepo is returned for a directory that is not in a git repository.
+var ErrNotRepo = errors.New("not a git repository")
+
+// GitError is a git command that failed: its arguments, exit status and the
+// first lines of what it said on stderr.
+type GitError struct {
+	Args   []string
+	Code   int
+	Stderr string
+	Err    error
+}
+
+func (e *GitError) Error() string {
+	msg := "git " + strings.Join(e.Args, " ")
+	if e.Stderr != "" {
+		return msg + ": " + e.Stderr
+	}
+	return msg + ": " + e.Err.Error()
+}
+
+func (e *GitError) Unwrap() error { return e.Err }
+
+// gitCall is one git command.
+type gitCall struct {
+	dir   string
+	args  []string
+	env   []string // added to the environment
+	stdin []byte
+	// okCodes are exit statuses that are not failures (git diff --no-index
+	// exits 1 when the files differ).
+	okCodes []int
+}
+
+// run runs one git command in dir and returns its stdout (at most
+// maxGitOutput bytes; cut reports more was printed).
+func (g Git) run(ctx context.Context, c gitCall) (out []byte, cut bool, err error) {
+	bin := g.Binary
+	if bin == "" {
+		bin = "git"
+	}
+	limit := g.Timeout
+	if limit <= 0 {
+		limit = DefaultGitTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(append([]string{}, safeConfig...), c.args...)...)
+	cmd.Dir = c.dir
+	cmd.Env = append(gitEnv(), c.env...)
+	if c.stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.stdin)
+	}
+	// git may start helpers (filters, credential helpers): the time limit
+	// stops them all, as one process group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	stdout := &capped{max: maxGitOutput}
+	var stderr capped
+	stderr.max = 4096
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	err = cmd.Run()
+	if err != nil {
+		code := -1
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		for _, ok := range c.okCodes {
+			if code == ok && ctx.Err() == nil {
+				return stdout.buf.Bytes(), stdout.cut, nil
+			}
+		}
+		if ctx.Err() != nil {
+			err = fmt.Errorf("no answer within %s: %w", limit, ctx.Err())
+		}
+		msg := firstLines(stderr.buf.String(), 3)
+		if strings.Contains(msg, "not a git repository") {
+			err = ErrNotRepo
+		}
+		return nil, false, &GitError{Args: c.args, Code: code, Stderr: msg, Err: err}
+	}
+	return stdout.buf.Bytes(), stdout.cut, nil
+}
+
+// gitEnv is the bot's environment without what would redirect git, with a
+// fixed language (messages are parsed) and without optional locks, so
+// reading a repository never takes the index lock from the owner's own git.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		drop := name == "LANG" || name == "LC_ALL" || name == "LANGUAGE"
+		for _, d := range droppedEnv {
+			drop = drop || name == d
+		}
+		if !drop {
+			env = append(env, kv)
+		}
+	}
+	// Literal pathspecs: a path the user gives (/diff FILE) is a file name,
+	// never pathspec magic such as ":(top)".
+	return append(env, "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_LITERAL_PATHSPECS=1")
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.TrimSpace(strings.Join(lines, " "))
+}
+
+// capped keeps the first max bytes written to it and notes the rest.
+type capped struct {
+	buf bytes.Buffer
+	max int
+	cut bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - c.buf.Len()
+	if room < len(p) {
+		c.cut = true
+		if room > 0 {
+			c.buf.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
+
+// Root returns the top directory of the repository (or worktree) that holds
+// dir; ErrNotRepo when there is none.
+func (g Git) Root(ctx context.Context, dir string) (string, error) {
+	out, _, err := g.run(ctx, gitCall{dir: dir, args: []string{"rev-parse", "--show-toplevel"}})
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}

@@ -1,0 +1,43 @@
+package telegram
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"testing"
+
+	"github.com/untether/untether/prefs"
+)
+
+// TestResetDropsTheQueueInOneWrite: /new with prompts queued marks them
+// all done in one state-file transaction. Before, requestReset wrote each
+// one (a disk sync apiece) while holding the actor's lock, which /cancel
+// on the polling loop also takes: a long queue stalled the poll loop.
+func TestResetDropsTheQueueInOneWrite(t *testing.T) {
+	store, err := prefs.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	b := &Bot{store: store, log: slog.New(slog.DiscardHandler)}
+	a := newActor(b, "1", place{ChatID: 1}, false)
+	a.running = true // the test stands in for the actor's loop: none is started
+	for i := range 5 {
+		p := prefs.Prompt{UpdateID: int64(100 + i), ChatID: 1, Text: "queued"}
+		seq, _, err := store.AcceptUpdate(p.UpdateID, "1", &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.queue = append(a.queue, prefs.QueuedPrompt{Key: "1", Seq: seq, Prompt: p})
+	}
+	before := store.Commits()
+	if n := a.requestReset(); n != 5 {
+		t.Errorf("dropped %d prompts, want 5", n)
+	}
+	if n := store.Commits() - before; n != 1 {
+		t.Errorf("dropping 5 queued prompts took %d state-file writes, want 1", n)
+	}
+	if left, err := store.AllPendingPrompts(); err != nil || len(left) != 0 {
+		t.Errorf("still queued in the store: %+v, %v", left, err)
+	}
+}

@@ -1,0 +1,118 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/untether/untether/projects"
+	"github.com/untether/untether/telegram/view"
+)
+
+// branchCommand lists the repository's worktrees (no name) or moves the
+// chat to branch NAME's worktree, making it under [projects] worktrees_dir
+// when the branch has none. The worktree must pass the checks of /cwd
+// (inside project_roots, links resolved), and the move starts a fresh
+// session there, like /cwd. Worktrees are never removed by the bot.
+func (b *Bot) branchCommand(ctx context.Context, key string, pl place, arg string) string {
+	st := b.settings(key)
+	list, err := b.cfg.Git.Worktrees(ctx, st.WorkDir)
+	switch {
+	case errors.Is(err, projects.ErrNotRepo):
+		return view.NotARepo(st.WorkDir)
+	case err != nil:
+		return view.GitFailed(b.redact(err.Error()))
+	}
+	name := strings.TrimSpace(arg)
+	if name == "" {
+		return view.BranchList(worktreeItems(list, st.WorkDir))
+	}
+	if a := b.existingActor(key); a != nil && a.working() {
+		return view.BranchBusy
+	}
+	w, found := projects.FindBranch(list, name)
+	made, created := false, false
+	if !found {
+		if len(list) == 0 {
+			return view.NotARepo(st.WorkDir)
+		}
+		w = projects.Worktree{Path: projects.WorktreePath(b.cfg.WorktreesDir, list[0].Path, name), Branch: name}
+		if !b.mayCreate(w.Path) {
+			return view.BranchRefused(fmt.Sprintf("The worktree would be %s, outside the directories this bot may work in (%s): set [projects] worktrees_dir to a folder inside [claude] project_roots, or widen the roots.",
+				w.Path, strings.Join(b.roots(), ", ")))
+		}
+		if created, err = b.cfg.Git.AddWorktree(ctx, st.WorkDir, w.Path, name); err != nil {
+			if errors.Is(err, projects.ErrBadBranch) {
+				return view.BranchRefused(fmt.Sprintf("%q is not a branch name git accepts.", name))
+			}
+			b.log.Warn("/branch: git worktree add failed", "chat_id", pl.ChatID, "session_key", key, "err", err)
+			return view.GitFailed(b.redact(err.Error()))
+		}
+		made = true
+		b.log.Info("made a worktree", "chat_id", pl.ChatID, "session_key", key, "branch", name, "path", w.Path, "new_branch", created)
+	}
+	dir, err := b.resolveWorkDir(st.WorkDir, w.Path)
+	if err != nil {
+		return view.BranchRefused(err.Error())
+	}
+	if dir == st.WorkDir {
+		return view.BranchUnchanged(name, dir)
+	}
+	busy, err := b.moveTo(key, dir)
+	switch {
+	case busy:
+		return view.BranchBusy
+	case err != nil:
+		return view.SettingNotSaved(b.redact(err.Error()))
+	}
+	return view.BranchSwitched(name, dir, made, created)
+}
+
+// worktreeItems marks the worktree the chat works in: the one holding its
+// directory (the deepest, as worktrees may lie inside the main one).
+func worktreeItems(list []projects.Worktree, dir string) []view.WorktreeItem {
+	items := make([]view.WorktreeItem, len(list))
+	best := -1
+	for i, w := range list {
+		items[i] = view.WorktreeItem{Path: w.Path, Branch: w.Branch, Main: w.Main}
+		if within(w.Path, dir) && (best < 0 || len(w.Path) > len(list[best].Path)) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		items[best].Current = true
+	}
+	return items
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// mayCreate says whether a folder made at path would lie inside the
+// roots: its nearest existing ancestor, links resolved, with the rest of
+// the path below it.
+func (b *Bot) mayCreate(path string) bool {
+	p := filepath.Clean(path)
+	var rest []string
+	for {
+		if _, err := os.Lstat(p); err == nil {
+			break
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return false
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+		p = parent
+	}
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	return b.insideRoots(filepath.Join(append([]string{resolved}, rest...)...))
+}

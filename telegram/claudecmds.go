@@ -1,0 +1,98 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/untether/untether/projects"
+	"github.com/untether/untether/telegram/outbox"
+	"github.com/untether/untether/telegram/view"
+)
+
+// Claude Code's own slash commands: a command the bot does not answer
+// itself is Claude Code's, and goes to it as the prompt (it expands custom
+// commands and skills, runs /compact, /clear, /context locally: see
+// docs/protocol.md). The chat's command menu lists the project's commands
+// next to the bot's.
+
+// botCommands are the commands the bot answers itself (see command).
+var botCommands = map[string]bool{
+	"start": true, "help": true, "new": true, "cancel": true, "status": true, "planmode": true, "model": true,
+	"verbose": true, "cwd": true, "cd": true, "sessions": true, "resume": true, "get": true, "diff": true, "branch": true,
+	"stream": true, "usage": true,
+}
+
+// claudeBuiltins are Claude Code's built-in commands that make sense from
+// a chat. In a group they pass without naming the bot, like the project's
+// commands; any other command there must name it (/cmd@bot), since
+// Telegram sends every command to every bot of the group.
+var claudeBuiltins = map[string]bool{
+	"compact": true, "clear": true, "init": true, "context": true, "cost": true,
+	"review": true, "security-review": true,
+}
+
+// claudeCommand turns a command the bot does not own into the prompt
+// Claude Code gets: the command as typed (case kept, "@bot" dropped), with
+// a menu name ("/code_review") turned back into the command's own name
+// ("/code-review"). ok is false for a command in a group that is none of
+// Claude Code's and does not name the bot: it is not for this bot.
+func (b *Bot) claudeCommand(key string, m *models.Message, text string) (prompt string, ok bool) {
+	word, rest, _ := strings.Cut(text, " ")
+	name, target, named := strings.Cut(strings.TrimPrefix(word, "/"), "@")
+	known := claudeBuiltins[strings.ToLower(name)]
+	if c, found := projects.FindCommand(b.claudeCommands(b.settings(key).WorkDir), name); found {
+		name, known = c.Name, true
+	}
+	if isGroup(m.Chat.ID) && !known && !(named && strings.EqualFold(target, b.me.Username)) {
+		return "", false
+	}
+	prompt = "/" + name
+	if rest = strings.TrimSpace(rest); rest != "" {
+		prompt += " " + rest
+	}
+	return prompt, true
+}
+
+// claudeCommands are the custom commands and skills Claude Code offers in
+// dir (the project's, then the user's own).
+func (b *Bot) claudeCommands(dir string) []projects.Command {
+	return projects.Commands(b.cfg.ClaudeConfigDir, dir)
+}
+
+// refreshMenu sets the chat's command menu to the bot's commands and those
+// of the project in dir, when that differs from what was last set for the
+// chat in this run (once per chat and run at least, so a menu left from an
+// earlier run is put right). A forum's topics share the chat's menu: the
+// last session started in the chat sets it.
+func (b *Bot) refreshMenu(chatID int64, dir string) {
+	var entries []view.MenuEntry
+	for _, c := range b.claudeCommands(dir) {
+		if name, ok := projects.MenuName(c.Name); ok {
+			entries = append(entries, view.MenuEntry{Name: name, Description: c.Description, User: c.User})
+		}
+	}
+	cmds := view.CommandsWith(entries)
+	var sig strings.Builder
+	for _, c := range cmds {
+		sig.WriteString(c.Command + "\x00" + c.Description + "\x00")
+	}
+	if prev, ok := b.menus.Swap(chatID, sig.String()); ok && prev.(string) == sig.String() {
+		return
+	}
+	b.out.Replace(outbox.Job{Unpaced: true, Key: "menu:" + strconv.FormatInt(chatID, 10),
+		Do: func(ctx context.Context) error {
+			_, err := b.client.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: cmds, Scope: &models.BotCommandScopeChat{ChatID: chatID}})
+			return b.wrap("setMyCommands", err)
+		},
+		OnDone: func(err error) {
+			if err != nil && !errors.Is(err, outbox.ErrSuperseded) {
+				b.menus.Delete(chatID) // try again with the next session
+				b.log.Warn("could not set the chat's command menu", "chat_id", chatID, "err", err)
+			}
+		}})
+}

@@ -1,0 +1,125 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+
+	"github.com/untether/untether/projects"
+	"github.com/untether/untether/telegram/view"
+)
+
+// What a turn changed, and the command that continues a session at the
+// desk. The git work itself is package projects'.
+
+// snapshot records the live process's working directory as the turn
+// starts, so that what the turn changed can be told from what was already
+// uncommitted. It returns "" when the directory is not in a git repository
+// or git fails (then the footer says nothing about changes).
+func (a *actor) snapshot(ctx context.Context) projects.Tree {
+	a.mu.Lock()
+	dir := a.startDir
+	a.mu.Unlock()
+	if dir == "" {
+		return ""
+	}
+	tree, err := a.b.cfg.Git.Snapshot(ctx, dir)
+	if err != nil {
+		if !errors.Is(err, projects.ErrNotRepo) {
+			a.b.log.Warn("could not record the repository at turn start", "chat_id", a.place.ChatID, "session_key", a.key, "err", err)
+		}
+		return ""
+	}
+	return tree
+}
+
+// changes is what the turn changed in the repository: the files that
+// differ between the snapshots at its start and now.
+func (t *turn) changes(ctx context.Context) view.ChangeStat {
+	a := t.a
+	if t.before == "" {
+		return view.ChangeStat{}
+	}
+	a.mu.Lock()
+	dir := a.startDir
+	a.mu.Unlock()
+	after := a.snapshot(ctx)
+	if after == "" {
+		return view.ChangeStat{}
+	}
+	files, err := a.b.cfg.Git.Compare(ctx, dir, t.before, after)
+	if err != nil {
+		a.b.log.Warn("could not compare the repository with the turn's start", "chat_id", a.place.ChatID, "err", err)
+		return view.ChangeStat{}
+	}
+	s := projects.Sum(files)
+	return view.ChangeStat{Files: s.Files, Added: s.Added, Removed: s.Removed}
+}
+
+// deskLine is the footer's command to continue the session at the desk,
+// shown with /verbose only.
+func (t *turn) deskLine(sessionID string) string {
+	a := t.a
+	if sessionID == "" || !a.b.settings(a.key).Verbose {
+		return ""
+	}
+	a.mu.Lock()
+	dir := a.startDir
+	a.mu.Unlock()
+	if dir == "" {
+		return ""
+	}
+	return projects.ResumeCommand(dir, sessionID)
+}
+
+// deskCommand is the command that continues the chat's session at the
+// desk, for /status: in the directory the session belongs to.
+func deskCommand(sessionID, dir string) string {
+	if sessionID == "" || dir == "" {
+		return ""
+	}
+	return projects.ResumeCommand(dir, sessionID)
+}
+
+// storeMark is what the bot last saw of its live session's file in Claude
+// Code's store: its size, and the prompts in it.
+type storeMark struct {
+	id    string
+	size  int64
+	turns int
+}
+
+// markStore notes the session's file after a turn of the bot's own.
+func (a *actor) markStore(id string) {
+	a.mu.Lock()
+	dir := a.startDir
+	a.mu.Unlock()
+	var m storeMark
+	if cfg := a.b.cfg.ClaudeConfigDir; cfg != "" && id != "" && dir != "" {
+		if s, err := projects.ReadSession(cfg, dir, id); err == nil {
+			m = storeMark{id: id, size: s.Size, turns: s.Turns}
+		}
+	}
+	a.mu.Lock()
+	a.mark = m
+	a.mu.Unlock()
+}
+
+// continuedElsewhere tells a live session that got prompts from another
+// Claude Code (at the desk) since the bot's last turn: the bot's process
+// does not know them, and writing on would mix two histories in one file.
+// Lines the CLI writes after its result (the last prompt, the cost) change
+// the size but not the prompts, so only new prompts count.
+func (a *actor) continuedElsewhere() bool {
+	a.mu.Lock()
+	m, dir := a.mark, a.startDir
+	a.mu.Unlock()
+	cfg := a.b.cfg.ClaudeConfigDir
+	if m.id == "" || cfg == "" {
+		return false
+	}
+	if st, ok := projects.StatSession(cfg, dir, m.id); !ok || st.Size == m.size {
+		return false
+	}
+	s, err := projects.ReadSession(cfg, dir, m.id)
+	return err == nil && s.Turns > m.turns
+}
