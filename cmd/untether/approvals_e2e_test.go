@@ -40,7 +40,7 @@ func realClaudeWith(t *testing.T, sections string, steps ...claudetest.Step) (*e
 func (e *e2eEnv) awaitButtons(t *testing.T, label, text string, after int) tgtest.Message {
 	t.Helper()
 	return e.tg.AwaitMessage(e2eWait, e.chat.ID, func(m tgtest.Message) bool {
-		return m.ID > after && hasButton(m, label) && strings.Contains(m.Text, text)
+		return m.ID > after && hasButton(m, label) && answerHas(m, text)
 	})
 }
 
@@ -59,7 +59,7 @@ func (e *e2eEnv) press(t *testing.T, m tgtest.Message, label string) string {
 
 func (e *e2eEnv) awaitText(t *testing.T, text string) tgtest.Message {
 	t.Helper()
-	return e.tg.AwaitMessage(e2eWait, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, text) })
+	return e.tg.AwaitMessage(e2eWait, e.chat.ID, func(m tgtest.Message) bool { return answerHas(m, text) })
 }
 
 // toolResults are the tool results of the API's latest request, in order.
@@ -91,7 +91,7 @@ func TestContractBotAlwaysAllowNotAskedAgain(t *testing.T) {
 	e.awaitText(t, "Both done.")
 	asked := 0
 	for _, m := range e.tg.Messages(e.chat.ID) {
-		if strings.Contains(m.Text, "touch always.txt") && strings.Contains(m.Text, "wants to run") {
+		if answerHas(m, "touch always.txt") && answerHas(m, "wants to run") {
 			asked++
 		}
 	}
@@ -172,7 +172,7 @@ func TestContractBotPlanOutlineCooldownApprove(t *testing.T) {
 	write := e.awaitButtons(t, "Approve", "result.txt", second.ID)
 	e.tg.Await(e2eWait, "the progress footer to show the mode switch", func() bool {
 		m, _ := e.tg.Message(e.chat.ID, progress.ID)
-		return strings.Contains(m.Text, "· default")
+		return answerHas(m, "· default")
 	})
 	e.press(t, write, "Approve")
 	e.awaitText(t, "Plan carried out.")

@@ -27,7 +27,7 @@ func TestContractBotPlainAnswer(t *testing.T) {
 	p := e.start(t)
 	id := e.tg.SendMessage(e.user, e.chat, "Say hello.")
 	final := e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "Hello from the fake model.") && m.ReplyTo == id
+		return answerHas(m, "Hello from the fake model.") && m.ReplyTo == id
 	})
 	if !strings.Contains(final.Source, "<b>fake</b>") {
 		t.Errorf("final not rendered: %q", final.Source)
@@ -46,11 +46,11 @@ func TestContractBotApproveWritesFile(t *testing.T) {
 	e.start(t)
 	e.tg.SendMessage(e.user, e.chat, "Create approved.txt")
 	prompt := e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "touch approved.txt") && hasButton(m, "Approve")
+		return answerHas(m, "touch approved.txt") && hasButton(m, "Approve")
 	})
 	data := buttonData(t, prompt, "Approve")
 	cq := e.tg.PressButton(e.user, e.chat, prompt.ID, data)
-	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "Created it.") })
+	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return answerHas(m, "Created it.") })
 	if _, err := os.Stat(filepath.Join(e.dir, "work", "approved.txt")); err != nil {
 		t.Errorf("the approved command did not run: %v", err)
 	}
@@ -72,10 +72,10 @@ func TestContractBotDenyKeepsFileAway(t *testing.T) {
 	e.start(t)
 	e.tg.SendMessage(e.user, e.chat, "Create denied.txt")
 	prompt := e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "touch denied.txt") && hasButton(m, "Deny")
+		return answerHas(m, "touch denied.txt") && hasButton(m, "Deny")
 	})
 	e.tg.PressButton(e.user, e.chat, prompt.ID, buttonData(t, prompt, "Deny"))
-	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "did not create") })
+	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return answerHas(m, "did not create") })
 	if _, err := os.Stat(filepath.Join(e.dir, "work", "denied.txt")); err == nil {
 		t.Error("a denied command ran")
 	}

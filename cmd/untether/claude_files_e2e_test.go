@@ -51,7 +51,7 @@ func TestContractBotPhotoReachesTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.tg.SendPhoto(e.user, e.chat, jpg.Bytes(), "What is in this picture?")
-	e.tg.AwaitMessage(90*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "A red square.") })
+	e.tg.AwaitMessage(90*time.Second, e.chat.ID, func(m tgtest.Message) bool { return answerHas(m, "A red square.") })
 
 	mu.Lock()
 	path := told
@@ -89,14 +89,14 @@ func TestContractBotCwdMovesClaude(t *testing.T) {
 	e.start(t)
 	e.tg.SendMessage(e.user, e.chat, "/cwd sub")
 	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "Working directory: "+sub)
+		return answerHas(m, "Working directory: "+sub)
 	})
 	e.tg.SendMessage(e.user, e.chat, "Make the file.")
 	prompt := e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "touch made-here") && hasButton(m, "Approve")
+		return answerHas(m, "touch made-here") && hasButton(m, "Approve")
 	})
 	e.tg.PressButton(e.user, e.chat, prompt.ID, buttonData(t, prompt, "Approve"))
-	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "Done.") })
+	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return answerHas(m, "Done.") })
 	if _, err := os.Stat(filepath.Join(sub, "made-here")); err != nil {
 		t.Errorf("the command did not run in the chat's directory: %v", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -55,13 +54,13 @@ func threeTurnsAcrossRestart(t *testing.T, e *e2eEnv, want []string) costRun {
 		}
 		id := e.tg.SendMessage(e.user, e.chat, prompt)
 		final := e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-			return m.ReplyTo == id && strings.Contains(m.Text, want[i])
+			return m.ReplyTo == id && answerHas(m, want[i])
 		})
 		run.footers = append(run.footers, dollarsIn(t, footerCost, final.Text))
 	}
 	id := e.tg.SendMessage(e.user, e.chat, "/status")
 	run.status = e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return m.ReplyTo == id && strings.Contains(m.Text, "Status")
+		return m.ReplyTo == id && answerHas(m, "Status")
 	}).Text
 	run.chat, run.day = dollarsIn(t, chatSpent, run.status), dollarsIn(t, daySpent, run.status)
 	stop(t, p)
@@ -136,10 +135,10 @@ func TestContractBotTurnLimit(t *testing.T) {
 	for i, prompt := range []string{"first", "second"} {
 		id := e.tg.SendMessage(e.user, e.chat, prompt)
 		m := e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-			return m.ReplyTo == id && strings.Contains(m.Text, "Turn stopped: spending limit reached")
+			return m.ReplyTo == id && answerHas(m, "Turn stopped: spending limit reached")
 		})
 		t.Logf("turn %d: %q", i+1, m.Text)
-		if !strings.Contains(m.Text, "max_turn_usd ($0.03)") || dollarsIn(t, footerCost, m.Text) <= 0.03 {
+		if !answerHas(m, "max_turn_usd ($0.03)") || dollarsIn(t, footerCost, m.Text) <= 0.03 {
 			t.Errorf("stop message = %q", m.Text)
 		}
 		if n := len(api.Requests()); n != i+1 {

@@ -121,7 +121,7 @@ func TestInitStdinAnswers(t *testing.T) {
 	if cfg.Claude.Binary != e.claude || cfg.Claude.WorkingDir != e.work {
 		t.Errorf("claude %q in %q", cfg.Claude.Binary, cfg.Claude.WorkingDir)
 	}
-	e.tg.AwaitMessage(initWait, e.owner.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "untether is set up") })
+	e.tg.AwaitMessage(initWait, e.owner.ID, func(m tgtest.Message) bool { return answerHas(m, "untether is set up") })
 	if n := len(e.tg.Messages(stranger.ID)); n != 0 {
 		t.Errorf("the stranger got %d messages", n)
 	}
@@ -191,7 +191,7 @@ func TestInitFlagsOnlyThenTheBotAnswers(t *testing.T) {
 	p := bot.start(t)
 	id := e.tg.SendMessage(e.owner, bot.chat, "first question")
 	e.tg.AwaitMessage(initWait, e.owner.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "echo: first question") && m.ReplyTo == id
+		return answerHas(m, "echo: first question") && m.ReplyTo == id
 	})
 	if strings.Contains(strings.Join(botTexts(e.tg, e.owner.ID), "\n"), "echo: hello") {
 		t.Error("the bot ran the message sent to init as a prompt")
@@ -202,7 +202,7 @@ func TestInitFlagsOnlyThenTheBotAnswers(t *testing.T) {
 	}
 	e.tg.SendMessage(e.owner, bot.chat, "/status")
 	e.tg.AwaitMessage(initWait, e.owner.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "Versions: untether dev · Claude Code 0.0.0-fake")
+		return answerHas(m, "Versions: untether dev · Claude Code 0.0.0-fake")
 	})
 	p.signal(syscall.SIGTERM)
 	if err := p.wait(initWait); err != nil {

@@ -62,7 +62,7 @@ func TestContractBotReadOutsideAsked(t *testing.T) {
 		}
 	}
 	for _, m := range e.tg.Messages(e.chat.ID) {
-		if hasButton(m, "Deny") && strings.Contains(m.Text, "notes.md") {
+		if hasButton(m, "Deny") && answerHas(m, "notes.md") {
 			t.Errorf("the read in add_dirs was asked: %q", m.Text)
 		}
 	}

@@ -140,11 +140,19 @@ func (e *e2eEnv) start(t *testing.T) *botProcess {
 	}
 	go func() { p.exitErr = cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
+		// Stop it as a service manager would: a killed bot leaves its
+		// Claude processes behind, still writing into the test's folders
+		// while they are removed ("directory not empty").
 		select {
 		case <-p.done:
 		default:
-			cmd.Process.Kill()
-			<-p.done
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-p.done:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				<-p.done
+			}
 		}
 		if t.Failed() {
 			t.Logf("bot output:\n%s", p.out.String())
@@ -191,7 +199,7 @@ func TestProcessRunAnswerAndSIGTERM(t *testing.T) {
 	p := e.start(t)
 	id := e.tg.SendMessage(e.user, e.chat, "hello bot")
 	final := e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "echo: hello bot") && m.ReplyTo == id
+		return answerHas(m, "echo: hello bot") && m.ReplyTo == id
 	})
 	if final.ID == 0 {
 		t.Fatal("no final")
@@ -224,10 +232,17 @@ func TestProcessOneShotMode(t *testing.T) {
 	e.start(t)
 	e.tg.SendMessage(e.user, e.chat, "first")
 	e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "oneshot: first (stdin tty=true)")
+		return answerHas(m, "oneshot: first (stdin tty=true)")
 	})
 	e.tg.SendMessage(e.user, e.chat, "second")
 	e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "oneshot: second (stdin tty=true)")
+		return answerHas(m, "oneshot: second (stdin tty=true)")
 	})
+}
+
+// answerHas says whether the bot's message m contains s as itself, not as
+// the running progress message's quote of Claude's latest text (“s”),
+// which can reach the chat before the answer does.
+func answerHas(m tgtest.Message, s string) bool {
+	return strings.Contains(m.Text, s) && !strings.Contains(m.Text, "“"+s)
 }

@@ -29,7 +29,7 @@ func realClaudeHome(t *testing.T, claudeTOML string, steps ...claudetest.Step) (
 // turn runs, and may get there before the answer: it does not count.
 func (e *e2eEnv) awaitNew(after int, want string) tgtest.Message {
 	return e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return m.ID > after && strings.Contains(m.Text, want) && !strings.Contains(m.Text, "“"+want)
+		return m.ID > after && answerHas(m, want)
 	})
 }
 

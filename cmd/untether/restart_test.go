@@ -57,7 +57,7 @@ func (r *restartEnv) say(text string) int { return r.tg.SendMessage(r.user, r.ch
 // reply waits for a message of the bot answering msgID whose text contains want.
 func (r *restartEnv) reply(msgID int, want string) tgtest.Message {
 	return r.tg.AwaitMessage(restartWait, r.chat.ID, func(m tgtest.Message) bool {
-		return m.ReplyTo == msgID && strings.Contains(m.Text, want)
+		return m.ReplyTo == msgID && answerHas(m, want)
 	})
 }
 
@@ -76,7 +76,7 @@ func (r *restartEnv) replies(msgID int) []tgtest.Message {
 func (r *restartEnv) withText(s string) int {
 	n := 0
 	for _, m := range r.tg.Messages(r.chat.ID) {
-		if strings.Contains(m.Text, s) {
+		if answerHas(m, s) {
 			n++
 		}
 	}
@@ -166,7 +166,7 @@ func TestRestartAfterKill(t *testing.T) {
 	hold := r.holdConfirmations()
 	m1 := r.say("doomed.txt")
 	prompt := r.tg.AwaitMessage(restartWait, r.chat.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "touch doomed.txt") && hasButton(m, "Approve")
+		return answerHas(m, "touch doomed.txt") && hasButton(m, "Approve")
 	})
 	// The progress message is sent (saying it waits) just before the
 	// prompt, and edited an edit interval after the prompt was recorded:
@@ -290,7 +290,7 @@ func TestRestartAfterSIGTERM(t *testing.T) {
 	// The interrupted turn is not run again, and a graceful stop leaves no
 	// orphan to mark.
 	for _, m := range r.replies(m1) {
-		if strings.Contains(m.Text, `"args"`) || strings.Contains(m.Text, "Interrupted by restart") {
+		if answerHas(m, `"args"`) || answerHas(m, "Interrupted by restart") {
 			t.Errorf("after a graceful stop: %q", m.Text)
 		}
 	}
@@ -347,7 +347,7 @@ func TestRestartKillBeforeProgressMessage(t *testing.T) {
 		t.Errorf("the notice has buttons: %+v", notice.Keyboard)
 	}
 	for _, m := range r.replies(m1) {
-		if strings.Contains(m.Text, `"args"`) {
+		if answerHas(m, `"args"`) {
 			t.Errorf("the interrupted turn ran again: %q", m.Text)
 		}
 	}
@@ -471,13 +471,13 @@ func TestContractRestartResumesConversation(t *testing.T) {
 	p := e.start(t)
 	m1 := e.tg.SendMessage(e.user, e.chat, "Remember the code word kiwi.")
 	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return m.ReplyTo == m1 && strings.Contains(m.Text, "Noted: the code word is kiwi.")
+		return m.ReplyTo == m1 && answerHas(m, "Noted: the code word is kiwi.")
 	})
 	kill(t, p)
 	e.start(t)
 	m2 := e.tg.SendMessage(e.user, e.chat, "What was the code word?")
 	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return m.ReplyTo == m2 && strings.Contains(m.Text, "It was kiwi.")
+		return m.ReplyTo == m2 && answerHas(m, "It was kiwi.")
 	})
 	reqs := api.Requests()
 	last := reqs[len(reqs)-1]

@@ -28,10 +28,10 @@ func TestContractBotTokenNeverReachesClaude(t *testing.T) {
 	e.start(t)
 	e.tg.SendMessage(e.user, e.chat, "Show me your environment.")
 	prompt := e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "env") && hasButton(m, "Approve")
+		return answerHas(m, "env") && hasButton(m, "Approve")
 	})
 	e.tg.PressButton(e.user, e.chat, prompt.ID, buttonData(t, prompt, "Approve"))
-	final := e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "Found it") })
+	final := e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return answerHas(m, "Found it") })
 
 	var out string
 	for _, req := range api.Requests() {
@@ -49,7 +49,7 @@ func TestContractBotTokenNeverReachesClaude(t *testing.T) {
 		t.Errorf("final answer = %q, want the token redacted in both spellings", final.Text)
 	}
 	for _, m := range e.tg.Messages(e.chat.ID) {
-		if strings.Contains(m.Text, tok) {
+		if answerHas(m, tok) {
 			t.Errorf("the token reached the chat: %q", m.Text)
 		}
 	}
@@ -74,10 +74,10 @@ func TestContractBotEnvAllow(t *testing.T) {
 	e.start(t)
 	e.tg.SendMessage(e.user, e.chat, "Show me your environment.")
 	prompt := e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool {
-		return strings.Contains(m.Text, "env") && hasButton(m, "Approve")
+		return answerHas(m, "env") && hasButton(m, "Approve")
 	})
 	e.tg.PressButton(e.user, e.chat, prompt.ID, buttonData(t, prompt, "Approve"))
-	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "Listed.") })
+	e.tg.AwaitMessage(60*time.Second, e.chat.ID, func(m tgtest.Message) bool { return answerHas(m, "Listed.") })
 	var out string
 	for _, req := range api.Requests() {
 		for _, tr := range req.ToolResults() {

@@ -34,7 +34,7 @@ func TestContractBotSendFile(t *testing.T) {
 	putFile(t, filepath.Join(work, "notes", "summary.txt"), summary)
 	p := e.start(t)
 	q := e.tg.SendMessage(e.user, e.chat, "Send me the chart and the summary.")
-	e.tg.AwaitMessage(90*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "Both are in your chat.") })
+	e.tg.AwaitMessage(90*time.Second, e.chat.ID, func(m tgtest.Message) bool { return answerHas(m, "Both are in your chat.") })
 
 	photos, docs := e.tg.Photos(e.chat.ID), e.tg.Documents(e.chat.ID)
 	if len(photos) != 1 || len(docs) != 1 {
@@ -81,7 +81,7 @@ func TestContractBotSendFileOutsideRefused(t *testing.T) {
 	)
 	e.start(t)
 	e.tg.SendMessage(e.user, e.chat, "Send me /etc/hostname and the bot's config.")
-	e.tg.AwaitMessage(90*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "I may not send those.") })
+	e.tg.AwaitMessage(90*time.Second, e.chat.ID, func(m tgtest.Message) bool { return answerHas(m, "I may not send those.") })
 	for _, m := range []string{"sendPhoto", "sendDocument", "sendMediaGroup"} {
 		if n := len(e.tg.CallsTo(m)); n != 0 {
 			t.Errorf("%d %s calls", n, m)

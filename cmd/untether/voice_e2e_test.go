@@ -52,7 +52,7 @@ model = "whisper-1"
 	p := e.start(t)
 	id := e.tg.SendVoice(e.user, e.chat, audio, 3)
 	heard := e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.HasPrefix(m.Text, "🎙 ") })
-	e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "echo: Run the tests please.") })
+	e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool { return answerHas(m, "echo: Run the tests please.") })
 	if heard.ReplyTo != id || !strings.Contains(heard.Text, "Run the tests please.") {
 		t.Errorf("heard %+v", heard)
 	}
@@ -86,10 +86,10 @@ timeout = "20s"
 `)
 	e.start(t)
 	e.tg.SendVoice(e.user, e.chat, []byte("Deploy the staging branch."), 2)
-	e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "echo: Deploy the staging branch.") })
+	e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool { return answerHas(m, "echo: Deploy the staging branch.") })
 	e.tg.SendVoice(e.user, e.chat, []byte("please fail"), 2)
-	m := e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "Could not transcribe") })
-	if !strings.Contains(m.Text, "exit status 4: model not loaded") || !strings.Contains(m.Text, "Nothing was run") {
+	m := e.tg.AwaitMessage(30*time.Second, e.chat.ID, func(m tgtest.Message) bool { return answerHas(m, "Could not transcribe") })
+	if !answerHas(m, "exit status 4: model not loaded") || !answerHas(m, "Nothing was run") {
 		t.Errorf("error %q", m.Text)
 	}
 	for _, msg := range e.tg.Messages(e.chat.ID) {
