@@ -61,3 +61,46 @@ func Bytes(n int64) string {
 		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MB"
 	}
 }
+
+// Span says how long is left in two units, rounded up to the minute: "45
+// min", "2 h 10 min", "3 days 4 h". Shorter than Duration's words, for a
+// parenthesis: "resets at 14:00 (in 2 h 10 min)".
+func Span(d time.Duration) string {
+	m := int64((max(d, 0) + time.Minute - 1) / time.Minute)
+	h, d2 := m/60, m/(60*24)
+	switch {
+	case m < 60:
+		return strconv.FormatInt(m, 10) + " min"
+	case h < 48:
+		return pair(h, "h", m%60, "min")
+	}
+	return pair(d2, "days", h%24, "h")
+}
+
+func pair(n int64, unit string, rest int64, restUnit string) string {
+	s := strconv.FormatInt(n, 10) + " " + unit
+	if rest > 0 {
+		s += " " + strconv.FormatInt(rest, 10) + " " + restUnit
+	}
+	return s
+}
+
+// Clock says when t is, from now, in now's time zone: "14:00" today,
+// "tomorrow 09:30", "Tue 14:00" within the week, else "3 Dec 14:00".
+func Clock(t, now time.Time) string {
+	t = t.In(now.Location())
+	day := func(offset int) time.Time {
+		y, m, d := now.Date()
+		return time.Date(y, m, d+offset, 0, 0, 0, 0, now.Location())
+	}
+	switch {
+	case t.Before(day(0)) || !t.Before(day(7)):
+	case t.Before(day(1)):
+		return t.Format("15:04")
+	case t.Before(day(2)):
+		return "tomorrow " + t.Format("15:04")
+	default:
+		return t.Format("Mon 15:04")
+	}
+	return t.Format("2 Jan 15:04")
+}

@@ -45,3 +45,39 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestSpan(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		-time.Minute:                       "0 min",
+		0:                                  "0 min",
+		time.Second:                        "1 min",
+		45 * time.Minute:                   "45 min",
+		59*time.Minute + time.Second:       "1 h",
+		2*time.Hour + 10*time.Minute:       "2 h 10 min",
+		2*time.Hour + 9*time.Minute + 1:    "2 h 10 min",
+		47*time.Hour + 59*time.Minute:      "47 h 59 min",
+		48 * time.Hour:                     "2 days",
+		3*24*time.Hour + 4*time.Hour + 1e9: "3 days 4 h",
+	} {
+		if got := Span(d); got != want {
+			t.Errorf("Span(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestClock(t *testing.T) {
+	zone := time.FixedZone("X", 3600)
+	now := time.Date(2026, 11, 24, 11, 50, 0, 0, zone) // a Tuesday
+	for at, want := range map[time.Time]string{
+		time.Date(2026, 11, 24, 14, 0, 0, 0, zone):     "14:00",
+		time.Date(2026, 11, 24, 13, 0, 0, 0, time.UTC): "14:00", // said in now's zone
+		time.Date(2026, 11, 25, 9, 30, 0, 0, zone):     "tomorrow 09:30",
+		time.Date(2026, 11, 28, 8, 0, 0, 0, zone):      "Sat 08:00",
+		time.Date(2026, 12, 3, 14, 0, 0, 0, zone):      "3 Dec 14:00",
+		time.Date(2026, 11, 23, 23, 0, 0, 0, zone):     "23 Nov 23:00",
+	} {
+		if got := Clock(at, now); got != want {
+			t.Errorf("Clock(%v) = %q, want %q", at, got, want)
+		}
+	}
+}

@@ -5,19 +5,24 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
 )
 
 // Daily spend lives in the state bucket under "spend:YYYY-MM-DD" (the
-// bot's local day), for [claude] daily_budget_usd.
+// bot's local day, all chats), for [claude] daily_budget_usd, and under
+// "spend:YYYY-MM-DD:<session key>" for each chat, for /usage. A chat's keys
+// sort right after its day's, so old days go together.
 const spendPrefix = "spend:"
 
-// spendDays is how many days of spend are kept.
+// spendDays is how many days of spend are kept: a month's always are.
 const spendDays = 31
 
 func spendKey(day time.Time) []byte { return []byte(spendPrefix + day.Format(time.DateOnly)) }
+
+func chatSpendKey(key string, day time.Time) []byte { return append(spendKey(day), ":"+key...) }
 
 // RecordTurnCost turns the running total Claude Code reported at the end of
 // a turn of session sessionID (result.total_cost_usd: the session's spend so
@@ -73,7 +78,7 @@ func (s *Store) RecordTurnCost(key, sessionID string, total float64, now time.Ti
 		if _, err := addDollars(costs, []byte(key), turnCost); err != nil {
 			return err
 		}
-		return tx.addSpend(now, turnCost)
+		return tx.addSpend(key, now, turnCost)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("record turn cost for %q: %w", key, err)
@@ -100,14 +105,17 @@ func (rec *SessionRecord) keepTotal(id string, total float64) {
 	}
 }
 
-// addSpend adds usd to the total of day's date. Days older than a month
-// are dropped.
-func (t *txn) addSpend(day time.Time, usd float64) error {
+// addSpend adds usd to the total of day's date and to key's on that date.
+// Days older than a month are dropped.
+func (t *txn) addSpend(key string, day time.Time, usd float64) error {
 	b, err := t.bucket(bucketState)
 	if err != nil {
 		return err
 	}
 	if _, err := addDollars(b, spendKey(day), usd); err != nil {
+		return err
+	}
+	if _, err := addDollars(b, chatSpendKey(key, day), usd); err != nil {
 		return err
 	}
 	return dropOldSpend(b, spendKey(day.AddDate(0, 0, -spendDays)))
@@ -140,4 +148,52 @@ func (s *Store) Spend(day time.Time) (total float64, err error) {
 		return err
 	})
 	return total, err
+}
+
+// Spending is what turns cost on now's day and in its month (the bot's
+// local calendar): in one chat and in all chats.
+type Spending struct {
+	ChatToday, ChatMonth float64
+	AllToday, AllMonth   float64
+}
+
+// Spending sums the days of now's month for key and for all chats. A
+// chat's days are counted since the bot started keeping them per chat.
+func (s *Store) Spending(key string, now time.Time) (Spending, error) {
+	var sp Spending
+	if err := checkKey(key); err != nil {
+		return sp, err
+	}
+	month := []byte(spendPrefix + now.Format("2006-01-"))
+	today := string(spendKey(now))
+	err := s.view(func(tx *txn) error {
+		b, err := tx.bucket(bucketState)
+		if err != nil {
+			return err
+		}
+		c := b.Cursor()
+		for k, _ := c.Seek(month); k != nil && bytes.HasPrefix(k, month); k, _ = c.Next() {
+			day, chat, _ := strings.Cut(string(k[len(spendPrefix):]), ":")
+			if chat != "" && chat != key {
+				continue
+			}
+			usd, err := getDollars(b, k)
+			if err != nil {
+				return err
+			}
+			sum, daySum := &sp.AllMonth, &sp.AllToday
+			if chat != "" {
+				sum, daySum = &sp.ChatMonth, &sp.ChatToday
+			}
+			*sum += usd
+			if spendPrefix+day == today {
+				*daySum += usd
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Spending{}, fmt.Errorf("read the spending of %q: %w", key, err)
+	}
+	return sp, nil
 }

@@ -129,3 +129,36 @@ func TestDailySpend(t *testing.T) {
 		t.Errorf("a 40-day-old total is still kept: %v", v)
 	}
 }
+
+// /usage: what turns cost today and this month, in one chat (a forum topic
+// is a chat of its own) and in all chats, by the bot's local calendar.
+func TestSpending(t *testing.T) {
+	s := openTest(t)
+	now := time.Date(2026, 11, 21, 15, 0, 0, 0, time.Local)
+	if sp, err := s.Spending("1", now); err != nil || sp != (Spending{}) {
+		t.Fatalf("nothing spent yet: %+v %v", sp, err)
+	}
+	record(t, s, "1", "A", 0.10, time.Date(2026, 10, 31, 23, 0, 0, 0, time.Local)) // last month
+	record(t, s, "1", "A", 0.30, time.Date(2026, 11, 2, 9, 0, 0, 0, time.Local))   // this month
+	record(t, s, "1", "A", 0.35, now)                                              // today
+	record(t, s, "1:5", "T", 0.40, now)                                            // a topic of chat 1: another chat
+	record(t, s, "2", "B", 1.00, time.Date(2026, 11, 20, 9, 0, 0, 0, time.Local))  // yesterday, another chat
+	sp, err := s.Spending("1", now)
+	must(t, err)
+	want := Spending{ChatToday: 0.05, ChatMonth: 0.25, AllToday: 0.45, AllMonth: 1.65}
+	if !near(sp.ChatToday, want.ChatToday) || !near(sp.ChatMonth, want.ChatMonth) || !near(sp.AllToday, want.AllToday) || !near(sp.AllMonth, want.AllMonth) {
+		t.Errorf("Spending = %+v, want %+v", sp, want)
+	}
+	if sp, _ := s.Spending("2", now); sp.ChatToday != 0 || !near(sp.ChatMonth, 1) {
+		t.Errorf("chat 2: %+v", sp)
+	}
+	// The daily budget still reads the day of all chats alone.
+	if day, _ := s.Spend(now); !near(day, 0.45) {
+		t.Errorf("Spend(today) = %v, want 0.45", day)
+	}
+	// Old days go, a chat's with them.
+	record(t, s, "1", "A", 0.50, now.AddDate(0, 0, 40))
+	if sp, _ := s.Spending("1", now); sp.ChatMonth != 0 || sp.AllMonth != 0 {
+		t.Errorf("40 days later the month is still kept: %+v", sp)
+	}
+}

@@ -107,16 +107,7 @@ func startLongTool(t *testing.T, r *rig, s *Session) (marker string, tool proc) 
 		t.Fatal(err)
 	}
 	next[ActionStarted](t, s)
-	ok := poll(10*time.Second, func() bool {
-		select {
-		case ev := <-s.Events():
-			if req, isReq := ev.(ApprovalRequest); isReq {
-				if err := s.Allow(ctxFor(t), req.RequestID, nil, nil); err != nil {
-					t.Fatal(err)
-				}
-			}
-		default:
-		}
+	ok := pollAllowing(t, s, func() bool {
 		for _, p := range procsMatching(marker) {
 			if strings.HasPrefix(p.cmd, "tail ") {
 				tool = p
@@ -129,6 +120,24 @@ func startLongTool(t *testing.T, r *rig, s *Session) (marker string, tool proc) 
 		t.Fatal("the tool's command never started")
 	}
 	return marker, tool
+}
+
+// pollAllowing polls cond for up to 10 s, reading the session's events
+// meanwhile and allowing any approval request among them.
+func pollAllowing(t *testing.T, s *Session, cond func() bool) bool {
+	t.Helper()
+	return poll(10*time.Second, func() bool {
+		select {
+		case ev := <-s.Events():
+			if req, isReq := ev.(ApprovalRequest); isReq {
+				if err := s.Allow(ctxFor(t), req.RequestID, nil, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		default:
+		}
+		return cond()
+	})
 }
 
 func longToolScript(r *rig) *rig {

@@ -29,11 +29,26 @@ type line struct {
 	ToolName  string `json:"tool_name"`
 	ToolUseID string `json:"tool_use_id"`
 
+	// system/status: "compacting", or null
+	Status json.RawMessage `json:"status"`
+
 	// system/compact_boundary
 	CompactMetadata *struct {
-		Trigger   string `json:"trigger"`
-		PreTokens int    `json:"pre_tokens"`
+		Trigger    string `json:"trigger"`
+		PreTokens  int    `json:"pre_tokens"`
+		PostTokens int    `json:"post_tokens"`
 	} `json:"compact_metadata"`
+
+	// system/api_retry. Error is a string there and on the synthetic
+	// assistant line of a failed call; read leniently (see str).
+	Attempt      int             `json:"attempt"`
+	MaxRetries   int             `json:"max_retries"`
+	RetryDelayMS float64         `json:"retry_delay_ms"`
+	ErrorStatus  int             `json:"error_status"`
+	Error        json.RawMessage `json:"error"`
+
+	// rate_limit_event
+	RateLimitInfo json.RawMessage `json:"rate_limit_info"`
 
 	// stream_event
 	Event json.RawMessage `json:"event"`
@@ -54,6 +69,8 @@ type line struct {
 	PermissionDenials []Denial        `json:"permission_denials"`
 	TerminalReason    string          `json:"terminal_reason"`
 	Errors            json.RawMessage `json:"errors"`
+	APIError          json.RawMessage `json:"api_error"`
+	ModelUsage        json.RawMessage `json:"modelUsage"`
 }
 
 type contentBlock struct {
@@ -70,7 +87,9 @@ type contentBlock struct {
 
 type messageBody struct {
 	ID      string          `json:"id"`
+	Model   string          `json:"model"`
 	Content json.RawMessage `json:"content"`
+	Usage   *Usage          `json:"usage"`
 }
 
 type canUseTool struct {
@@ -105,6 +124,10 @@ type decoder struct {
 	// redact removes secrets from display texts (Options.Redact); nil
 	// leaves them as they are.
 	redact func(string) string
+	// context and model are the input size and model of the turn's last
+	// main-thread model call, for TurnCompleted.ContextTokens.
+	context int
+	model   string
 	// writing holds the tool calls being streamed (partial messages).
 	writing map[toolSlot]*writingTool
 }
@@ -167,7 +190,7 @@ func (d *decoder) decode(raw []byte) (decoded, error) {
 		}
 		return decoded{events: []Event{ApprovalCancelled{RequestID: l.RequestID}}}, nil
 	case "rate_limit_event":
-		return decoded{events: []Event{RateLimited{Raw: append(json.RawMessage(nil), raw...)}}}, nil
+		return decoded{events: []Event{rateLimited(l.RateLimitInfo, raw)}}, nil
 	}
 	// keep_alive and future types carry nothing for us.
 	return decoded{}, nil
@@ -188,6 +211,12 @@ func (d *decoder) system(l *line) []Event {
 		if l.PermissionMode != "" {
 			return []Event{PermissionModeChanged{Mode: l.PermissionMode}}
 		}
+		if str(l.Status) == "compacting" {
+			return []Event{Compacting{}}
+		}
+	case "api_retry":
+		return []Event{APIRetry{Attempt: l.Attempt, MaxRetries: l.MaxRetries, HTTPStatus: l.ErrorStatus, Error: str(l.Error),
+			Delay: time.Duration(l.RetryDelayMS * float64(time.Millisecond))}}
 	case "permission_denied":
 		var m struct {
 			Message string `json:"message"`
@@ -198,7 +227,7 @@ func (d *decoder) system(l *line) []Event {
 	case "compact_boundary":
 		c := Compacted{}
 		if l.CompactMetadata != nil {
-			c.Trigger, c.PreTokens = l.CompactMetadata.Trigger, l.CompactMetadata.PreTokens
+			c.Trigger, c.PreTokens, c.PostTokens = l.CompactMetadata.Trigger, l.CompactMetadata.PreTokens, l.CompactMetadata.PostTokens
 		}
 		return []Event{c}
 	}
@@ -223,6 +252,14 @@ func (d *decoder) blocks(msg json.RawMessage) (messageBody, []contentBlock) {
 
 func (d *decoder) assistant(l *line) []Event {
 	m, blocks := d.blocks(l.Message)
+	if u := m.Usage; u != nil && l.ParentToolUseID == "" {
+		// Every call's input is the whole conversation so far: the last
+		// one says how full the context is. A failed call's synthetic
+		// message reports zeros and says nothing.
+		if n := u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens; n > 0 {
+			d.context, d.model = n, m.Model
+		}
+	}
 	var out []Event
 	for _, b := range blocks {
 		switch b.Type {
@@ -351,7 +388,11 @@ func (d *decoder) result(l *line) Event {
 		NumTurns:       l.NumTurns,
 		Usage:          l.Usage,
 		Denials:        l.PermissionDenials,
+		APIError:       str(l.APIError),
+		ContextTokens:  d.context,
+		ContextWindow:  contextWindow(l.ModelUsage, d.model),
 	}
+	d.context, d.model = 0, ""
 	if l.Result != nil {
 		t.Result = d.clean(*l.Result)
 	}

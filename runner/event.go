@@ -103,10 +103,29 @@ type PermissionDenied struct {
 	Message   string
 }
 
+// Compacting is a system/status "compacting" line: the CLI is summarizing
+// the conversation (a manual /compact, or an automatic one when the context
+// is nearly full, before the turn's model call). Compacted follows.
+type Compacting struct{}
+
 // Compacted marks a compact_boundary: the CLI summarized the conversation.
+// Trigger is "manual" (/compact) or "auto"; the token counts are the
+// context before and after, 0 when not reported.
 type Compacted struct {
-	Trigger   string
-	PreTokens int
+	Trigger    string
+	PreTokens  int
+	PostTokens int
+}
+
+// APIRetry is a system/api_retry line: a model call failed (a 429 without
+// a usage limit, a 529, a 5xx) and the CLI waits Delay before attempt
+// Attempt+1 of MaxRetries.
+type APIRetry struct {
+	Attempt    int
+	MaxRetries int
+	Delay      time.Duration
+	HTTPStatus int    // error_status, 0 for a connection error
+	Error      string // e.g. "rate_limit", "overloaded"
 }
 
 // Usage is the token count of a turn.
@@ -142,11 +161,34 @@ type TurnCompleted struct {
 	NumTurns     int
 	Usage        Usage
 	Denials      []Denial
+	// APIError names an API failure the turn ended on (api_error), e.g.
+	// "usage_limit_reached" after a RateLimited with Status "rejected".
+	APIError string
+	// ContextTokens is how much of the context window the conversation
+	// fills: the input of the turn's last main-thread model call (cached
+	// and uncached), 0 when the turn made none. ContextWindow is that
+	// model's window from the result's modelUsage, 0 when not reported.
+	ContextTokens int
+	ContextWindow int
 }
 
-// RateLimited mirrors rate_limit_event: the account hit a usage limit.
+// RateLimited mirrors rate_limit_event: the state of the account's usage
+// limits changed. Only subscriptions (claude.ai login) have them; with an
+// API key the CLI sends none. The CLI sends one when the state changes,
+// not on every call.
 type RateLimited struct {
-	Raw json.RawMessage
+	// Status is "allowed", "allowed_warning" (a threshold of a limit was
+	// passed) or "rejected" (the limit is reached: the turn ends with
+	// APIError "usage_limit_reached").
+	Status string
+	// Limit names the limit: "five_hour", "seven_day", "seven_day_opus",
+	// "seven_day_sonnet", "overage", ... ("" when not given).
+	Limit    string
+	ResetsAt time.Time // zero when not given
+	// Utilization is the share of the limit used, 0..1; 0 when not given.
+	Utilization  float64
+	UsingOverage bool
+	Raw          json.RawMessage
 }
 
 // Exited is always the last event of a process. Err is set when the process
@@ -169,7 +211,9 @@ func (ApprovalRequest) event()       {}
 func (ApprovalCancelled) event()     {}
 func (PermissionModeChanged) event() {}
 func (PermissionDenied) event()      {}
+func (Compacting) event()            {}
 func (Compacted) event()             {}
+func (APIRetry) event()              {}
 func (TurnCompleted) event()         {}
 func (RateLimited) event()           {}
 func (Exited) event()                {}

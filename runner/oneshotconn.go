@@ -95,6 +95,16 @@ func (c *OneShotConn) forward(s *Session) {
 	}
 }
 
+// Pid is the process id of the running turn's CLI, 0 between turns.
+func (c *OneShotConn) Pid() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.current == nil {
+		return 0
+	}
+	return c.current.Pid()
+}
+
 func (c *OneShotConn) setID(id string) {
 	if id == "" {
 		return

@@ -9,9 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -281,40 +278,7 @@ func (s *Session) Close(ctx context.Context) error {
 
 // descendants lists the pids below pid, read from /proc (Linux). Bash tools
 // of the CLI run in sessions of their own, outside its process group.
-func descendants(pid int) []int {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	children := map[int][]int{}
-	for _, f := range stats {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 || i+2 > len(b) {
-			continue
-		}
-		fields := strings.Fields(string(b[i+2:]))
-		if len(fields) < 2 {
-			continue
-		}
-		child, err1 := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(filepath.Base(filepath.Dir(f)), "/"), "/"))
-		parent, err2 := strconv.Atoi(fields[1])
-		if err1 == nil && err2 == nil {
-			children[parent] = append(children[parent], child)
-		}
-	}
-	var out []int
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range children[p] {
-			out = append(out, c)
-			queue = append(queue, c)
-		}
-	}
-	return out
-}
+func descendants(pid int) []int { return below(readProcs(), pid) }
 
 // killAll signals processes found earlier; ones already gone are skipped.
 // A recycled pid is possible in principle but not within Close's seconds.

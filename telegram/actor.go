@@ -28,11 +28,13 @@ type actor struct {
 	turn    *turn // the running turn, if any
 	conn    Conn
 	grant   *filesend.Grant // the send_file grant of conn's process, if any
-	model   string          // as reported by the CLI
-	mode    string          // permission mode as reported by the CLI
-	mark    storeMark       // the live session's file after the last turn
-	lastUse time.Time
-	restart bool // settings changed: restart the process (resuming) before the next turn
+	// connSince is when conn was started, for /usage.
+	connSince time.Time
+	model     string    // as reported by the CLI
+	mode      string    // permission mode as reported by the CLI
+	mark      storeMark // the live session's file after the last turn
+	lastUse   time.Time
+	restart   bool // settings changed: restart the process (resuming) before the next turn
 
 	// startDir is the directory conn's process started in, links resolved
 	// then: the path rule's working directory, never the chat's setting
@@ -376,7 +378,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	t.resumed = spec.Resume
 	t.sawInit = false
 	a.mu.Lock()
-	a.conn, a.grant = conn, grant
+	a.conn, a.grant, a.connSince = conn, grant, time.Now()
 	a.mode = spec.PermissionMode
 	a.startDir = startDir
 	a.mark = storeMark{}

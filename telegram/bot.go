@@ -130,6 +130,13 @@ type Config struct {
 	// was when the bot started; /status shows both ("" leaves one out).
 	Version       string
 	ClaudeVersion string
+	// StallAfter is [progress] stall_after: how long Claude may say
+	// nothing while a tool runs before the chat is told (stall.go);
+	// default 3m, negative: never.
+	StallAfter time.Duration
+	// CPU measures Claude's process trees for the stall watchdog; nil
+	// reads /proc.
+	CPU CPUMeter
 }
 
 // FileServer is the send_file tool's server: *filesend.Server, or a
@@ -182,6 +189,12 @@ func (c *Config) defaults() {
 	if c.AlbumWait <= 0 {
 		c.AlbumWait = time.Second
 	}
+	if c.StallAfter == 0 {
+		c.StallAfter = defaultStallAfter
+	}
+	if c.CPU == nil {
+		c.CPU = procCPU{}
+	}
 	c.Voice.defaults()
 	if c.UploadDir == "" {
 		c.UploadDir = filepath.Join(os.TempDir(), "untether-uploads")
@@ -209,6 +222,8 @@ type Bot struct {
 	cancels  tokens[cancelRef] // Cancel buttons of running turns
 	prompts  promptBook
 	sessions tokens[sessionChoice] // buttons of /sessions lists
+	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
+	limits   limitWatch            // the last usage-limit status, for /usage
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)

@@ -22,12 +22,14 @@ import (
 // approval must never block the press that approves it.
 
 // Callback data is a prefix and a token: "a:" approval buttons (tokens
-// minted by the broker), "c:" the Cancel button of a progress message and
-// "s:" the buttons of a /sessions list (tokens minted here).
+// minted by the broker), "c:" the Cancel button of a progress message (and
+// of a stall question), "s:" the buttons of a /sessions list and "k:" the
+// Keep waiting button of a stall question (tokens minted here).
 const (
 	prefixApproval = "a:"
 	prefixCancel   = "c:"
 	prefixSession  = "s:"
+	prefixKeep     = "k:"
 )
 
 // cancelData is the callback data of a turn's Cancel button.
@@ -43,6 +45,8 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		b.pressCancel(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixCancel))
 	case strings.HasPrefix(cq.Data, prefixSession):
 		b.pressSession(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSession))
+	case strings.HasPrefix(cq.Data, prefixKeep):
+		b.pressKeep(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixKeep))
 	default:
 		b.answerCallback(ctx, cq.ID, view.ToastExpired)
 	}
@@ -64,23 +68,35 @@ func (b *Bot) pressApproval(ctx context.Context, cq *models.CallbackQuery, chatI
 	b.afterPress(ctx, res, &cq.From)
 }
 
-// pressCancel interrupts the turn whose Cancel button was pressed.
-func (b *Bot) pressCancel(ctx context.Context, cq *models.CallbackQuery, chatID int64, tok string) {
-	target, ok := b.cancels.get(tok)
+// refusePress answers a press on one of the bot's own buttons that must
+// not act: from a user who is not allowed, with a token that is not known
+// (answered with unknown), or on another chat's message (tokenChat is the
+// chat the token was made for). It reports whether it answered.
+func (b *Bot) refusePress(ctx context.Context, cq *models.CallbackQuery, known bool, chatID, tokenChat int64, unknown string) bool {
 	switch {
 	case !b.userAllowed(cq.From.ID):
 		b.answerCallback(ctx, cq.ID, view.ToastNotAllowedToDo)
-	case !ok:
-		b.answerCallback(ctx, cq.ID, view.ToastTurnOver)
-	case target.chatID != chatID:
+	case !known:
+		b.answerCallback(ctx, cq.ID, unknown)
+	case tokenChat != chatID:
 		b.answerCallback(ctx, cq.ID, view.ToastForeignChat)
 	default:
-		a := b.existingActor(target.key)
-		if a != nil && a.requestCancel() {
-			b.answerCallback(ctx, cq.ID, view.ToastCancelling)
-		} else {
-			b.answerCallback(ctx, cq.ID, view.ToastTurnOver)
-		}
+		return false
+	}
+	return true
+}
+
+// pressCancel interrupts the turn whose Cancel button was pressed.
+func (b *Bot) pressCancel(ctx context.Context, cq *models.CallbackQuery, chatID int64, tok string) {
+	target, ok := b.cancels.get(tok)
+	if b.refusePress(ctx, cq, ok, chatID, target.chatID, view.ToastTurnOver) {
+		return
+	}
+	a := b.existingActor(target.key)
+	if a != nil && a.requestCancel() {
+		b.answerCallback(ctx, cq.ID, view.ToastCancelling)
+	} else {
+		b.answerCallback(ctx, cq.ID, view.ToastTurnOver)
 	}
 }
 

@@ -24,7 +24,7 @@ import (
 var botCommands = map[string]bool{
 	"start": true, "help": true, "new": true, "cancel": true, "status": true, "planmode": true, "model": true,
 	"verbose": true, "cwd": true, "cd": true, "sessions": true, "resume": true, "get": true, "diff": true, "branch": true,
-	"stream": true,
+	"stream": true, "usage": true,
 }
 
 // claudeBuiltins are Claude Code's built-in commands that make sense from
@@ -32,7 +32,7 @@ var botCommands = map[string]bool{
 // commands; any other command there must name it (/cmd@bot), since
 // Telegram sends every command to every bot of the group.
 var claudeBuiltins = map[string]bool{
-	"compact": true, "clear": true, "init": true, "context": true, "cost": true, "usage": true,
+	"compact": true, "clear": true, "init": true, "context": true, "cost": true,
 	"review": true, "security-review": true,
 }
 

@@ -37,6 +37,8 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 		reply(view.NewSessionReply(a.requestReset()))
 	case "status":
 		reply(b.statusText(key))
+	case "usage":
+		reply(b.usageText(key))
 	case "planmode":
 		reply(b.planModeCommand(ctx, key, pl, group, strings.ToLower(args)))
 	case "model":

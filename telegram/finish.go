@@ -18,7 +18,9 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 	overBudget := stoppedAtTurnLimit(tc)
 	footer := view.FinalFooter(view.Footer{Cost: t.recordCost(tc), Duration: tc.Duration, Turns: tc.NumTurns,
 		InTokens:  tc.Usage.InputTokens + tc.Usage.CacheReadInputTokens + tc.Usage.CacheCreationInputTokens,
-		OutTokens: tc.Usage.OutputTokens, OK: tc.OK || overBudget, Changes: t.changes(ctx), Desk: t.deskLine(tc.SessionID)})
+		OutTokens: tc.Usage.OutputTokens, OK: tc.OK || overBudget, Changes: t.changes(ctx), Desk: t.deskLine(tc.SessionID),
+		ContextTokens: tc.ContextTokens, ContextWindow: tc.ContextWindow})
+	limitNotice, limited := t.limitStop(tc)
 	var parts []string
 	switch {
 	case tc.OK:
@@ -27,6 +29,9 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 	case overBudget:
 		t.state = view.StateBudgetStopped
 		parts = []string{view.TurnBudgetStopped(b.cfg.MaxTurnUSD, footer)}
+	case limited:
+		t.state = view.StateLimitStopped
+		parts = []string{limitNotice}
 	case tc.TerminalReason == "aborted_streaming" || tc.TerminalReason == "aborted_tools" || t.cancelled:
 		t.state = view.StateCancelled
 		parts = []string{view.CancelledText}
@@ -119,6 +124,7 @@ func (t *turn) finishStopped(ctx context.Context, progress chan int) {
 // close turns the progress message into its summary and forgets it.
 func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 	a, b := t.a, t.a.b
+	t.endWatch()
 	// No request outlives its turn (the runner forgets them then too): a
 	// prompt left with buttons, after a crash or a request the CLI withdrew,
 	// would take presses that can no longer reach Claude.

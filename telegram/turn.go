@@ -63,6 +63,12 @@ type turn struct {
 	streamText   string    // the text block Claude is writing (redacted)
 	streamDone   bool      // that block is complete: the next delta starts another
 	lastDelta    time.Time // when a draft last got new text
+
+	// What the owner cannot see from the phone (limits.go, stall.go).
+	limit      *runner.RateLimited // a usage limit reached in this turn
+	retry      *view.Retry         // Claude waits to call the API again
+	compaction *view.Compaction
+	watch      stallWatch
 }
 
 func (t *turn) setQueued(n int) {
@@ -174,8 +180,12 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 	cancel := t.cancelReq.Done()
 	showProgress := time.NewTimer(max(0, a.b.cfg.ProgressDelay-time.Since(t.started)))
 	defer showProgress.Stop()
+	t.startWatch()
 	for {
 		select {
+		case <-t.watchC():
+			t.checkStall()
+			t.schedule(editTimer)
 		case <-showProgress.C:
 			t.sendProgress(ctx, progress)
 		case id := <-progress:
@@ -201,6 +211,7 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 			if !ok {
 				ev = runner.Exited{Err: errors.New("event stream closed")}
 			}
+			t.heard(ev)
 			next, done := t.handle(ctx, conn, ev, progress)
 			if done {
 				return
@@ -340,6 +351,8 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 	case runner.PermissionModeChanged:
 		a.setMode(e.Mode)
 		t.dirty = true
+	case runner.RateLimited, runner.APIRetry, runner.Compacting, runner.Compacted:
+		t.note(e)
 	case runner.ApprovalRequest:
 		t.approval(ctx, conn, e)
 	case runner.ApprovalCancelled:
@@ -417,6 +430,7 @@ func (t *turn) view() view.Progress {
 		State: t.state, Elapsed: time.Since(t.started), Steps: len(t.actions), Actions: t.actions,
 		MaxActions: a.b.cfg.MaxActions, Verbose: st.Verbose, Model: model, PermissionMode: mode,
 		LastText: t.lastText, Queued: queued, Streaming: t.streaming(),
+		Limit: t.limitNote(), Retry: t.retry, Compaction: t.compaction, Stall: t.stallNote(),
 	}
 }
 

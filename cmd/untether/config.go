@@ -85,6 +85,7 @@ type ProgressConfig struct {
 	MinEditInterval   time.Duration `toml:"min_edit_interval"`
 	GroupEditInterval time.Duration `toml:"group_edit_interval"`
 	MaxActions        int           `toml:"max_actions"`
+	StallAfter        time.Duration `toml:"stall_after"`
 	// Stream is how Claude's text shows while it is written: off, edits or
 	// drafts (a chat may choose its own with /stream).
 	Stream string `toml:"stream"`
@@ -155,6 +156,7 @@ func defaultConfig() Config {
 			MinEditInterval:   2 * time.Second,
 			GroupEditInterval: 4 * time.Second,
 			MaxActions:        8,
+			StallAfter:        3 * time.Minute,
 			Stream:            "drafts",
 		},
 		Approvals: ApprovalsConfig{

@@ -83,7 +83,7 @@ func TestDefaults(t *testing.T) {
 		Claude: ClaudeConfig{
 			Binary: "claude", WorkingDir: wd, Mode: "interactive", IdleTimeout: 10 * time.Minute, MaxLiveSessions: 4,
 		},
-		Progress: ProgressConfig{MinEditInterval: 2 * time.Second, GroupEditInterval: 4 * time.Second, MaxActions: 8, Stream: "drafts"},
+		Progress: ProgressConfig{MinEditInterval: 2 * time.Second, GroupEditInterval: 4 * time.Second, MaxActions: 8, StallAfter: 3 * time.Minute, Stream: "drafts"},
 		Approvals: ApprovalsConfig{
 			Timeout:     10 * time.Minute,
 			AutoApprove: []string{"Read", "Glob", "Grep", "LS", "WebSearch", "TodoWrite", "BashOutput"},
@@ -121,6 +121,7 @@ func TestValuesAreApplied(t *testing.T) {
 		"approvals.auto_approve":              "[]",
 		"approvals.timeout":                   `"1h30m"`,
 		"progress.min_edit_interval":          `"500ms"`,
+		"progress.stall_after":                `"0s"`,
 		"progress.stream":                     `"edits"`,
 		"cooldown.base":                       `"0s"`,
 		"state.path":                          `"data/x.db"`,
@@ -147,6 +148,7 @@ func TestValuesAreApplied(t *testing.T) {
 		{"explicit empty auto_approve", len(cfg.Approvals.AutoApprove), 0},
 		{"timeout", cfg.Approvals.Timeout, 90 * time.Minute},
 		{"min_edit_interval", cfg.Progress.MinEditInterval, 500 * time.Millisecond},
+		{"stall_after 0 turns the watchdog off", botConfig(cfg).StallAfter < 0, true},
 		{"stream reaches the bot", botConfig(cfg).Stream, "edits"},
 		{"cooldown disabled", cfg.Cooldown.Base, time.Duration(0)},
 		{"state path relative to file", cfg.State.Path, filepath.Join(dir, "data", "x.db")},
@@ -225,6 +227,7 @@ func TestValidationErrors(t *testing.T) {
 		{"edit interval", map[string]string{"progress.min_edit_interval": `"0s"`}, "[progress] min_edit_interval:"},
 		{"group edit interval", map[string]string{"progress.group_edit_interval": `"1ms"`}, "[progress] group_edit_interval:"},
 		{"max_actions", map[string]string{"progress.max_actions": "0"}, "[progress] max_actions: 0 is outside 1..50"},
+		{"stall_after short", map[string]string{"progress.stall_after": `"5s"`}, "[progress] stall_after: 5s is below"},
 		{"stream", map[string]string{"progress.stream": `"live"`}, `[progress] stream: "live" is not one of off, edits, drafts`},
 		{"approval timeout", map[string]string{"approvals.timeout": `"0s"`}, "[approvals] timeout:"},
 		{"auto_approve empty", map[string]string{"approvals.auto_approve": `[""]`}, "[approvals] auto_approve: empty tool name"},

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/filesend"
@@ -113,6 +114,7 @@ func botConfig(cfg *Config) telegram.Config {
 		MinEdit:        cfg.Progress.MinEditInterval,
 		GroupEdit:      cfg.Progress.GroupEditInterval,
 		MaxActions:     cfg.Progress.MaxActions,
+		StallAfter:     stallAfter(cfg.Progress.StallAfter),
 		Stream:         cfg.Progress.Stream,
 		IdleTimeout:    cfg.Claude.IdleTimeout,
 		MaxLive:        cfg.Claude.MaxLiveSessions,
@@ -140,6 +142,15 @@ func botConfig(cfg *Config) telegram.Config {
 		WorktreesDir:    cfg.Projects.WorktreesDir,
 		Git:             projects.Git{Timeout: cfg.Projects.GitTimeout},
 	}
+}
+
+// stallAfter is [progress] stall_after for the bot, where 0 means the
+// default: "0s" in the file turns the watchdog off.
+func stallAfter(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // stripEnv names the variables Claude never gets: the bot's token and the

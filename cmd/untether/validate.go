@@ -170,6 +170,9 @@ func (c *Config) validate() []error {
 	if p.MaxActions < 1 || p.MaxActions > 50 {
 		bad("progress", "max_actions", "%d is outside 1..50", p.MaxActions)
 	}
+	if p.StallAfter != 0 { // 0: no watchdog
+		atLeast("progress", "stall_after", p.StallAfter, 30*time.Second)
+	}
 	oneOf("progress", "stream", p.Stream, "off", "edits", "drafts")
 
 	a := &c.Approvals

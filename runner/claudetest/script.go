@@ -45,6 +45,15 @@ type Reply struct {
 	Status     int
 	ErrType    string
 	ErrMessage string
+
+	// InputTokens, when > 0, is the input token count the reply reports
+	// instead of an estimate from the request's size: a context that looks
+	// full, to make the CLI compact.
+	InputTokens int
+
+	// Header is added to the HTTP response, error or not: the rate-limit
+	// headers the real API sends (see RateLimited).
+	Header http.Header
 }
 
 // Respond returns r itself, so a fixed Reply is a Step.
@@ -83,6 +92,23 @@ func Say(text string) Reply { return Answer(Text(text)) }
 // unless it is limited with Times.
 func Err(status int, message string) Reply {
 	return Reply{Status: status, ErrMessage: message}
+}
+
+// WithHeader returns r with the response header key set to value.
+func (r Reply) WithHeader(key, value string) Reply {
+	h := r.Header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set(key, value)
+	r.Header = h
+	return r
+}
+
+// WithInputTokens returns r reporting n input tokens (see Reply.InputTokens).
+func (r Reply) WithInputTokens(n int) Reply {
+	r.InputTokens = n
+	return r
 }
 
 // Slow returns r with a pause of d before every delta event.

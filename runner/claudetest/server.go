@@ -143,6 +143,9 @@ func (a *API) serveMessages(w http.ResponseWriter, r *http.Request) {
 	a.t.Logf("claudetest: %s step %d (%d messages, stream=%v, retry=%s) -> %s",
 		req.Path, turn, len(req.Messages), req.Stream, r.Header.Get("x-stainless-retry-count"), describe(reply))
 
+	for k, vs := range reply.Header {
+		w.Header()[k] = vs
+	}
 	if reply.Status != 0 {
 		writeError(w, reply.Status, reply.errType(), reply.ErrMessage)
 		return
@@ -227,6 +230,9 @@ func resolve(reply Reply, req *Request, bodyLen int) (message, error) {
 	}
 	if msg.Model == "" {
 		msg.Model = "claude-fake"
+	}
+	if reply.InputTokens > 0 {
+		msg.InputTokens = reply.InputTokens
 	}
 	out := 1
 	for i, p := range reply.Parts {

@@ -378,3 +378,25 @@ func TestHangAfter(t *testing.T) {
 		}
 	})
 }
+
+func TestLimitHeaders(t *testing.T) {
+	resets := time.Unix(1795512768, 0)
+	api := NewAPI(t, LimitReached("five_hour", resets), Say("ok").NearLimit("seven_day", 0.8, 0.75, resets).WithHeader("x-extra", "1"))
+	resp := post(t, api, "/v1/messages?beta=true", body(true, "user"))
+	h := resp.Header
+	if resp.StatusCode != 429 || h.Get("anthropic-ratelimit-unified-status") != "rejected" ||
+		h.Get("anthropic-ratelimit-unified-reset") != "1795512768" || h.Get("anthropic-ratelimit-unified-representative-claim") != "five_hour" {
+		t.Errorf("limit reached: %d %v", resp.StatusCode, h)
+	}
+	resp = post(t, api, "/v1/messages?beta=true", body(true, "user", "assistant", "user"))
+	h = resp.Header
+	if resp.StatusCode != 200 || h.Get("anthropic-ratelimit-unified-status") != "allowed_warning" ||
+		h.Get("anthropic-ratelimit-unified-7d-utilization") != "0.8" || h.Get("anthropic-ratelimit-unified-7d-surpassed-threshold") != "0.75" ||
+		h.Get("x-extra") != "1" {
+		t.Errorf("near limit: %d %v", resp.StatusCode, h)
+	}
+	env, _ := SubscriptionEnv(t, api.URL())
+	if s := strings.Join(env, " "); strings.Contains(s, "ANTHROPIC_API_KEY") || !strings.Contains(s, "CLAUDE_CODE_OAUTH_TOKEN=") {
+		t.Errorf("subscription env %q", env)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/untether/untether/runner"
@@ -53,7 +54,12 @@ type Session struct {
 	interrupt bool // an interrupt came before the script took the sent prompt
 	closeOnce sync.Once
 	ledger    *Ledger
+	pid       int
 }
+
+// fakePids numbers sessions like processes: tests that measure a
+// session's process (the stall watchdog's CPU time) tell them apart by it.
+var fakePids atomic.Int64
 
 // Answer records an Allow or Deny written to the session.
 type Answer struct {
@@ -102,7 +108,8 @@ func WithLedger(l *Ledger) Option { return func(s *Session) { s.ledger = l } }
 // New starts a scripted session with the given id.
 func New(id string, script Script, opts ...Option) *Session {
 	s := &Session{id: id, script: script, events: make(chan runner.Event, 4096), done: make(chan struct{}),
-		prompts: make(chan string, 64), pending: map[string]chan Decision{}, mode: "default"}
+		prompts: make(chan string, 64), pending: map[string]chan Decision{}, mode: "default",
+		pid: int(1_000_000 + fakePids.Add(1))}
 	for _, o := range opts {
 		o(s)
 	}
@@ -138,6 +145,10 @@ func (s *Session) loop() {
 		}
 	}
 }
+
+// Pid is a made-up process id, unique among the sessions of a test run:
+// give the bot a CPUMeter that knows it (telegram.Config.CPU).
+func (s *Session) Pid() int { return s.pid }
 
 // Events implements the runner.Session method.
 func (s *Session) Events() <-chan runner.Event { return s.events }
@@ -369,6 +380,16 @@ func (t *Turn) Aborted() {
 func (t *Turn) Fail(msg string) {
 	t.Emit(runner.TurnCompleted{SessionID: t.s.id, Subtype: "success", Result: msg, ErrorText: msg, TerminalReason: "api_error",
 		TotalCostUSD: t.s.ledger.Total(t.s.id)})
+}
+
+// LimitReached ends the turn as the CLI does when the subscription's usage
+// limit (e.g. "five_hour") is used up until resets: a rate_limit_event
+// "rejected", then an api_error result, no retry (docs/protocol.md).
+func (t *Turn) LimitReached(limit string, resets time.Time) {
+	msg := "You've hit your limit · resets " + resets.Format("3:04pm")
+	t.Emit(runner.RateLimited{Status: "rejected", Limit: limit, ResetsAt: resets},
+		runner.TurnCompleted{SessionID: t.s.id, Subtype: "success", Result: msg, ErrorText: msg, NumTurns: 1,
+			TerminalReason: "api_error", APIError: "usage_limit_reached", TotalCostUSD: t.s.ledger.Total(t.s.id)})
 }
 
 // OverBudget ends the turn as the CLI does when --max-budget-usd of limit

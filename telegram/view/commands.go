@@ -17,6 +17,7 @@ func Commands() []models.BotCommand {
 		{Command: "new", Description: "start a fresh Claude session"},
 		{Command: "cancel", Description: "stop the running turn"},
 		{Command: "status", Description: "session, model, mode, queue, cost"},
+		{Command: "usage", Description: "spend today and this month, usage limits, Claude processes"},
 		{Command: "planmode", Description: "on | off | auto | show | clear"},
 		{Command: "model", Description: "<name> | show | clear"},
 		{Command: "verbose", Description: "on | off: more detail in progress"},

@@ -17,6 +17,8 @@ type Footer struct {
 	InTokens  int // both 0 hide the tokens
 	OutTokens int
 	OK        bool // false marks the turn as ended with an error
+	// ContextTokens of ContextWindow: shown once the context is 70% full.
+	ContextTokens, ContextWindow int
 	// Changes is what the turn changed in the working directory's git
 	// repository, measured from the repository; zero hides it.
 	Changes ChangeStat
@@ -43,6 +45,9 @@ func FinalFooter(f Footer) string {
 	}
 	if f.InTokens > 0 || f.OutTokens > 0 {
 		parts = append(parts, formatCount(f.InTokens)+" in / "+formatCount(f.OutTokens)+" out")
+	}
+	if c := contextPart(f.ContextTokens, f.ContextWindow); c != "" {
+		parts = append(parts, c)
 	}
 	if c := ChangeLine(f.Changes); c != "" {
 		parts = append(parts, c)

@@ -38,6 +38,7 @@ const (
 	StateDone          = "done"
 	StateFailed        = "failed"
 	StateBudgetStopped = "stopped at the spending limit"
+	StateLimitStopped  = "stopped at a usage limit"
 	StateShuttingDown  = "stopped: the bot is shutting down"
 )
 
@@ -60,6 +61,11 @@ type Progress struct {
 	// Streaming is the text Claude is writing (Markdown, redacted); when
 	// set, its latest paragraph replaces the teaser (see StreamParagraph).
 	Streaming string
+	// Lines on what the owner cannot see (limits.go, stall.go); nil hides.
+	Limit      *Limit
+	Retry      *Retry
+	Compaction *Compaction
+	Stall      *Stall
 }
 
 // DefaultMaxActions is used when Progress.MaxActions is not positive.
@@ -166,7 +172,7 @@ func ProgressText(p Progress) string {
 	}
 	show = min(show, len(p.Actions))
 
-	head := progressHeader(p)
+	head := progressHeader(p) + progressNotes(p)
 	var tail strings.Builder
 	if p.Streaming != "" {
 		tail.WriteString(streamBlock(p.Streaming))

@@ -141,6 +141,7 @@ func HelpText(inGroup bool, botUsername string) string {
 		{"/new", "start a fresh Claude session"},
 		{"/cancel", "stop the current turn"},
 		{"/status", "session, model and settings"},
+		{"/usage", "spend today and this month, usage limits, running Claude processes"},
 		{"/planmode on|off|auto|show|clear", "plan before acting: on asks you to approve the plan, auto approves it, clear uses the config"},
 		{"/model &lt;name&gt;|show|clear", "choose the Claude model for this chat"},
 		{"/verbose on|off", "more detail in progress messages"},

@@ -1,0 +1,121 @@
+package telegram
+
+import (
+	"sync"
+	"time"
+
+	"github.com/untether/untether/runner"
+	"github.com/untether/untether/telegram/view"
+)
+
+// What Claude Code says about the owner's usage limits, API retries and
+// the context, turned into what the chat sees (docs/protocol.md, "Limits,
+// retries and the context"):
+//   - a usage limit reached ends the turn at once (the CLI does not retry):
+//     its final message is the one notice, saying which limit and when it
+//     resets;
+//   - a warning threshold passed is told once per chat, limit and reset;
+//   - an API retry (a 429 that is not a usage limit, an overloaded API)
+//     shows in the progress message while Claude waits;
+//   - compaction shows in the progress message;
+//   - the footer says how full the context is from 70% up (finish.go).
+
+// limitWatch keeps the last usage-limit status Claude Code reported, of
+// any chat (the limits are the subscription's), for /usage, and the
+// warning each chat was last told.
+type limitWatch struct {
+	mu     sync.Mutex
+	last   *runner.RateLimited
+	seen   time.Time
+	warned map[string]string // session key → the warning it got (limit and reset)
+}
+
+// record keeps e as the last status seen and tells whether the chat key
+// should be told of it: a warning, or a limit reached that extra usage
+// pays for (the turn goes on), not yet told to this chat.
+func (w *limitWatch) record(key string, e runner.RateLimited, now time.Time) (warn bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.last, w.seen = &e, now
+	if e.Status != view.LimitWarning && (e.Status != view.LimitRejected || !e.UsingOverage) {
+		return false
+	}
+	id := e.Limit + "@" + e.ResetsAt.String()
+	if w.warned == nil {
+		w.warned = map[string]string{}
+	}
+	if w.warned[key] == id {
+		return false
+	}
+	w.warned[key] = id
+	return true
+}
+
+// status is the last status seen and when, shown as of now; nil if none.
+func (w *limitWatch) status(now time.Time) (*view.Limit, time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.last == nil {
+		return nil, time.Time{}
+	}
+	l := limitView(*w.last, now)
+	return &l, w.seen
+}
+
+func limitView(e runner.RateLimited, now time.Time) view.Limit {
+	return view.Limit{Status: e.Status, Name: e.Limit, ResetsAt: e.ResetsAt, Used: e.Utilization, Now: now}
+}
+
+// note applies the events about limits, retries and compaction to the
+// turn's view.
+func (t *turn) note(ev runner.Event) {
+	a, b := t.a, t.a.b
+	t.dirty = true
+	switch e := ev.(type) {
+	case runner.RateLimited:
+		b.log.Info("claude code reported a usage limit status", "chat_id", a.place.ChatID, "status", e.Status,
+			"limit", e.Limit, "resets_at", e.ResetsAt, "utilization", e.Utilization)
+		warn := b.limits.record(a.key, e, time.Now())
+		switch {
+		case e.Status == view.LimitRejected && !e.UsingOverage:
+			t.limit = &e // the turn ends: its final message says so
+		case e.Status == view.LimitAllowed:
+			t.limit = nil
+		}
+		if warn {
+			b.notify(a.place, t.qp.MessageID, view.UsageWarningNotice(limitView(e, time.Now())))
+		}
+	case runner.APIRetry:
+		b.log.Info("claude code retries an API call", "chat_id", a.place.ChatID, "attempt", e.Attempt,
+			"max_retries", e.MaxRetries, "delay", e.Delay, "status", e.HTTPStatus, "error", e.Error)
+		t.retry = &view.Retry{Attempt: e.Attempt, Max: e.MaxRetries, Delay: e.Delay, HTTPStatus: e.HTTPStatus, Error: e.Error}
+	case runner.Compacting:
+		t.compaction = &view.Compaction{Running: true}
+	case runner.Compacted:
+		b.log.Info("claude code compacted the conversation", "chat_id", a.place.ChatID, "trigger", e.Trigger,
+			"pre_tokens", e.PreTokens, "post_tokens", e.PostTokens)
+		t.compaction = &view.Compaction{Auto: e.Trigger == "auto", Pre: e.PreTokens, Post: e.PostTokens}
+	}
+}
+
+// limitStop tells whether tc ended at a usage limit, with the notice that
+// is then the turn's final message.
+func (t *turn) limitStop(tc runner.TurnCompleted) (string, bool) {
+	if tc.OK || (t.limit == nil && tc.APIError != "usage_limit_reached") {
+		return "", false
+	}
+	l := view.Limit{Status: view.LimitRejected}
+	if t.limit != nil {
+		l = limitView(*t.limit, time.Now())
+	}
+	return view.UsageLimitNotice(l), true
+}
+
+// limitNote is the progress line of a usage limit reached in this turn.
+func (t *turn) limitNote() *view.Limit {
+	if t.limit == nil {
+		return nil
+	}
+	l := limitView(*t.limit, time.Now())
+	return &l
+}
