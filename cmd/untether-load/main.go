@@ -114,30 +114,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	if cfg.idleChats > 0 {
 		rep, err := runIdle(ctx, cfg, log)
-		if rep != nil {
-			rep.print(stdout)
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "untether-load:", err)
-			return 1
-		}
-		return 0
+		return finish(stdout, stderr, rep, err)
 	}
 	if cfg.junkPresses > 0 {
 		rep, err := runJunk(ctx, cfg, log)
-		if rep != nil {
-			rep.print(stdout)
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "untether-load:", err)
-			return 1
-		}
-		return 0
+		return finish(stdout, stderr, rep, err)
 	}
 	rep, err := runLoad(ctx, cfg, log)
 	if rep != nil {
 		rep.table(stdout)
 		fmt.Fprintln(stdout, rep.line())
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "untether-load:", err)
+		return 1
+	}
+	return 0
+}
+
+// finish prints a scenario's report (if it got that far) and its error,
+// and returns the exit code.
+func finish[R interface {
+	comparable
+	print(io.Writer)
+}](stdout, stderr io.Writer, rep R, err error) int {
+	var none R
+	if rep != none {
+		rep.print(stdout)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "untether-load:", err)
