@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/untether/untether/projects"
+	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -40,7 +40,10 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, arg strin
 			return view.NotARepo(st.WorkDir)
 		}
 		w = projects.Worktree{Path: projects.WorktreePath(b.cfg.WorktreesDir, list[0].Path, name), Branch: name}
-		if !b.mayCreate(w.Path) {
+		switch v := scope.InRoots(w.Path, b.roots()); {
+		case v.Invisible:
+			return view.BranchRefused(view.InvisibleDir(w.Path))
+		case !v.Inside:
 			return view.BranchRefused(fmt.Sprintf("The worktree would be %s, outside the directories this bot may work in (%s): set [projects] worktrees_dir to a folder inside [claude] project_roots, or widen the roots.",
 				w.Path, strings.Join(b.roots(), ", ")))
 		}
@@ -91,28 +94,4 @@ func worktreeItems(list []projects.Worktree, dir string) []view.WorktreeItem {
 func within(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// mayCreate says whether a folder made at path would lie inside the
-// roots: its nearest existing ancestor, links resolved, with the rest of
-// the path below it.
-func (b *Bot) mayCreate(path string) bool {
-	p := filepath.Clean(path)
-	var rest []string
-	for {
-		if _, err := os.Lstat(p); err == nil {
-			break
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return false
-		}
-		rest = append([]string{filepath.Base(p)}, rest...)
-		p = parent
-	}
-	resolved, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return false
-	}
-	return b.insideRoots(filepath.Join(append([]string{resolved}, rest...)...))
 }
