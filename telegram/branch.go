@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/untether/untether/projects"
@@ -75,13 +74,14 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, arg strin
 }
 
 // worktreeItems marks the worktree the chat works in: the one holding its
-// directory (the deepest, as worktrees may lie inside the main one).
+// directory by the one path rule (the deepest, as worktrees may lie
+// inside the main one).
 func worktreeItems(list []projects.Worktree, dir string) []view.WorktreeItem {
 	items := make([]view.WorktreeItem, len(list))
 	best := -1
 	for i, w := range list {
 		items[i] = view.WorktreeItem{Path: w.Path, Branch: w.Branch, Main: w.Main}
-		if within(w.Path, dir) && (best < 0 || len(w.Path) > len(list[best].Path)) {
+		if scope.InRoots(dir, []string{w.Path}).Inside && (best < 0 || len(w.Path) > len(list[best].Path)) {
 			best = i
 		}
 	}
@@ -89,9 +89,4 @@ func worktreeItems(list []projects.Worktree, dir string) []view.WorktreeItem {
 		items[best].Current = true
 	}
 	return items
-}
-
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
