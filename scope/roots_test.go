@@ -82,6 +82,14 @@ func TestInRoots(t *testing.T) {
 			}
 		})
 	}
+	// A Rule's WorkDir is a root too: empty, it holds nothing either.
+	for _, r := range []Rule{{}, {WorkDirResolved: true}, {WorkDir: "", Roots: []string{""}}} {
+		for _, p := range []string{api, "/", base + "/"} {
+			if v := r.Check(p); v.Inside {
+				t.Errorf("%+v.Check(%q) = %+v, want not inside", r, p, v)
+			}
+		}
+	}
 }
 
 // TestInRootsRefusesInvisible: a directory holding a character that shows
