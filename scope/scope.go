@@ -57,6 +57,9 @@ type Verdict struct {
 	// inside because files there are run or trusted (.git/hooks,
 	// .claude/settings.json, ~/.bashrc…).
 	Sensitive bool
+	// Invisible reports a path holding an invisible or direction-changing
+	// character (see invisible): never inside, wherever it would lead.
+	Invisible bool
 }
 
 // maxLinks bounds the links followed while resolving one path, as the
@@ -79,9 +82,18 @@ func (r Rule) Check(path string) Verdict { return r.checkForms(path, false) }
 // run or trusted (see sensitiveNames), by its name as given or as resolved.
 func (r Rule) CheckWrite(path string) Verdict { return r.checkForms(path, true) }
 
+// InRoots is the rule for a directory the owner's roots must hold
+// (project_roots: /cwd, /branch, a chat's directory when its session
+// starts, [projects] worktrees_dir): Check for a rule of roots alone, with
+// no working directory and nothing forbidden. So a relative path is never
+// inside, an empty or relative root holds nothing, links, "~" and ".." are
+// taken as Check takes them, and a path that does not exist yet is placed
+// by its existing parent.
+func InRoots(path string, roots []string) Verdict { return Rule{Roots: roots}.Check(path) }
+
 func (r Rule) checkForms(path string, write bool) Verdict {
 	if invisible(path) {
-		return Verdict{Path: path}
+		return Verdict{Path: path, Invisible: true}
 	}
 	if r.WorkDirResolved && r.WorkDir != "" {
 		wd := filepath.Clean(r.WorkDir)

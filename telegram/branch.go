@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/untether/untether/projects"
+	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -40,7 +39,10 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, arg strin
 			return view.NotARepo(st.WorkDir)
 		}
 		w = projects.Worktree{Path: projects.WorktreePath(b.cfg.WorktreesDir, list[0].Path, name), Branch: name}
-		if !b.mayCreate(w.Path) {
+		switch v := scope.InRoots(w.Path, b.roots()); {
+		case v.Invisible:
+			return view.BranchRefused(view.InvisibleDir(w.Path))
+		case !v.Inside:
 			return view.BranchRefused(fmt.Sprintf("The worktree would be %s, outside the directories this bot may work in (%s): set [projects] worktrees_dir to a folder inside [claude] project_roots, or widen the roots.",
 				w.Path, strings.Join(b.roots(), ", ")))
 		}
@@ -72,13 +74,14 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, arg strin
 }
 
 // worktreeItems marks the worktree the chat works in: the one holding its
-// directory (the deepest, as worktrees may lie inside the main one).
+// directory by the one path rule (the deepest, as worktrees may lie
+// inside the main one).
 func worktreeItems(list []projects.Worktree, dir string) []view.WorktreeItem {
 	items := make([]view.WorktreeItem, len(list))
 	best := -1
 	for i, w := range list {
 		items[i] = view.WorktreeItem{Path: w.Path, Branch: w.Branch, Main: w.Main}
-		if within(w.Path, dir) && (best < 0 || len(w.Path) > len(list[best].Path)) {
+		if scope.InRoots(dir, []string{w.Path}).Inside && (best < 0 || len(w.Path) > len(list[best].Path)) {
 			best = i
 		}
 	}
@@ -86,33 +89,4 @@ func worktreeItems(list []projects.Worktree, dir string) []view.WorktreeItem {
 		items[best].Current = true
 	}
 	return items
-}
-
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// mayCreate says whether a folder made at path would lie inside the
-// roots: its nearest existing ancestor, links resolved, with the rest of
-// the path below it.
-func (b *Bot) mayCreate(path string) bool {
-	p := filepath.Clean(path)
-	var rest []string
-	for {
-		if _, err := os.Lstat(p); err == nil {
-			break
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return false
-		}
-		rest = append([]string{filepath.Base(p)}, rest...)
-		p = parent
-	}
-	resolved, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return false
-	}
-	return b.insideRoots(filepath.Join(append([]string{resolved}, rest...)...))
 }

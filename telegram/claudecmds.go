@@ -84,7 +84,10 @@ func (b *Bot) refreshMenu(chatID int64, dir string) {
 	if prev, ok := b.menus.Swap(chatID, sig.String()); ok && prev.(string) == sig.String() {
 		return
 	}
-	b.out.Replace(outbox.Job{Unpaced: true, Key: "menu:" + strconv.FormatInt(chatID, 10),
+	// Housekeeping (unpaced Low: only when nothing else is ready): when
+	// many sessions start at once, their first words must not queue
+	// behind a menu each.
+	b.out.Replace(outbox.Job{Unpaced: true, Priority: outbox.Low, Key: "menu:" + strconv.FormatInt(chatID, 10),
 		Do: func(ctx context.Context) error {
 			_, err := b.client.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: cmds, Scope: &models.BotCommandScopeChat{ChatID: chatID}})
 			return b.wrap("setMyCommands", err)

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -72,35 +74,33 @@ func (b *Bot) moveTo(key, dir string) (busy bool, err error) {
 }
 
 // resolveWorkDir turns the user's path (absolute, ~/…, or relative to the
-// current directory) into a resolved directory inside a project root. Links
-// are resolved first, so none can lead out of the roots.
+// current directory) into a resolved directory inside a project root, by
+// the one rule (scope.InRoots): links resolved, so none can lead out of the
+// roots, and a ".." must stay inside both as written and as the kernel
+// walks it. The directory is the path as written, cleaned, links resolved
+// (as a shell's cd takes it).
 func (b *Bot) resolveWorkDir(current, arg string) (string, error) {
-	p := arg
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("cannot expand ~: %w", err)
-		}
-		p = filepath.Join(home, strings.TrimPrefix(p[1:], "/"))
-	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(current, p)
-	}
-	resolved, err := filepath.EvalSymlinks(filepath.Clean(p))
+	abs, err := scope.Absolute(arg, current)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%s does not exist", p)
-		}
+		return "", err
+	}
+	p := filepath.Clean(abs)
+	v := scope.InRoots(abs, b.roots())
+	fi, err := os.Stat(v.Path)
+	switch {
+	case v.Invisible:
+		return "", errors.New(view.InvisibleDir(p))
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%s does not exist", p)
+	case err != nil:
 		return "", fmt.Errorf("%s: %w", p, err)
-	}
-	if !isDir(resolved) {
+	case !fi.IsDir():
 		return "", fmt.Errorf("%s is not a directory", p)
+	case !v.Inside:
+		return "", fmt.Errorf("%s is outside the directories this bot may work in (%s); [claude] project_roots in the config sets them",
+			p, strings.Join(b.roots(), ", "))
 	}
-	if b.insideRoots(resolved) {
-		return resolved, nil
-	}
-	return "", fmt.Errorf("%s is outside the directories this bot may work in (%s); [claude] project_roots in the config sets them",
-		p, strings.Join(b.roots(), ", "))
+	return v.Path, nil
 }
 
 // roots are the directories /cwd may point into: project_roots, or the
@@ -110,27 +110,6 @@ func (b *Bot) roots() []string {
 		return b.cfg.ProjectRoots
 	}
 	return []string{b.cfg.WorkDir}
-}
-
-// insideRoots says whether resolved (links already resolved) is one of
-// today's roots or lies below one, the roots' own links resolved too.
-func (b *Bot) insideRoots(resolved string) bool {
-	for _, r := range b.roots() {
-		rr, err := filepath.EvalSymlinks(r)
-		if err != nil {
-			continue
-		}
-		rel, err := filepath.Rel(rr, resolved)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }
 
 // sessionWorkDir is the directory a new Claude session of the chat starts
@@ -147,16 +126,20 @@ func (a *actor) sessionWorkDir(ctx context.Context, replyTo int) string {
 	if st.WorkSource != fromChat {
 		return st.WorkDir
 	}
-	resolved, err := filepath.EvalSymlinks(st.WorkDir)
+	v := scope.InRoots(st.WorkDir, b.roots())
+	resolved := v.Path
+	fi, err := os.Stat(resolved)
 	var why view.DirProblem
 	switch {
+	case v.Invisible:
+		why = view.DirInvisible
 	case err != nil:
 		why = view.DirGone
-	case !isDir(resolved):
+	case !fi.IsDir():
 		why = view.DirNotDir
-	case !b.insideRoots(resolved) && resolved != filepath.Clean(st.WorkDir):
+	case !v.Inside && resolved != filepath.Clean(st.WorkDir):
 		why = view.DirLeadsOutside
-	case !b.insideRoots(resolved):
+	case !v.Inside:
 		why = view.DirOutsideRoots
 	default:
 		return resolved

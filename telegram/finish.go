@@ -55,6 +55,9 @@ func (t *turn) deliver(ctx context.Context, parts []string) {
 	a, b := t.a, t.a.b
 	t.answered.Store(true)
 	t.live.stop() // no draft may land after the answer: it would show again under it
+	if len(parts) > 0 {
+		t.live.bridge(parts[0], b.out.Delay(a.place.ChatID))
+	}
 	for i, p := range parts {
 		replyTo := 0
 		if i == 0 {

@@ -47,6 +47,10 @@ const (
 	// draft still on its way: one landing after them would show the
 	// half-written text again under the answer.
 	draftStopWait = 3 * time.Second
+	// bridgeMin is the shortest wait of an answer for the chat's window
+	// worth a draft of it (see bridge): below it, the answer itself is
+	// about as soon.
+	bridgeMin = 300 * time.Millisecond
 )
 
 // streamer shows a turn's activity. The turn goroutine feeds it (setText,
@@ -199,21 +203,7 @@ func (s *streamer) pause(on bool) {
 // one already on its way: what the bot sends next comes after it.
 func (s *streamer) settle() {
 	s.b.out.Drop(s.key)
-	s.mu.Lock()
-	idle := s.idle
-	if s.pending == 0 {
-		idle = nil
-	}
-	s.mu.Unlock()
-	if idle == nil {
-		return
-	}
-	t := time.NewTimer(draftStopWait)
-	defer t.Stop()
-	select {
-	case <-idle:
-	case <-t.C:
-	}
+	s.waitIdle(draftStopWait)
 }
 
 // stop ends the streamer before the answer is sent; it returns once no
@@ -302,13 +292,64 @@ func (s *streamer) queueDraft(md string) bool {
 	if html != "" && !s.wroteAny {
 		s.wroteAny, prio = true, outbox.High
 	}
+	s.mu.Unlock()
+	s.queueHTML(html, prio)
+	return html != ""
+}
+
+// queueHTML queues a draft of html, counted in pending until it is done.
+func (s *streamer) queueHTML(html string, prio outbox.Priority) {
+	s.mu.Lock()
 	if s.pending == 0 {
 		s.idle = make(chan struct{})
 	}
 	s.pending++
 	s.mu.Unlock()
 	s.b.draft(s.pl, s.draftID, html, s.key, prio, s.draftDone)
-	return html != ""
+}
+
+// bridge shows the answer (html: its first part, as it will be sent) in a
+// draft while its message waits for the chat's window, for about within:
+// a quick answer right after the previous one is read at once, not when
+// the window frees. Drafts don't count in the message window, so the
+// answer waits no longer for it; it returns once the draft is on the
+// screen or, if it could not go within that time, dropped: the message
+// never comes before it. Call it after stop, in drafts mode only.
+func (s *streamer) bridge(html string, within time.Duration) {
+	if s == nil || !s.show || html == "" || within < bridgeMin {
+		return
+	}
+	s.mu.Lock()
+	drafts := s.drafts
+	s.mu.Unlock()
+	if !drafts {
+		return
+	}
+	s.queueHTML(html, outbox.High)
+	if !s.waitIdle(within) {
+		s.settle() // still queued: dropped; on its way: waited for
+	}
+}
+
+// waitIdle waits, at most d, until no draft is queued or running.
+func (s *streamer) waitIdle(d time.Duration) bool {
+	s.mu.Lock()
+	idle := s.idle
+	if s.pending == 0 {
+		idle = nil
+	}
+	s.mu.Unlock()
+	if idle == nil {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // draftDone receives the result of every queued draft, once.

@@ -536,3 +536,102 @@ func TestFollowUpShowsDraftWhileAnswerWaits(t *testing.T) {
 		}
 	})
 }
+
+// An answer that must wait for the chat's message window (the previous
+// answer filled it) shows at once as a draft, which that window does not
+// count, and its message follows when the window frees: never before the
+// draft, and nothing lost.
+func TestWaitingAnswerShowsAsDraft(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		long := strings.Repeat("word ", 1800) // three messages: the window's three
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			if tr.Prompt == "first" {
+				tr.Complete(long)
+				return
+			}
+			tr.Complete("Quick answer.") // no partial text: nothing was drafted yet
+		}, func(c *telegram.Config) { c.Outbox = outbox.Options{} })
+		h.say("first")
+		h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "$") })
+		if n := len(h.tg.Messages(h.dm.ID)); n != 3 {
+			t.Fatalf("the first answer took %d messages, want 3 (a full window)", n)
+		}
+		asked := time.Now()
+		h.say("second")
+		h.awaitAnswer(h.dm.ID, "Quick answer.")
+		calls := h.tg.Calls()
+		draft := callIndex(calls, func(c tgtest.Call) bool {
+			return c.Method == "sendMessageDraft" && strings.Contains(c.Params["text"], "Quick answer.")
+		})
+		msg := callIndex(calls, func(c tgtest.Call) bool {
+			return c.Method == "sendMessage" && strings.Contains(c.Params["text"], "Quick answer.")
+		})
+		if draft < 0 {
+			t.Fatalf("the answer never showed as a draft while it waited; calls: %v", methods(calls))
+		}
+		if msg < draft {
+			t.Fatalf("the answer's message came before its draft")
+		}
+		if lag := calls[draft].Time.Sub(asked); lag > 100*time.Millisecond {
+			t.Errorf("the draft showed %v after the question, want at once", lag)
+		}
+		if waited := calls[msg].Time.Sub(calls[draft].Time); waited < time.Second {
+			t.Errorf("the message came %v after the draft: the window was not full, the test proves nothing", waited)
+		}
+	})
+}
+
+func methods(calls []tgtest.Call) []string {
+	var out []string
+	for _, c := range calls {
+		out = append(out, c.Method)
+	}
+	return out
+}
+
+// A chat's command menu is housekeeping: when many sessions start at once
+// and the global budget is short, each chat's first words go before every
+// menu refresh (one per chat, at its first session), not behind them.
+func TestMenuRefreshWaitsBehindFirstWords(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var users []tgtest.User
+		for i := range 6 {
+			users = append(users, tgtest.User{ID: int64(5000 + i), FirstName: "U" + strconv.Itoa(i)})
+		}
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			tr.Emit(runner.Text{Text: "Hi " + tr.Prompt, Partial: true})
+			time.Sleep(5 * time.Second)
+			tr.Complete("Hi " + tr.Prompt + ".")
+		}, func(c *telegram.Config) {
+			c.Outbox = outbox.Options{ChatInterval: -1, GroupPerMinute: -1, GlobalPerSecond: 2}
+			for _, u := range users {
+				c.AllowedUsers = append(c.AllowedUsers, u.ID)
+			}
+		})
+		synctest.Wait()
+		for i, u := range users {
+			h.tg.SendMessage(u, tgtest.PrivateChat(u), "u"+strconv.Itoa(i))
+		}
+		for i, u := range users {
+			h.awaitAnswer(u.ID, "Hi u"+strconv.Itoa(i)+".")
+		}
+		chatMenu := func(c tgtest.Call) bool {
+			return c.Method == "setMyCommands" && strings.Contains(c.Params["scope"], "chat")
+		}
+		h.tg.Await(wait, "every chat's menu", func() bool {
+			return len(slices.DeleteFunc(h.tg.CallsTo("setMyCommands"), func(c tgtest.Call) bool { return !chatMenu(c) })) == len(users)
+		})
+		calls := h.tg.Calls()
+		menu := callIndex(calls, chatMenu)
+		for i := range users {
+			first := callIndex(calls, func(c tgtest.Call) bool {
+				return c.Method == "sendMessageDraft" && strings.Contains(c.Params["text"], "Hi u"+strconv.Itoa(i))
+			})
+			if first < 0 || first > menu {
+				t.Errorf("chat %d: first words at call %d, after a menu refresh (call %d): %v", i, first, menu, methods(calls))
+			}
+		}
+	})
+}

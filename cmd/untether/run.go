@@ -232,10 +232,10 @@ func claudeEnv(cfg *Config) []string {
 // inside a directory Claude Code reads without asking: the CLI decides
 // those reads itself (cat, Read), so they never reach the path rule.
 func privateInReach(cfg *Config) []string {
-	reach := scope.Rule{Roots: slices.Concat([]string{cfg.Claude.WorkingDir}, cfg.Claude.ProjectRoots, cfg.Claude.AddDirs)}
+	reach := slices.Concat([]string{cfg.Claude.WorkingDir}, cfg.Claude.ProjectRoots, cfg.Claude.AddDirs)
 	var out []string
 	for _, p := range []string{cfg.Path, cfg.State.Path} {
-		if reach.Check(p).Inside {
+		if scope.InRoots(p, reach).Inside {
 			out = append(out, p)
 		}
 	}

@@ -5,12 +5,12 @@ import (
 	"math"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/untether/untether/redact"
+	"github.com/untether/untether/scope"
 )
 
 // urlHasHTTPScheme reports whether s is an absolute http(s) URL with a host.
@@ -127,9 +127,15 @@ func (c *Config) validate() []error {
 	atLeast("claude", "idle_timeout", cl.IdleTimeout, 0)
 	atLeast("state", "uploads_keep", c.State.UploadsKeep, 0)
 	atLeast("projects", "git_timeout", c.Projects.GitTimeout, time.Second)
-	if w := c.Projects.WorktreesDir; w != "" && !insideAny(w, c.roots()) {
-		bad("projects", "worktrees_dir", "%s is outside the directories the bot may work in (%s): /branch could never use a worktree there; "+
-			"put it inside [claude] project_roots", w, strings.Join(c.roots(), ", "))
+	if w := c.Projects.WorktreesDir; w != "" {
+		// The rule /branch applies: a folder refused here would be refused there.
+		switch v := scope.InRoots(w, c.roots()); {
+		case v.Invisible:
+			bad("projects", "worktrees_dir", "%q holds an invisible or direction-changing character; no chat may work in such a folder", w)
+		case !v.Inside:
+			bad("projects", "worktrees_dir", "%s is outside the directories the bot may work in (%s): /branch could never use a worktree there; "+
+				"put it inside [claude] project_roots", w, strings.Join(c.roots(), ", "))
+		}
 	}
 	if cl.MaxLiveSessions < 1 {
 		bad("claude", "max_live_sessions", "%d is below the minimum 1", cl.MaxLiveSessions)
@@ -253,35 +259,4 @@ func (c *Config) roots() []string {
 		return c.Claude.ProjectRoots
 	}
 	return []string{c.Claude.WorkingDir}
-}
-
-// insideAny says whether path (absolute, clean) lies in one of roots, as
-// written or with the links of both resolved as far as they exist.
-func insideAny(path string, roots []string) bool {
-	for _, r := range roots {
-		if within(r, path) || within(resolveExisting(r), resolveExisting(path)) {
-			return true
-		}
-	}
-	return false
-}
-
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// resolveExisting resolves the links of p's longest existing prefix and
-// keeps the rest as written.
-func resolveExisting(p string) string {
-	rest := ""
-	for cur := p; ; cur = filepath.Dir(cur) {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
-		if filepath.Dir(cur) == cur {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-	}
 }

@@ -344,3 +344,25 @@ func (o *Outbox) Close() {
 	}
 	o.wg.Wait()
 }
+
+// Delay is how long a High job queued now for chatID's messages would wait
+// for the chat's limits (its window, a 429 pause, a group's minute) before
+// it could run: zero when it could go at once. Jobs already queued ahead of
+// it make it later still. A turn whose answer must wait shows the answer as
+// a draft meanwhile, which no message window counts.
+func (o *Outbox) Delay(chatID int64) time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	c, ok := o.chats[chatKey{id: chatID}]
+	if !ok {
+		return 0
+	}
+	t := c.pausedUntil
+	if c.win != nil {
+		t = later(t, c.win.next(c.period))
+	}
+	if c.group != nil {
+		t = later(t, c.group.win.next(time.Minute))
+	}
+	return max(0, time.Until(t))
+}

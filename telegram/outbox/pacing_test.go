@@ -312,3 +312,36 @@ func TestActionLane(t *testing.T) {
 		}
 	})
 }
+
+// Delay says how long a chat's next message would wait for its window: a
+// turn shows its answer as a draft meanwhile. Drafts don't count in it.
+func TestDelayIsTheWindowsWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := newRecorder()
+		o := newTestOutbox(t, Options{ChatInterval: time.Second, ChatBurst: 3, GlobalPerSecond: -1})
+		if d := o.Delay(1); d != 0 {
+			t.Errorf("unused chat: delay %v, want 0", d)
+		}
+		d := r.job(1, Low, "draft")
+		d.Action = true
+		waitAll(t, o.Enqueue(d))
+		if d := o.Delay(1); d != 0 {
+			t.Errorf("after a draft: delay %v, want 0 (drafts have a lane of their own)", d)
+		}
+		var chans []<-chan error
+		for i := range 3 {
+			chans = append(chans, o.Enqueue(r.job(1, High, fmt.Sprint("m", i))))
+		}
+		waitAll(t, chans...)
+		if d := o.Delay(1); d != 3*time.Second {
+			t.Errorf("window full: delay %v, want 3s", d)
+		}
+		if d := o.Delay(2); d != 0 {
+			t.Errorf("another chat: delay %v, want 0", d)
+		}
+		time.Sleep(2 * time.Second)
+		if d := o.Delay(1); d != time.Second {
+			t.Errorf("2 s later: delay %v, want 1s", d)
+		}
+	})
+}

@@ -130,5 +130,12 @@ func WorkDirChanged(dir, source string) string {
 // is the error's text.
 func WorkDirRefused(why string) string { return fit(esc(why)) }
 
+// InvisibleDir is why /cwd or /branch refuses a directory whose name holds
+// an invisible or direction-changing character (scope.InRoots): plain
+// text, for WorkDirRefused and BranchRefused, the characters written out.
+func InvisibleDir(path string) string {
+	return Visible(path) + " holds an invisible or direction-changing character; the bot never works in such a directory."
+}
+
 // WorkDirBusy answers /cwd while the chat has a turn running or queued.
 const WorkDirBusy = "A turn is running or queued in this chat: wait for it, or /cancel it, then change the directory."

@@ -34,6 +34,7 @@ const (
 	DirNotDir                         // it is no longer a directory
 	DirLeadsOutside                   // a link in it now leads outside the project roots
 	DirOutsideRoots                   // it is no longer inside the project roots
+	DirInvisible                      // its name holds an invisible or direction-changing character
 )
 
 // WorkDirFallback tells a chat that its stored working directory is no
@@ -47,11 +48,13 @@ func WorkDirFallback(stored string, why DirProblem, resolved, fallback string) s
 	case DirNotDir:
 		says = "is no longer a directory"
 	case DirLeadsOutside:
-		says = "now leads to " + resolved + ", outside [claude] project_roots"
+		says = "now leads to " + Visible(resolved) + ", outside [claude] project_roots"
+	case DirInvisible:
+		says = "holds an invisible or direction-changing character"
 	default:
 		says = "is no longer inside [claude] project_roots"
 	}
-	return fit("⚠ The working directory <code>" + esc(stored) + "</code> " + esc(says) +
+	return fit("⚠ The working directory <code>" + esc(Visible(stored)) + "</code> " + esc(says) +
 		", so this chat is back in the default directory <code>" + esc(fallback) +
 		"</code> with a fresh Claude session. /cwd sets another one.")
 }

@@ -27,6 +27,8 @@ func TestNotesAreHTML(t *testing.T) {
 		"WorkDirChanged":   WorkDirChanged(nasty, "chat setting"),
 		"WorkDirUnchanged": WorkDirUnchanged(nasty, "config"),
 		"WorkDirRefused":   WorkDirRefused(nasty + " does not exist"),
+		"InvisibleDir":     WorkDirRefused(InvisibleDir(nasty + "\u202e")),
+		"DirInvisible":     WorkDirFallback(nasty+"\u202e", DirInvisible, nasty, nasty),
 		"UsageModel":       UsageModel,
 		"ClaudeExited":     ErrorText(ClaudeExited(1, "SIGKILL", "", nasty)),
 		"DownloadFailed":   ErrorText(DownloadFailed(nasty)),
