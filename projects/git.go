@@ -33,6 +33,10 @@ type Git struct {
 	Binary string
 	// Timeout bounds each command; DefaultGitTimeout when zero.
 	Timeout time.Duration
+	// Env is the environment git starts from (nil: the bot's). The bot
+	// passes its own without its secrets: git runs as the bot's user, so
+	// a command Claude runs could read them in /proc/<git pid>/environ.
+	Env []string
 }
 
 // safeConfig is passed before every command. Clean and smudge filters named
@@ -101,7 +105,7 @@ func (g Git) run(ctx context.Context, c gitCall) (out []byte, cut bool, err erro
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(append([]string{}, safeConfig...), c.args...)...)
 	cmd.Dir = c.dir
-	cmd.Env = append(gitEnv(), c.env...)
+	cmd.Env = append(gitEnv(g.Env), c.env...)
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin)
 	}
@@ -138,12 +142,16 @@ func (g Git) run(ctx context.Context, c gitCall) (out []byte, cut bool, err erro
 	return stdout.buf.Bytes(), stdout.cut, nil
 }
 
-// gitEnv is the bot's environment without what would redirect git, with a
-// fixed language (messages are parsed) and without optional locks, so
-// reading a repository never takes the index lock from the owner's own git.
-func gitEnv() []string {
+// gitEnv is base (the bot's environment when nil) without what would
+// redirect git, with a fixed language (messages are parsed) and without
+// optional locks, so reading a repository never takes the index lock from
+// the owner's own git.
+func gitEnv(base []string) []string {
+	if base == nil {
+		base = os.Environ()
+	}
 	var env []string
-	for _, kv := range os.Environ() {
+	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
 		drop := name == "LANG" || name == "LC_ALL" || name == "LANGUAGE"
 		for _, d := range droppedEnv {

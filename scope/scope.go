@@ -280,35 +280,68 @@ func split(p string) []string { return strings.Split(p, "/") }
 // PatternBase returns the folder a glob pattern cannot leave: the part
 // before its first wildcard segment ("src" for "src/**/*.go", "/etc" for
 // "/etc/*", "" for "*.go"). ok is false when the rest could climb out of
-// it anyway: a ".." after a wildcard, or a "/" inside braces ("{/etc,x}").
+// it anyway, so the pattern is never placed and its request is asked.
+//
+// Glob libraries differ in what they understand, so the wildcard part may
+// use only what all of them read alike and none can turn into a "." or
+// ".." segment: * and ? (they match names a directory lists, which never
+// include "." or ".."), ** and flat braces whose every choice holds more
+// than dots ("*.{ts,tsx}"). Everything else is refused: a ".." of its own,
+// bracket classes ("[.][.]"), extglobs and regex groups ("@(.)", "!(x)",
+// "(.|x)"), escapes ("\.\."), negation ("!src"), "|", and braces that can
+// spell "." or "..", nest, or hold a "/" ("{.,x}{.,y}", "{/etc,x}").
 func PatternBase(pattern string) (base string, ok bool) {
 	segs := split(pattern)
 	i := 0
 	for ; i < len(segs); i++ {
-		if strings.ContainsAny(segs[i], `*?[{\`) {
+		if strings.ContainsAny(segs[i], patternMeta) {
 			break
 		}
 	}
 	rest := strings.Join(segs[i:], "/")
-	if strings.Contains(rest, "..") {
+	if strings.Contains(rest, "..") || strings.ContainsAny(rest, oddPatternMeta) || !plainBraces(rest) {
 		return "", false
-	}
-	depth := 0
-	for _, c := range rest {
-		switch {
-		case c == '{':
-			depth++
-		case c == '}' && depth > 0:
-			depth--
-		case c == '/' && depth > 0:
-			return "", false
-		}
 	}
 	base = strings.Join(segs[:i], "/")
 	if base == "" && strings.HasPrefix(pattern, "/") {
 		base = "/"
 	}
 	return base, true
+}
+
+// patternMeta are the characters that make a segment a pattern rather than
+// a name in some glob library: "@(x)" and "+(x)" are extglobs through
+// their "(", so "@types" stays a name.
+const patternMeta = `*?[{(\!|`
+
+// oddPatternMeta are the pattern characters PatternBase never accepts in
+// a pattern's wildcard part (see there).
+const oddPatternMeta = `[(\!|`
+
+// plainBraces reports whether every brace set in rest is flat, stays
+// within one segment, and offers only choices that hold a character other
+// than "." (none empty), so no expansion can make a "." or ".." segment.
+func plainBraces(rest string) bool {
+	for {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			return true
+		}
+		n := strings.IndexByte(rest[open+1:], '}')
+		if n < 0 {
+			return true // an unclosed brace is taken literally
+		}
+		set := rest[open+1 : open+1+n]
+		if strings.ContainsAny(set, "{/") {
+			return false
+		}
+		for _, choice := range strings.Split(set, ",") {
+			if strings.Trim(choice, ".") == "" {
+				return false
+			}
+		}
+		rest = rest[open+1+n+1:]
+	}
 }
 
 // invisible reports whether path holds a character that shows as nothing

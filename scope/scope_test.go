@@ -224,11 +224,54 @@ func TestPatternBase(t *testing.T) {
 		{"{/etc,src}/*", "", false},
 		{"{..,src}/x", "", false},
 		{"src/{a,b}/*.go", "src", true},
+		{"node_modules/@types/*", "node_modules/@types", true},
+		{"docs/?.md", "docs", true},
+		{"**/.*rc", "", true},
 	}
 	for _, tc := range tests {
 		base, ok := PatternBase(tc.pattern)
 		if base != tc.base || ok != tc.ok {
 			t.Errorf("PatternBase(%q) = %q, %v; want %q, %v", tc.pattern, base, ok, tc.base, tc.ok)
+		}
+	}
+}
+
+// TestPatternBaseAsksOddSyntax: a glob's wildcard part may use only *, ?,
+// ** and flat braces whose every choice names more than dots. Brackets,
+// extglobs, regex groups, escapes, negation and braces that can spell "."
+// or ".." could name a folder outside the literal base without writing
+// "..", so such a pattern is never placed (and so always asked).
+func TestPatternBaseAsksOddSyntax(t *testing.T) {
+	for _, pattern := range []string{
+		"[.][.]/secret",
+		"src/[.][.]/[.][.]/../x",
+		"src/**/[.][.]/[.][.]/etc/passwd",
+		"[.]./x",
+		"@(..)/x",
+		"@(.)@(.)/secret",
+		"src/@(.|x)@(.|y)/z",
+		"+(.)/x",
+		"*(.)/x",
+		"?(.)?(.)/x",
+		"!(x)/y",
+		"!src/*",
+		"(.|x)(.|y)/z",
+		"{..,x}/y",
+		"{.,x}{.,y}/secret",
+		"{,.}./x",
+		".{,.}/x",
+		"x/{.,a}/y",
+		"{a,{.,b}}/x",
+		"{1..3}/x",
+		"**/../",
+		"**/..",
+		`\.\./x`,
+		`.\./x`,
+		`src/*\/../x`,
+		"src/*|/etc/x",
+	} {
+		if base, ok := PatternBase(pattern); ok {
+			t.Errorf("PatternBase(%q) = %q, true; want it refused (asked)", pattern, base)
 		}
 	}
 }

@@ -118,6 +118,10 @@ func (a *API) Transcribe(ctx context.Context, path string) (string, error) {
 type Command struct {
 	Args    []string
 	Timeout time.Duration
+	// Env is the command's environment (nil: the bot's). The bot passes
+	// its own without its secrets: the command runs as the bot's user, so
+	// a command Claude runs could read them in /proc/<pid>/environ.
+	Env []string
 }
 
 // Placeholder stands for the recording's path in Command.Args.
@@ -136,6 +140,7 @@ func (c *Command) Transcribe(ctx context.Context, path string) (string, error) {
 		args[i] = strings.ReplaceAll(a, Placeholder, path)
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Env = c.Env
 	// Its own process group, so a script's children (ffmpeg, whisper-cli)
 	// end with it when the time is up.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

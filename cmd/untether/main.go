@@ -10,12 +10,21 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/untether/untether/procguard"
 )
 
 // errUsage marks command-line mistakes: they exit 2, not 1.
 var errUsage = errors.New("usage")
 
 func main() {
+	// Before any secret is read: commands Claude runs are processes of the
+	// same user, and could otherwise read the token from this process's
+	// /proc/<pid>/environ or memory (package procguard). Every subcommand
+	// holds a secret at some point (run, mcp, doctor, init).
+	if err := procguard.Protect(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		fmt.Fprintf(os.Stderr, "untether: warning: other processes of this user may read this one's environment: %v\n", err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -140,7 +140,7 @@ func botConfig(cfg *Config) telegram.Config {
 		// starts looks: [claude.env] may move them (CLAUDE_CONFIG_DIR).
 		ClaudeConfigDir: projects.ConfigDir(claudeEnv(cfg)),
 		WorktreesDir:    cfg.Projects.WorktreesDir,
-		Git:             projects.Git{Timeout: cfg.Projects.GitTimeout},
+		Git:             projects.Git{Timeout: cfg.Projects.GitTimeout, Env: helperEnv(cfg)},
 	}
 }
 
@@ -163,6 +163,20 @@ func stripEnv(cfg *Config) []string {
 	return out
 }
 
+// helperEnv is the environment of the programs the bot runs itself (git,
+// the transcription command): the bot's own without the secrets Claude
+// never gets (the token, the transcription key, the Anthropic key without
+// API billing), by the same rule as Claude's. They run as the bot's user
+// and, unlike the bot (package procguard), are not hidden from the
+// commands Claude runs, which could read their /proc/<pid>/environ. Unlike
+// Claude's, it is not narrowed by env_allow: git and the owner's command
+// keep the variables they read (XDG_CONFIG_HOME, GIT_*).
+func helperEnv(cfg *Config) []string {
+	o := runnerOptions(cfg, nil)
+	o.EnvAllow, o.ExtraEnv = nil, nil
+	return o.ChildEnv()
+}
+
 // voiceConfig is the bot's [voice]: the backend chosen, and the limits.
 func voiceConfig(cfg *Config) telegram.Voice {
 	v := cfg.Voice
@@ -171,7 +185,7 @@ func voiceConfig(cfg *Config) telegram.Voice {
 	case v.APIURL != "":
 		out.Transcriber = &voice.API{URL: v.APIURL, Key: v.APIKey.Reveal(), Model: v.Model, Timeout: v.Timeout}
 	case len(v.Command) > 0:
-		out.Transcriber = &voice.Command{Args: v.Command, Timeout: v.Timeout}
+		out.Transcriber = &voice.Command{Args: v.Command, Timeout: v.Timeout, Env: helperEnv(cfg)}
 	}
 	return out
 }
