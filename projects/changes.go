@@ -85,7 +85,13 @@ func (g Git) Snapshot(ctx context.Context, dir string) (Tree, error) {
 	if len(data) == 0 {
 		os.Remove(tmpName) // git refuses an empty file as an index
 	}
-	env := []string{"GIT_INDEX_FILE=" + tmpName}
+	// git add reads every new or changed file through the filter its
+	// attributes name: none the project could have set up may run.
+	env, err := g.filterOverrides(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	env = append(env, "GIT_INDEX_FILE="+tmpName)
 	if _, _, err := g.run(ctx, gitCall{dir: dir, env: env, args: []string{"add", "--all", "--", "."}}); err != nil {
 		return "", err
 	}

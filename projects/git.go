@@ -25,9 +25,9 @@ const DefaultGitTimeout = 10 * time.Second
 const maxGitOutput = 16 << 20
 
 // Git runs the git CLI: never through a shell, always with a time limit, and
-// with the repository's own means of running programs switched off where git
-// allows it (hooks, fsmonitor, external diff, textconv, pager), since the
-// repository is written by Claude and the bot runs git unasked.
+// with every way a repository could make git run a program switched off
+// (gitsafe.go), since the repository is written by Claude and the bot runs
+// git unasked.
 type Git struct {
 	// Binary is the git executable; "git" (found on PATH) when empty.
 	Binary string
@@ -38,24 +38,6 @@ type Git struct {
 	// a command Claude runs could read them in /proc/<git pid>/environ.
 	Env []string
 }
-
-// safeConfig is passed before every command. Clean and smudge filters named
-// in the repository's config still run on git add (git offers no switch to
-// turn all of them off): see docs/projects.md.
-var safeConfig = []string{
-	"-c", "core.hooksPath=/dev/null",
-	"-c", "core.fsmonitor=false",
-	"-c", "core.pager=cat",
-	"-c", "core.quotePath=false",
-	"-c", "color.ui=false",
-	"-c", "diff.noprefix=false",
-	"-c", "diff.mnemonicPrefix=false",
-}
-
-// droppedEnv are variables of the bot's environment that would point git at
-// another repository or index than the one asked about.
-var droppedEnv = []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_CONFIG_PARAMETERS"}
 
 // ErrNotRepo is returned for a directory that is not in a git repository.
 var ErrNotRepo = errors.New("not a git repository")
@@ -103,7 +85,7 @@ func (g Git) run(ctx context.Context, c gitCall) (out []byte, cut bool, err erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append(append([]string{}, safeConfig...), c.args...)...)
+	cmd := exec.CommandContext(ctx, bin, append(append([]string{"--no-pager"}, safeConfig...), c.args...)...)
 	cmd.Dir = c.dir
 	cmd.Env = append(gitEnv(g.Env), c.env...)
 	if c.stdin != nil {
@@ -134,7 +116,7 @@ func (g Git) run(ctx context.Context, c gitCall) (out []byte, cut bool, err erro
 			err = fmt.Errorf("no answer within %s: %w", limit, ctx.Err())
 		}
 		msg := firstLines(stderr.buf.String(), 3)
-		if strings.Contains(msg, "not a git repository") {
+		if strings.Contains(msg, "not a git repository") || strings.Contains(msg, "cannot use bare repository") {
 			err = ErrNotRepo
 		}
 		return nil, false, &GitError{Args: c.args, Code: code, Stderr: msg, Err: err}
@@ -143,9 +125,9 @@ func (g Git) run(ctx context.Context, c gitCall) (out []byte, cut bool, err erro
 }
 
 // gitEnv is base (the bot's environment when nil) without what would
-// redirect git, with a fixed language (messages are parsed) and without
-// optional locks, so reading a repository never takes the index lock from
-// the owner's own git.
+// redirect git or run a program, with a fixed language (messages are
+// parsed) and without optional locks, so reading a repository never takes
+// the index lock from the owner's own git.
 func gitEnv(base []string) []string {
 	if base == nil {
 		base = os.Environ()
@@ -153,17 +135,14 @@ func gitEnv(base []string) []string {
 	var env []string
 	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
-		drop := name == "LANG" || name == "LC_ALL" || name == "LANGUAGE"
-		for _, d := range droppedEnv {
-			drop = drop || name == d
-		}
-		if !drop {
+		if !droppedVar(name) {
 			env = append(env, kv)
 		}
 	}
+	env = append(env, safeEnv...)
 	// Literal pathspecs: a path the user gives (/diff FILE) is a file name,
 	// never pathspec magic such as ":(top)".
-	return append(env, "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_LITERAL_PATHSPECS=1")
+	return append(env, "LC_ALL=C", "GIT_OPTIONAL_LOCKS=0", "GIT_LITERAL_PATHSPECS=1")
 }
 
 func firstLines(s string, n int) string {

@@ -116,7 +116,13 @@ func (g Git) AddWorktree(ctx context.Context, dir, path, branch string) (created
 	if !exists {
 		args = []string{"worktree", "add", "-b", branch, "--", path}
 	}
-	if _, _, err := g.run(ctx, gitCall{dir: dir, args: args}); err != nil {
+	// The checkout writes every file through the filter its attributes
+	// name: none the project could have set up may run.
+	env, err := g.filterOverrides(ctx, dir)
+	if err != nil {
+		return false, err
+	}
+	if _, _, err := g.run(ctx, gitCall{dir: dir, env: env, args: args}); err != nil {
 		return false, err
 	}
 	return !exists, nil
