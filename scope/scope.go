@@ -133,7 +133,7 @@ func (r Rule) check(path string, write bool) Verdict {
 			continue
 		}
 		v := r.place(resolved)
-		if write && v.Inside && (sensitive(p) || sensitive(resolved)) {
+		if write && v.Inside && (sensitiveWrite(p) || sensitiveWrite(resolved)) {
 			v.Inside, v.Sensitive = false, true
 		}
 		if i == 0 {

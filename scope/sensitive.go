@@ -1,6 +1,10 @@
 package scope
 
-import "strings"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
 
 // Places where a written file is run, or trusted, by the tools around a
 // project: Claude Code's settings, hooks, commands and MCP servers
@@ -29,4 +33,83 @@ func sensitive(p string) bool {
 		}
 	}
 	return false
+}
+
+// sensitiveWrite reports whether writing the absolute path p could change
+// what a program run later does: a sensitive name (see sensitiveNames), git's
+// own configuration outside a repository (gitConfigPlace), or a file in a
+// git directory whatever its name (inGitDir).
+func sensitiveWrite(p string) bool {
+	return sensitive(p) || gitConfigPlace(p) || inGitDir(p)
+}
+
+// gitConfigPlace reports whether p is, or is in, one of the places git
+// reads its global configuration from (config, attributes, ignore):
+// $XDG_CONFIG_HOME/git, ~/.config/git and $GIT_CONFIG_GLOBAL or
+// $GIT_CONFIG_SYSTEM when set (~/.gitconfig is a sensitive name). Read from
+// the environment at each check, as git does at each start; each place is
+// compared by its name and by its target when it is a link, without case.
+func gitConfigPlace(p string) bool {
+	var places []string
+	if home := os.Getenv("HOME"); home != "" {
+		places = append(places, filepath.Join(home, ".config", "git"))
+	}
+	if xdg := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(xdg) {
+		places = append(places, filepath.Join(xdg, "git"))
+	}
+	for _, v := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
+		if f := os.Getenv(v); filepath.IsAbs(f) {
+			places = append(places, filepath.Clean(f))
+		}
+	}
+	for _, pl := range places {
+		if within(pl, p, true) {
+			return true
+		}
+		if r, err := ResolveLinks(pl); err == nil && within(r, p, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// inGitDir reports whether p lies in a folder git would take for a git
+// directory (a repository's .git under any name, a bare repository), or one
+// that writing p would make nearly one. Git needs HEAD, objects/ and refs/;
+// a folder that has, counting what p adds, two of those, or one and a
+// config file, counts, so the last file that completes a planted bare
+// repository is always asked.
+func inGitDir(p string) bool {
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		rel, err := filepath.Rel(d, p)
+		if err == nil && gitLike(d, rel) {
+			return true
+		}
+		if d == "/" || d == "." || d == filepath.Dir(d) {
+			return false
+		}
+	}
+}
+
+// gitLike says whether folder d holds git directory markers, counting the
+// one that writing rel (a path below d) would create.
+func gitLike(d, rel string) bool {
+	first, _, below := strings.Cut(rel, "/")
+	has := func(name string, dir bool) bool {
+		if below && first == name && dir || !below && first == name && !dir {
+			return true
+		}
+		fi, err := os.Stat(filepath.Join(d, name))
+		return err == nil && fi.IsDir() == dir
+	}
+	kinds := 0
+	for _, m := range []struct {
+		name string
+		dir  bool
+	}{{"HEAD", false}, {"objects", true}, {"refs", true}} {
+		if has(m.name, m.dir) {
+			kinds++
+		}
+	}
+	return kinds >= 2 || kinds == 1 && has("config", false)
 }

@@ -40,3 +40,60 @@ func TestCheckWriteSensitive(t *testing.T) {
 		t.Errorf("write ~/.bashrc: %+v, want outside, not merely sensitive", v)
 	}
 }
+
+// TestCheckWriteGitConfig: git's own configuration is a place where a
+// written file names programs (filters, hooks, pagers), so a write there
+// is always asked, however the path is spelled: the owner's global config
+// folder (~/.config/git, $XDG_CONFIG_HOME/git), $GIT_CONFIG_GLOBAL, and any
+// git directory, whatever its name (a separate git dir "repo.git", a bare
+// repository), reached directly or through a link. A folder that is about
+// to become one (two of HEAD or config, objects/, refs/ present) counts,
+// so a bare repository cannot be assembled file by file unasked.
+func TestCheckWriteGitConfig(t *testing.T) {
+	w := newWorld(t)
+	// The owner made their home a root: ~/.config/git is under it.
+	w.rule.Roots = append(w.rule.Roots, w.home)
+	xdg := filepath.Join(w.base, "xdg")
+	mkdir(t, xdg)
+	w.rule.Roots = append(w.rule.Roots, xdg)
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	global := filepath.Join(w.proj, "conf", "my.gitconfig")
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	// A separate git dir and a bare repository inside the project.
+	for _, d := range []string{"repo.git/objects", "repo.git/refs/heads", "bare/objects", "bare/refs"} {
+		mkdir(t, filepath.Join(w.proj, d))
+	}
+	write(t, filepath.Join(w.proj, "repo.git", "HEAD"))
+	link(t, filepath.Join(w.proj, "repo.git"), filepath.Join(w.proj, "innocent"))
+	// Half-made: HEAD and config so far; objects/ would be the second kind.
+	mkdir(t, filepath.Join(w.proj, "half"))
+	write(t, filepath.Join(w.proj, "half", "HEAD"))
+	// Only objects/ so far: HEAD would make two kinds.
+	mkdir(t, filepath.Join(w.proj, "objs", "objects"))
+	for _, p := range []string{
+		filepath.Join(w.home, ".config", "git", "config"),
+		filepath.Join(w.home, ".config", "git", "attributes"),
+		filepath.Join(w.home, ".config", "git", "ignore"),
+		filepath.Join(w.home, ".CONFIG", "Git", "config"),
+		filepath.Join(xdg, "git", "config"),
+		global, "conf/my.gitconfig",
+		"repo.git/config", "repo.git/info/attributes", "repo.git/hooks/post-checkout", "innocent/config",
+		"bare/config", "bare/HEAD",
+		"half/objects/info/packs", "half/config",
+		"objs/HEAD",
+	} {
+		v := w.rule.CheckWrite(p)
+		if v.Inside || !v.Sensitive {
+			t.Errorf("write %s: %+v, want not inside (sensitive)", p, v)
+		}
+		if r := w.rule.Check(p); !r.Inside {
+			t.Errorf("read %s: %+v, want inside", p, r)
+		}
+	}
+	for _, p := range []string{"config", "config/app.yaml", "refs/notes.md", "objects/model.bin", "objs/objects/x.txt",
+		"half/notes.md", filepath.Join(w.home, ".config", "gitk"), filepath.Join(w.home, "git", "config")} {
+		if v := w.rule.CheckWrite(p); !v.Inside || v.Sensitive {
+			t.Errorf("write %s: %+v, want inside", p, v)
+		}
+	}
+}
