@@ -1,12 +1,12 @@
 package projects
 
 import (
-	"io"
-	"io/fs"
-	"os"
+	"context"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/untether/untether/safefile"
 )
 
 // Command is a custom slash command of Claude Code: a Markdown file in a
@@ -23,14 +23,20 @@ type Command struct {
 	User bool
 }
 
-// maxCommands bounds the files read for one listing.
-const maxCommands = 200
+// maxCommands bounds the files read for one listing; maxDepth the folders
+// below a commands folder.
+const (
+	maxCommands = 200
+	maxDepth    = 8
+)
 
 // Commands lists the custom commands and skills Claude Code offers in the
 // working directory dir: the project's (dir/.claude) first, then the
 // user's (configDir), sorted by name within each; a name the project has
-// hides the user's.
-func Commands(configDir, dir string) []Command {
+// hides the user's. The files are the project's, so each is read through
+// safefile: a FIFO or a device is skipped, never waited on, and no read
+// outlives ctx's deadline (safefile.DefaultTimeout without one).
+func Commands(ctx context.Context, configDir, dir string) []Command {
 	var out []Command
 	seen := map[string]bool{}
 	for _, src := range []struct {
@@ -40,7 +46,9 @@ func Commands(configDir, dir string) []Command {
 		if src.base == "" {
 			continue
 		}
-		found := append(commandFiles(filepath.Join(src.base, "commands")), skills(filepath.Join(src.base, "skills"))...)
+		var found []Command
+		commandFiles(ctx, filepath.Join(src.base, "commands"), "", 0, &found)
+		found = append(found, skills(ctx, filepath.Join(src.base, "skills"))...)
 		slices.SortFunc(found, func(a, b Command) int { return strings.Compare(a.Name, b.Name) })
 		for _, c := range found {
 			if seen[c.Name] || len(out) >= maxCommands {
@@ -54,41 +62,48 @@ func Commands(configDir, dir string) []Command {
 	return out
 }
 
-func commandFiles(root string) []Command {
-	var out []Command
-	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || len(out) >= maxCommands {
-			return filepath.SkipDir
+// commandFiles adds the commands of folder (named prefix, "" at the top)
+// and the folders below it to out. Links are not followed into folders,
+// as filepath.WalkDir did.
+func commandFiles(ctx context.Context, folder, prefix string, depth int, out *[]Command) {
+	entries, err := safefile.ReadDir(ctx, folder)
+	if err != nil || depth > maxDepth {
+		return
+	}
+	for _, e := range entries {
+		if len(*out) >= maxCommands || ctx.Err() != nil {
+			return
 		}
-		if d.IsDir() || !strings.HasSuffix(p, ".md") {
-			return nil
+		p := filepath.Join(folder, e.Name())
+		if e.IsDir() {
+			commandFiles(ctx, p, prefix+e.Name()+":", depth+1, out)
+			continue
 		}
-		rel, err := filepath.Rel(root, strings.TrimSuffix(p, ".md"))
-		if err != nil {
-			return nil
+		name, ok := strings.CutSuffix(e.Name(), ".md")
+		if !ok {
+			continue
 		}
-		meta, body := frontMatter(p)
-		out = append(out, Command{Name: strings.ReplaceAll(rel, string(filepath.Separator), ":"), Description: describe(meta, body)})
-		return nil
-	})
-	return out
+		meta, body, ok := frontMatter(ctx, p)
+		if ok {
+			*out = append(*out, Command{Name: prefix + name, Description: describe(meta, body)})
+		}
+	}
 }
 
-func skills(root string) []Command {
-	entries, err := os.ReadDir(root)
+func skills(ctx context.Context, root string) []Command {
+	entries, err := safefile.ReadDir(ctx, root)
 	if err != nil {
 		return nil
 	}
 	var out []Command
 	for _, e := range entries {
-		if !e.IsDir() || len(out) >= maxCommands {
+		if !e.IsDir() || len(out) >= maxCommands || ctx.Err() != nil {
 			continue
 		}
-		p := filepath.Join(root, e.Name(), "SKILL.md")
-		if _, err := os.Stat(p); err != nil {
+		meta, body, ok := frontMatter(ctx, filepath.Join(root, e.Name(), "SKILL.md"))
+		if !ok {
 			continue
 		}
-		meta, body := frontMatter(p)
 		name := meta["name"]
 		if name == "" {
 			name = e.Name()
@@ -100,31 +115,30 @@ func skills(root string) []Command {
 
 // frontMatter reads the "key: value" lines between the leading "---"
 // lines of a Markdown file, and the first lines of the body; only the
-// file's first 4 KB are read.
-func frontMatter(path string) (meta map[string]string, body string) {
-	meta = map[string]string{}
-	f, err := os.Open(path)
+// file's first 4 KB are read. ok is false for a file that is missing or
+// is no regular file.
+func frontMatter(ctx context.Context, path string) (meta map[string]string, body string, ok bool) {
+	head, err := safefile.ReadHead(ctx, path, 4096)
 	if err != nil {
-		return meta, ""
+		return nil, "", false
 	}
-	defer f.Close()
-	head, _ := io.ReadAll(io.LimitReader(f, 4096))
+	meta = map[string]string{}
 	text := strings.ReplaceAll(string(head), "\r\n", "\n")
-	rest, ok := strings.CutPrefix(text, "---\n")
-	if !ok {
-		return meta, text
+	rest, found := strings.CutPrefix(text, "---\n")
+	if !found {
+		return meta, text, true
 	}
-	fm, body, ok := strings.Cut(rest, "\n---")
-	if !ok {
-		return meta, text
+	fm, body, found := strings.Cut(rest, "\n---")
+	if !found {
+		return meta, text, true
 	}
 	for _, line := range strings.Split(fm, "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if ok {
+		k, v, found := strings.Cut(line, ":")
+		if found {
 			meta[strings.TrimSpace(k)] = strings.Trim(strings.TrimSpace(v), `"'`)
 		}
 	}
-	return meta, body
+	return meta, body, true
 }
 
 // describe is the description line Claude Code shows: the front matter's,

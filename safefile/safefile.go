@@ -147,3 +147,20 @@ func within[T any](ctx context.Context, read func() (T, error)) (T, error) {
 		return zero, fmt.Errorf("no answer from the file system: %w", ctx.Err())
 	}
 }
+
+// ReadHead reads at most the first n bytes of the regular file path, of
+// any size, within ctx's deadline or DefaultTimeout.
+func ReadHead(ctx context.Context, path string, n int64) ([]byte, error) {
+	return within(ctx, func() ([]byte, error) {
+		f, _, err := Open(path, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		data, err := io.ReadAll(io.LimitReader(f, n))
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		return data, nil
+	})
+}

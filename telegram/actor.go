@@ -383,7 +383,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	a.startDir = startDir
 	a.mark = storeMark{}
 	a.mu.Unlock()
-	b.refreshMenu(a.place.ChatID, startDir)
+	b.refreshMenu(ctx, a.place.ChatID, startDir)
 	return conn, nil
 }
 

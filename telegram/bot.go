@@ -225,6 +225,7 @@ type Bot struct {
 	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
 	limits   limitWatch            // the last usage-limit status, for /usage
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
+	cmdLists *commandLists         // each directory's Claude Code commands (claudecmds.go)
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
@@ -272,6 +273,7 @@ func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot,
 		actors:       map[string]*actor{},
 		stopping:     make(chan struct{}),
 		accounts:     newAccounts(accountsKept, cfg.PressBurst),
+		cmdLists:     newCommandLists(cfg.ClaudeConfigDir),
 	}
 	b.lanes = newLanes(b, cfg.CommandWait)
 	tr := cfg.Transport

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -45,7 +46,15 @@ func (b *Bot) claudeCommand(key string, m *models.Message, text string) (prompt 
 	word, rest, _ := strings.Cut(text, " ")
 	name, target, named := strings.Cut(strings.TrimPrefix(word, "/"), "@")
 	known := claudeBuiltins[strings.ToLower(name)]
-	if c, found := projects.FindCommand(b.claudeCommands(b.settings(key).WorkDir), name); found {
+	// From memory: this runs on the polling loop (see commandLists). In a
+	// private chat every command passes and the actor maps its name, so
+	// nothing is waited for there.
+	wait := time.Duration(0)
+	if isGroup(m.Chat.ID) {
+		wait = groupListWait
+	}
+	cmds, _ := b.cmdLists.cached(b.settings(key).WorkDir, wait)
+	if c, found := projects.FindCommand(cmds, name); found {
 		name, known = c.Name, true
 	}
 	if isGroup(m.Chat.ID) && !known && !(named && strings.EqualFold(target, b.me.Username)) {
@@ -58,10 +67,25 @@ func (b *Bot) claudeCommand(key string, m *models.Message, text string) (prompt 
 	return prompt, true
 }
 
-// claudeCommands are the custom commands and skills Claude Code offers in
-// dir (the project's, then the user's own).
-func (b *Bot) claudeCommands(dir string) []projects.Command {
-	return projects.Commands(b.cfg.ClaudeConfigDir, dir)
+// commandPrompt gives a prompt that starts with a command's menu name
+// ("/code_review") the command's own name ("/code-review") from dir's list
+// read now. It runs on the actor's goroutine, never the polling loop, and
+// catches what the loop's cached list could not know (a list not read yet
+// after a restart, a command file added since).
+func (b *Bot) commandPrompt(ctx context.Context, dir, prompt string) string {
+	word, rest, _ := strings.Cut(prompt, " ")
+	name, ok := strings.CutPrefix(word, "/")
+	if !ok || name == "" || botCommands[strings.ToLower(name)] {
+		return prompt
+	}
+	c, found := projects.FindCommand(b.cmdLists.load(ctx, dir), name)
+	if !found || c.Name == name {
+		return prompt
+	}
+	if rest != "" {
+		return "/" + c.Name + " " + rest
+	}
+	return "/" + c.Name
 }
 
 // refreshMenu sets the chat's command menu to the bot's commands and those
@@ -69,9 +93,12 @@ func (b *Bot) claudeCommands(dir string) []projects.Command {
 // chat in this run (once per chat and run at least, so a menu left from an
 // earlier run is put right). A forum's topics share the chat's menu: the
 // last session started in the chat sets it.
-func (b *Bot) refreshMenu(chatID int64, dir string) {
+//
+// It reads the project's command files (bounded by safefile's limits), so
+// it runs on the actor's goroutine, never the polling loop.
+func (b *Bot) refreshMenu(ctx context.Context, chatID int64, dir string) {
 	var entries []view.MenuEntry
-	for _, c := range b.claudeCommands(dir) {
+	for _, c := range b.cmdLists.load(ctx, dir) {
 		if name, ok := projects.MenuName(c.Name); ok {
 			entries = append(entries, view.MenuEntry{Name: name, Description: c.Description, User: c.User})
 		}

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -432,6 +433,57 @@ func TestSessionContinuedAtTheDesk(t *testing.T) {
 		s := h.eng.starts()
 		if len(s) != 2 || s[1].Resume != "sess-1" {
 			t.Errorf("starts %+v: want a fresh process resuming sess-1", s)
+		}
+	})
+}
+
+// TestCommandFilesThatBlockStallNothing: a FIFO (and a link to /dev/ptmx)
+// among the project's command files. Before, reading them on the polling
+// loop froze the bot after the first unknown command: no chat was
+// answered again, /cancel included; a session start (the menu) hung the
+// same way. Now they are skipped, and the project's real commands still
+// pass, in a private chat and in a group.
+func TestCommandFilesThatBlockStallNothing(t *testing.T) {
+	dir := resolved(t, t.TempDir())
+	writeFile(t, filepath.Join(dir, ".claude/commands/code-review.md"), "---\ndescription: Review\n---\nReview\n")
+	var fifos []string
+	for _, p := range []string{".claude/commands/stuck.md", ".claude/skills/stuck/SKILL.md"} {
+		p = filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fifos = append(fifos, p)
+	}
+	if err := os.Symlink("/dev/ptmx", filepath.Join(dir, ".claude/commands/tty.md")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // free a reader the old code left blocked
+		for _, p := range fifos {
+			if f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				f.Close()
+			}
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, echoScript, func(c *telegram.Config) { c.WorkDir = dir; c.ClaudeConfigDir = t.TempDir() })
+		g := tgtest.Supergroup(-100778, "team")
+		h.tg.AddChat(g)
+		// The group's first message: the list is read in the background.
+		h.tg.SendMessage(h.user, g, "/code_review now")
+		h.awaitText(g.ID, "Answer: /code-review now")
+		h.say("/compact")
+		h.awaitText(h.dm.ID, "Answer: /compact")
+		h.say("/code_review x")
+		h.awaitText(h.dm.ID, "Answer: /code-review x")
+		h.say("/status")
+		h.awaitText(h.dm.ID, "Model")
+		for _, c := range h.tg.ChatCommands(h.dm.ID) {
+			if c.Command == "stuck" || c.Command == "tty" {
+				t.Errorf("a file that is no regular file is in the menu: %+v", c)
+			}
 		}
 	})
 }

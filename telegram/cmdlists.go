@@ -1,0 +1,86 @@
+package telegram
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/untether/untether/projects"
+	"github.com/untether/untether/safefile"
+)
+
+// commandLists holds, per working directory, the custom commands Claude
+// Code offers there (projects.Commands). The files are the project's, and
+// anyone who can write the project can put a FIFO among them, so the
+// polling loop never reads them: it asks cached, which answers from memory
+// and, on a miss, starts one background read of that directory. The list
+// is read afresh, off the loop, when a session starts (refreshMenu) and
+// before a command's prompt is sent (the actor's goroutine).
+type commandLists struct {
+	configDir string
+	mu        sync.Mutex
+	lists     map[string][]projects.Command
+	loading   map[string]chan struct{} // closed when the read ends
+}
+
+// maxCommandLists bounds the directories remembered; past it, the lists
+// are forgotten and read again when needed.
+const maxCommandLists = 256
+
+// groupListWait is how long the polling loop waits, once per directory
+// and run, for a background read when a group's command may be the
+// project's: in a group only Claude Code's commands pass unnamed, so the
+// list decides whether the message is this bot's at all. The read itself
+// is bounded by safefile; this bounds the loop.
+const groupListWait = time.Second
+
+func newCommandLists(configDir string) *commandLists {
+	return &commandLists{configDir: configDir, lists: map[string][]projects.Command{}, loading: map[string]chan struct{}{}}
+}
+
+// cached returns dir's list as last read, without touching the disk. On a
+// miss it starts a background read and waits for it at most wait; ok is
+// false when the list is still unknown.
+func (c *commandLists) cached(dir string, wait time.Duration) (list []projects.Command, ok bool) {
+	c.mu.Lock()
+	list, ok = c.lists[dir]
+	done := c.loading[dir]
+	if !ok && done == nil {
+		done = make(chan struct{})
+		c.loading[dir] = done
+		go c.load(context.Background(), dir)
+	}
+	c.mu.Unlock()
+	if ok || wait <= 0 {
+		return list, ok
+	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	list, ok = c.lists[dir]
+	return list, ok
+}
+
+// load reads dir's list now (safefile's time limits bound it) and keeps it.
+func (c *commandLists) load(ctx context.Context, dir string) []projects.Command {
+	ctx, cancel := context.WithTimeout(ctx, safefile.DefaultTimeout)
+	defer cancel()
+	list := projects.Commands(ctx, c.configDir, dir)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.lists) >= maxCommandLists {
+		clear(c.lists)
+	}
+	c.lists[dir] = list
+	if done := c.loading[dir]; done != nil {
+		close(done)
+		delete(c.loading, dir)
+	}
+	return list
+}
