@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -324,14 +325,73 @@ func TestReadKinds(t *testing.T) {
 	}
 	rule := scope.Rule{WorkDir: work}
 	for path, want := range map[string]Refusal{"sub": Folder, "/etc/hostname": Outside, "nope": Missing, "": NoPath} {
-		_, err := Read(rule, path, 0)
+		_, err := Read(context.Background(), rule, path, 0)
 		var pe *PathError
 		if !errors.As(err, &pe) || pe.Kind != want {
 			t.Errorf("%q: %v, want kind %d", path, err, want)
 		}
 	}
-	_, err := Read(rule, "sub", 0)
+	_, err := Read(context.Background(), rule, "sub", 0)
 	if pe := err.(*PathError); pe.Path != filepath.Join(work, "sub") {
 		t.Errorf("path %q", pe.Path)
+	}
+}
+
+// The file Read sends is the file it checked: one swapped, between the
+// check of its path and the open, for a FIFO (before: the open hung for
+// ever and took a send slot) or for a link out of the project (before: the
+// outside file was read) is refused.
+func TestReadChecksTheOpenedFile(t *testing.T) {
+	work, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "id_ed25519")
+	if err := os.WriteFile(outside, []byte("PRIVATE KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rule := scope.Rule{WorkDir: work}
+	for _, c := range []struct {
+		name string
+		swap func(p string) error
+		want Refusal
+	}{
+		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o600) }, NotRegular},
+		{"link out", func(p string) error { return os.Symlink(outside, p) }, Outside},
+	} {
+		p := filepath.Join(work, "report.txt")
+		if err := os.WriteFile(p, []byte("report"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		afterCheck = func(string) {
+			if err := os.Remove(p); err != nil {
+				t.Error(err)
+			}
+			if err := c.swap(p); err != nil {
+				t.Error(err)
+			}
+		}
+		done := make(chan error, 1)
+		go func() {
+			f, err := Read(context.Background(), rule, "report.txt", 0)
+			if err == nil && strings.Contains(string(f.Data), "PRIVATE") {
+				err = errors.New("sent the outside file")
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			var pe *PathError
+			if !errors.As(err, &pe) || pe.Kind != c.want {
+				t.Errorf("%s: err = %v, want refusal kind %d", c.name, err, c.want)
+			}
+		case <-time.After(20 * time.Second): // a hang, not a speed goal
+			t.Fatalf("%s: Read blocked", c.name)
+			if f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+				f.Close()
+			}
+		}
+		afterCheck = nil
+		os.Remove(p)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/human"
+	"github.com/untether/untether/safefile"
 	"github.com/untether/untether/scope"
 )
 
@@ -62,7 +63,7 @@ func (s *Server) handle(ctx context.Context, conn net.Conn) {
 		reply(conn, Result{Text: "Not sent: this Claude session may no longer send files (it was closed)."})
 		return
 	}
-	f, err := Read(sess.Rule, req.Path, s.opts.MaxSize)
+	f, err := Read(ctx, sess.Rule, req.Path, s.opts.MaxSize)
 	if err != nil {
 		s.log.Info("send_file refused", "session_key", sess.Key, "path", req.Path, "err", err)
 		reply(conn, Result{Text: "Not sent: " + err.Error()})
@@ -107,14 +108,60 @@ func refuse(path string, kind Refusal, format string, args ...any) (File, error)
 	return File{}, &PathError{Path: path, Kind: kind, msg: fmt.Sprintf(format, args...)}
 }
 
+// afterCheck, when set (tests), runs between the check of a path and its
+// open: where a swap would have to happen.
+var afterCheck func(path string)
+
 // Read checks path with rule (relative paths are taken from the rule's
 // working directory) and reads the file, of at most maxSize bytes (0: no
-// limit). Every refusal is a *PathError.
-func Read(rule scope.Rule, path string, maxSize int64) (File, error) {
+// limit), within ctx's deadline (safefile.DefaultTimeout without one).
+// The file read is the file checked: it is opened without blocking and
+// checked again as opened (a regular file, and, where the system tells,
+// inside by where it really is), so a path swapped after its check for a
+// FIFO or a link out is refused. Every refusal is a *PathError.
+func Read(ctx context.Context, rule scope.Rule, path string, maxSize int64) (File, error) {
 	if path == "" {
 		return refuse(path, NoPath, "no path was given")
 	}
 	v := rule.Check(path)
+	if f, err := refusePlace(v); err != nil {
+		return f, err
+	}
+	info, err := os.Stat(v.Path)
+	if f, err := refuseInfo(v.Path, info, err, maxSize); err != nil {
+		return f, err
+	}
+	if afterCheck != nil {
+		afterCheck(v.Path)
+	}
+	fh, info, err := safefile.Open(v.Path, maxSize)
+	if f, err := refuseInfo(v.Path, info, err, maxSize); err != nil {
+		return f, err
+	}
+	defer fh.Close()
+	if real, err := safefile.RealPath(fh); err == nil {
+		if f, err := refusePlace(rule.Check(real)); err != nil {
+			return f, err
+		}
+	}
+	limit := maxSize
+	if limit <= 0 {
+		limit = info.Size()
+	}
+	data, err := safefile.ReadOpen(ctx, fh, limit)
+	switch {
+	case errors.Is(err, safefile.ErrTooBig):
+		return refuse(v.Path, TooBig, "%s grew past %s while it was read", v.Path, human.Bytes(limit))
+	case err != nil:
+		return refuse(v.Path, Unreadable, "reading %s: %v", v.Path, err)
+	case len(data) == 0:
+		return refuse(v.Path, Empty, "%s is empty", v.Path)
+	}
+	return File{Path: v.Path, Name: filepath.Base(v.Path), Data: data}, nil
+}
+
+// refusePlace refuses a path the rule does not call inside.
+func refusePlace(v scope.Verdict) (File, error) {
 	switch {
 	case v.Forbidden:
 		return refuse(v.Path, Private, "%s is one of the bot's private files; nothing was sent", v.Path)
@@ -122,41 +169,35 @@ func Read(rule scope.Rule, path string, maxSize int64) (File, error) {
 		return refuse(v.Path, Outside, "%s is outside this session's project (its working directory, the chat's upload folder "+
 			"and the directories the owner listed); only files inside may be sent, and nothing was sent", v.Path)
 	}
-	info, err := os.Stat(v.Path)
+	return File{}, nil
+}
+
+// refuseInfo refuses what a stat (of the path, or of the opened file)
+// tells is no file to send.
+func refuseInfo(path string, info fs.FileInfo, err error, maxSize int64) (File, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return refuse(v.Path, Missing, "%s does not exist", v.Path)
+		return refuse(path, Missing, "%s does not exist", path)
+	case info != nil && info.IsDir():
+		return refuse(path, Folder, "%s is a folder: send its files one by one, or an archive of it", path)
+	case errors.Is(err, safefile.ErrNotRegular) || err == nil && !info.Mode().IsRegular():
+		return refuse(path, NotRegular, "%s is not a regular file", path)
+	case errors.Is(err, safefile.ErrTooBig) || err == nil && maxSize > 0 && info.Size() > maxSize:
+		return refuse(path, TooBig, "%s is %s; the most that can be sent is %s", path, human.Bytes(info.Size()), human.Bytes(maxSize))
 	case err != nil:
-		return refuse(v.Path, Unreadable, "%s: %v", v.Path, errors.Unwrap(err))
-	case info.IsDir():
-		return refuse(v.Path, Folder, "%s is a folder: send its files one by one, or an archive of it", v.Path)
-	case !info.Mode().IsRegular():
-		return refuse(v.Path, NotRegular, "%s is not a regular file", v.Path)
+		return refuse(path, Unreadable, "%s: %v", path, unwrapPath(err))
 	case info.Size() == 0:
-		return refuse(v.Path, Empty, "%s is empty", v.Path)
-	case maxSize > 0 && info.Size() > maxSize:
-		return refuse(v.Path, TooBig, "%s is %s; the most that can be sent is %s", v.Path, human.Bytes(info.Size()), human.Bytes(maxSize))
+		return refuse(path, Empty, "%s is empty", path)
 	}
-	// Read through a bounded reader: the file may grow after the check.
-	fh, err := os.Open(v.Path)
-	if err != nil {
-		return refuse(v.Path, Unreadable, "%s: %v", v.Path, errors.Unwrap(err))
+	return File{}, nil
+}
+
+// unwrapPath drops the path an *fs.PathError repeats.
+func unwrapPath(err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		return pe.Err
 	}
-	defer fh.Close()
-	limit := maxSize
-	if limit <= 0 {
-		limit = info.Size()
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, limit+1))
-	switch {
-	case err != nil:
-		return refuse(v.Path, Unreadable, "reading %s: %v", v.Path, err)
-	case int64(len(data)) > limit:
-		return refuse(v.Path, TooBig, "%s grew past %s while it was read", v.Path, human.Bytes(limit))
-	case len(data) == 0:
-		return refuse(v.Path, Empty, "%s is empty", v.Path)
-	}
-	return File{Path: v.Path, Name: filepath.Base(v.Path), Data: data}, nil
+	return err
 }
 
 // batch is the files of one session gathered for one delivery.

@@ -2,11 +2,15 @@ package projects
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/untether/untether/safefile"
 )
 
 // What changed in a working directory is measured by comparing snapshots
@@ -17,6 +21,10 @@ import (
 // objects in the repository's object store, unreferenced, which git gc
 // removes in time. Only the directory (and below) is snapshot and compared:
 // a chat working in a subdirectory of a bigger repository sees its own part.
+
+// maxIndex bounds the index copied for a snapshot (git's own index of a
+// repository of a million files is about 100 MB).
+const maxIndex = 512 << 20
 
 // Tree is a snapshot: the id of a git tree object.
 type Tree string
@@ -69,11 +77,13 @@ func (g Git) Snapshot(ctx context.Context, dir string) (Tree, error) {
 	defer os.Remove(tmpName)
 	// Starting from the real index lets git skip every file whose stat
 	// data did not change, so only new and changed files are read.
-	data, err := os.ReadFile(index)
+	// The index lies in the repository, which Claude writes: read it as
+	// any planted file (never wait on a FIFO in its place).
+	data, err := safefile.ReadFile(ctx, index, maxIndex)
 	switch {
 	case err == nil:
 		_, err = tmp.Write(data)
-	case os.IsNotExist(err):
+	case errors.Is(err, fs.ErrNotExist):
 		err = nil // a repository without an index yet: start empty
 	}
 	if cerr := tmp.Close(); err == nil {

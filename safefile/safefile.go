@@ -164,3 +164,10 @@ func ReadHead(ctx context.Context, path string, n int64) ([]byte, error) {
 		return data, nil
 	})
 }
+
+// ReadOpen reads the rest of the open file f, at most max bytes (a file
+// that grows past max while read is refused with ErrTooBig; max ≤ 0: any
+// size), within ctx's deadline or DefaultTimeout.
+func ReadOpen(ctx context.Context, f *os.File, max int64) ([]byte, error) {
+	return within(ctx, func() ([]byte, error) { return readAll(f, f.Name(), max) })
+}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/human"
+	"github.com/untether/untether/safefile"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
@@ -150,11 +150,11 @@ func (b *Bot) getCommand(ctx context.Context, key string, pl place, replyTo int,
 		return
 	}
 	rule := b.broker.PathRule(b.settings(key).WorkDir, b.uploadDir(key))
-	f, err := filesend.Read(rule, arg, maxUpload)
+	f, err := filesend.Read(ctx, rule, arg, maxUpload)
 	var pe *filesend.PathError
 	switch {
 	case errors.As(err, &pe) && pe.Kind == filesend.Folder:
-		names, more := folderFiles(pe.Path)
+		names, more := folderFiles(ctx, pe.Path)
 		b.notify(pl, replyTo, view.GetFolder(b.redact(pe.Path), names, more))
 		return
 	case err != nil:
@@ -170,8 +170,9 @@ func (b *Bot) getCommand(ctx context.Context, key string, pl place, replyTo int,
 
 // folderFiles names the first files of dir (sorted; folders and hidden
 // files left out), and whether there are more.
-func folderFiles(dir string) (names []string, more bool) {
-	entries, err := os.ReadDir(dir)
+func folderFiles(ctx context.Context, dir string) (names []string, more bool) {
+	// The folder may have become a FIFO since it was checked: never wait.
+	entries, err := safefile.ReadDir(ctx, dir)
 	if err != nil {
 		return nil, false
 	}

@@ -69,7 +69,7 @@ func (f *fakeFiles) call(paths map[string]string, order ...string) []string {
 	var files []filesend.File
 	var at []int
 	for i, p := range order {
-		file, err := filesend.Read(sess.Rule, p, 50<<20)
+		file, err := filesend.Read(context.Background(), sess.Rule, p, 50<<20)
 		if err != nil {
 			out[i] = "Not sent: " + err.Error()
 			continue
