@@ -3,8 +3,8 @@ package projects
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
