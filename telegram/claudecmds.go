@@ -40,12 +40,14 @@ var claudeBuiltins = map[string]bool{
 // Claude Code gets: the command as typed (case kept, "@bot" dropped), with
 // a menu name ("/code_review") turned back into the command's own name
 // ("/code-review"). ok is false for a command in a group that is none of
-// Claude Code's and does not name the bot: it is not for this bot.
-func (b *Bot) claudeCommand(key string, m *models.Message, text string) (prompt string, ok bool) {
+// Claude Code's and does not name the bot: it is not for this bot. The
+// project's commands are read from the chat's directory as checked
+// (chatDir): a directory that no longer passes falls back here too.
+func (b *Bot) claudeCommand(key string, pl place, m *models.Message, text string) (prompt string, ok bool) {
 	word, rest, _ := strings.Cut(text, " ")
 	name, target, named := strings.Cut(strings.TrimPrefix(word, "/"), "@")
 	known := claudeBuiltins[strings.ToLower(name)]
-	if c, found := projects.FindCommand(b.claudeCommands(b.settings(key).WorkDir), name); found {
+	if c, found := projects.FindCommand(b.claudeCommands(b.chatDir(key, pl, m.ID)), name); found {
 		name, known = c.Name, true
 	}
 	if isGroup(m.Chat.ID) && !known && !(named && strings.EqualFold(target, b.me.Username)) {
