@@ -16,18 +16,18 @@ import (
 // when the branch has none. The worktree must pass the checks of /cwd
 // (inside project_roots, links resolved), and the move starts a fresh
 // session there, like /cwd. Worktrees are never removed by the bot.
-func (b *Bot) branchCommand(ctx context.Context, key string, pl place, arg string) string {
-	st := b.settings(key)
-	list, err := b.cfg.Git.Worktrees(ctx, st.WorkDir)
+func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo int, arg string) string {
+	cur := b.chatDir(key, pl, replyTo)
+	list, err := b.cfg.Git.Worktrees(ctx, cur)
 	switch {
 	case errors.Is(err, projects.ErrNotRepo):
-		return view.NotARepo(st.WorkDir)
+		return view.NotARepo(cur)
 	case err != nil:
 		return view.GitFailed(b.redact(err.Error()))
 	}
 	name := strings.TrimSpace(arg)
 	if name == "" {
-		return view.BranchList(worktreeItems(list, st.WorkDir))
+		return view.BranchList(worktreeItems(list, cur))
 	}
 	if a := b.existingActor(key); a != nil && a.working() {
 		return view.BranchBusy
@@ -36,7 +36,7 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, arg strin
 	made, created := false, false
 	if !found {
 		if len(list) == 0 {
-			return view.NotARepo(st.WorkDir)
+			return view.NotARepo(cur)
 		}
 		w = projects.Worktree{Path: projects.WorktreePath(b.cfg.WorktreesDir, list[0].Path, name), Branch: name}
 		switch v := scope.InRoots(w.Path, b.roots()); {
@@ -46,7 +46,7 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, arg strin
 			return view.BranchRefused(fmt.Sprintf("The worktree would be %s, outside the directories this bot may work in (%s): set [projects] worktrees_dir to a folder inside [claude] project_roots, or widen the roots.",
 				w.Path, strings.Join(b.roots(), ", ")))
 		}
-		if created, err = b.cfg.Git.AddWorktree(ctx, st.WorkDir, w.Path, name); err != nil {
+		if created, err = b.cfg.Git.AddWorktree(ctx, cur, w.Path, name); err != nil {
 			if errors.Is(err, projects.ErrBadBranch) {
 				return view.BranchRefused(fmt.Sprintf("%q is not a branch name git accepts.", name))
 			}
@@ -56,11 +56,11 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, arg strin
 		made = true
 		b.log.Info("made a worktree", "chat_id", pl.ChatID, "session_key", key, "branch", name, "path", w.Path, "new_branch", created)
 	}
-	dir, err := b.resolveWorkDir(st.WorkDir, w.Path)
+	dir, err := b.resolveWorkDir(cur, w.Path)
 	if err != nil {
 		return view.BranchRefused(err.Error())
 	}
-	if dir == st.WorkDir {
+	if dir == cur {
 		return view.BranchUnchanged(name, dir)
 	}
 	busy, err := b.moveTo(key, dir)

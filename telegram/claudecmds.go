@@ -41,8 +41,10 @@ var claudeBuiltins = map[string]bool{
 // Claude Code gets: the command as typed (case kept, "@bot" dropped), with
 // a menu name ("/code_review") turned back into the command's own name
 // ("/code-review"). ok is false for a command in a group that is none of
-// Claude Code's and does not name the bot: it is not for this bot.
-func (b *Bot) claudeCommand(key string, m *models.Message, text string) (prompt string, ok bool) {
+// Claude Code's and does not name the bot: it is not for this bot. The
+// project's commands are read from the chat's directory as checked
+// (chatDir): a directory that no longer passes falls back here too.
+func (b *Bot) claudeCommand(key string, pl place, m *models.Message, text string) (prompt string, ok bool) {
 	word, rest, _ := strings.Cut(text, " ")
 	name, target, named := strings.Cut(strings.TrimPrefix(word, "/"), "@")
 	known := claudeBuiltins[strings.ToLower(name)]
@@ -53,7 +55,7 @@ func (b *Bot) claudeCommand(key string, m *models.Message, text string) (prompt 
 	if isGroup(m.Chat.ID) {
 		wait = groupListWait
 	}
-	cmds, _ := b.cmdLists.cached(b.settings(key).WorkDir, wait)
+	cmds, _ := b.cmdLists.cached(b.chatDir(key, pl, m.ID), wait)
 	if c, found := projects.FindCommand(cmds, name); found {
 		name, known = c.Name, true
 	}

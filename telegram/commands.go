@@ -36,7 +36,7 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 		a := b.actorFor(key, pl, group)
 		reply(view.NewSessionReply(a.requestReset()))
 	case "status":
-		reply(b.statusText(key))
+		reply(b.statusText(key, pl, m.ID))
 	case "usage":
 		reply(b.usageText(key))
 	case "planmode":
@@ -48,7 +48,7 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 	case "stream":
 		reply(b.streamCommand(key, group, strings.ToLower(args)))
 	case "cwd", "cd":
-		reply(b.cwdCommand(key, args))
+		reply(b.cwdCommand(key, pl, m.ID, args))
 	case "sessions", "resume":
 		b.sessionsCommand(ctx, key, pl, m.ID)
 	case "get":
@@ -56,13 +56,16 @@ func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Messa
 	case "diff":
 		b.diffCommand(ctx, key, pl, m.ID, args)
 	case "branch":
-		reply(b.branchCommand(ctx, key, pl, args))
+		reply(b.branchCommand(ctx, key, pl, m.ID, args))
 	default: // botCommands and this switch name the same commands
 		reply(view.UnknownCommand(cmd))
 	}
 }
 
-func (b *Bot) statusText(key string) string {
+// statusText shows the directory as checked (chatDir), not a stored one
+// that no longer passes.
+func (b *Bot) statusText(key string, pl place, replyTo int) string {
+	b.chatDir(key, pl, replyTo)
 	st := b.settings(key)
 	s := view.Status{Model: st.Model, ModelSource: st.ModelSource, PlanMode: st.PlanMode, PlanModeSource: st.PlanSource,
 		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource,

@@ -16,8 +16,11 @@ import (
 // cwdCommand shows or sets the chat's working directory. Claude Code keeps
 // sessions per directory, so a change starts a fresh session; it waits for
 // an idle chat rather than pulling the ground from under a running turn.
-func (b *Bot) cwdCommand(key, arg string) string {
+// The current directory (shown, and the base of a relative path) is the
+// checked one.
+func (b *Bot) cwdCommand(key string, pl place, replyTo int, arg string) string {
 	arg = strings.TrimSpace(arg)
+	b.chatDir(key, pl, replyTo)
 	st := b.settings(key)
 	var dir string
 	switch arg {
@@ -65,11 +68,7 @@ func (b *Bot) moveTo(key, dir string) (busy bool, err error) {
 	if err := b.store.SetWorkDir(key, dir); err != nil {
 		return false, err
 	}
-	if a != nil {
-		a.requestNewSession()
-	} else if err := b.store.ArchiveSession(key); err != nil {
-		b.log.Warn("could not clear session", "session_key", key, "err", err)
-	}
+	b.setSessionAside(key)
 	return false, nil
 }
 
@@ -113,16 +112,42 @@ func (b *Bot) roots() []string {
 }
 
 // sessionWorkDir is the directory a new Claude session of the chat starts
-// in. A chat's own directory was checked when /cwd set it, and is checked
-// again here each time: today's project_roots may be narrower, or the
-// directory may have been replaced by a link that leads elsewhere. One that
-// fails sends the chat back to working_dir: the setting is cleared, the
-// session (which belongs to the old directory) is set aside for /sessions,
-// and the chat is told why. The resolved path is returned, so a link
-// changed after this check cannot move the session.
+// in, checked by checkedWorkDir. A failed check sets the session aside at
+// once: the process about to start must not resume it.
 func (a *actor) sessionWorkDir(ctx context.Context, replyTo int) string {
-	b := a.b
-	st := b.settings(a.key)
+	return a.b.checkedWorkDir(a.key, a.place, replyTo, func() { a.dropSession(ctx) })
+}
+
+// chatDir is the chat's directory for the bot's own commands (/get, /diff,
+// /branch, /sessions, /status, /cwd, Claude Code's commands), checked
+// each time by checkedWorkDir exactly as a session start checks it: the
+// stored setting may have been replaced by a link out of the roots, or the
+// roots narrowed, since it was last used.
+//
+// While a session runs, commands use this checked setting, not the
+// directory the process started in (actor.startDir): the command acts for
+// the chat, and the setting is where the chat works and its next session
+// starts (what /status shows). The two differ only for a while (after a
+// /sessions switch, until the next turn restarts the process) or when the
+// check fails, and then the fallback is what the chat gets. The running
+// process keeps its own directory until its turn ends (its path rule sees
+// a moved directory, see scope.Rule.WorkDirResolved); a failed check here
+// only asks the actor to set the session aside, never pulls it from under
+// a running turn.
+func (b *Bot) chatDir(key string, pl place, replyTo int) string {
+	return b.checkedWorkDir(key, pl, replyTo, func() { b.setSessionAside(key) })
+}
+
+// checkedWorkDir is the one check of a chat's directory for use. A chat's
+// own directory was checked when /cwd set it, and is checked again here
+// each time: today's project_roots may be narrower, or the directory may
+// have been replaced by a link that leads elsewhere. One that fails sends
+// the chat back to working_dir: the setting is cleared, the session
+// (which belongs to the old directory) is set aside for /sessions by
+// setAside, and the chat is told why. The resolved path is returned, so a
+// link changed after this check cannot move what uses it.
+func (b *Bot) checkedWorkDir(key string, pl place, replyTo int, setAside func()) string {
+	st := b.settings(key)
 	if st.WorkSource != fromChat {
 		return st.WorkDir
 	}
@@ -144,14 +169,29 @@ func (a *actor) sessionWorkDir(ctx context.Context, replyTo int) string {
 	default:
 		return resolved
 	}
-	b.log.Warn("the chat's working directory is no longer allowed: back to the default", "chat_id", a.place.ChatID,
-		"session_key", a.key, "work_dir", st.WorkDir, "resolved", resolved, "err", err)
-	if err := b.store.SetWorkDir(a.key, ""); err != nil {
-		b.log.Warn("could not clear the working directory", "chat_id", a.place.ChatID, "err", err)
+	b.log.Warn("the chat's working directory is no longer allowed: back to the default", "chat_id", pl.ChatID,
+		"session_key", key, "work_dir", st.WorkDir, "resolved", resolved, "err", err)
+	if err := b.store.SetWorkDir(key, ""); err != nil {
+		b.log.Warn("could not clear the working directory", "chat_id", pl.ChatID, "session_key", key, "err", err)
 	}
-	a.dropSession(ctx)
-	b.notify(a.place, replyTo, view.WorkDirFallback(st.WorkDir, why, resolved, b.cfg.WorkDir))
+	setAside()
+	b.notify(pl, replyTo, view.WorkDirFallback(st.WorkDir, why, resolved, b.cfg.WorkDir))
 	return b.cfg.WorkDir
+}
+
+// setSessionAside ends the chat's session for /sessions from outside its
+// actor (a command): the record is archived at once, so what runs next
+// (a list, a process starting) no longer takes it for current, and a live
+// process is closed by the actor itself, after a running turn. That turn
+// keeps its directory; if it records its session meanwhile, the actor's
+// drop archives that too.
+func (b *Bot) setSessionAside(key string) {
+	if err := b.store.ArchiveSession(key); err != nil {
+		b.log.Warn("could not clear session", "session_key", key, "err", err)
+	}
+	if a := b.existingActor(key); a != nil {
+		a.requestNewSession()
+	}
 }
 
 // resolvedDir is dir with links resolved, as a process started there has

@@ -16,7 +16,7 @@ import (
 // measured by git (see projects.Git.Uncommitted), untracked files
 // included, and redacted like every text the bot sends.
 func (b *Bot) diffCommand(ctx context.Context, key string, pl place, replyTo int, arg string) {
-	dir := b.settings(key).WorkDir
+	dir := b.chatDir(key, pl, replyTo)
 	only := strings.TrimSpace(arg)
 	var paths []string
 	if only != "" {

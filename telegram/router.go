@@ -96,7 +96,7 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	if cmd != "" {
 		// Not the bot's: Claude Code's own command, run as a prompt.
 		var ok bool
-		if text, ok = b.claudeCommand(key, m, text); !ok {
+		if text, ok = b.claudeCommand(key, pl, m, text); !ok {
 			return // skipped: in a group, a command for another bot
 		}
 	}

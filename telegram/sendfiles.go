@@ -149,7 +149,10 @@ func (b *Bot) getCommand(ctx context.Context, key string, pl place, replyTo int,
 		b.notify(pl, replyTo, view.GetUsage)
 		return
 	}
-	rule := b.broker.PathRule(b.settings(key).WorkDir, b.uploadDir(key))
+	// The chat's directory as checked now, links resolved (WorkDirResolved:
+	// a link put in its place after the check is not followed).
+	rule := b.broker.PathRule(resolvedDir(b.chatDir(key, pl, replyTo)), b.uploadDir(key))
+	rule.WorkDirResolved = true
 	f, err := filesend.Read(ctx, rule, arg, maxUpload)
 	var pe *filesend.PathError
 	switch {

@@ -26,6 +26,8 @@ const inUseWindow = 10 * time.Second
 // sessionsCommand lists the chat's sessions with a button for each one it
 // can go to.
 func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo int) {
+	// Checked before the session is read: a fallback sets it aside.
+	dir := b.chatDir(key, pl, replyTo)
 	rec, _, err := b.store.Session(key)
 	if err != nil {
 		b.notify(pl, replyTo, view.SessionsUnreadable(b.redact(err.Error())))
@@ -43,7 +45,6 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 	}
 	shown := map[string]bool{rec.SessionID: true}
 	if b.cfg.ClaudeConfigDir != "" {
-		dir := b.settings(key).WorkDir
 		list.Dir = dir
 		here, err := projects.ListSessions(b.cfg.ClaudeConfigDir, dir, maxListed+1)
 		if err != nil {
