@@ -96,11 +96,28 @@ type Session struct {
 	Turns int
 	// Size is the file's size in bytes.
 	Size int64
+	// Dir is the directory the session started in: the cwd of the first
+	// line that records one, "" when none does. Later lines follow the
+	// Bash tool's cd (measured), so only the first one says whose it is.
+	Dir string
+}
+
+// BelongsTo tells whether the session started in dir. Claude Code files
+// the sessions of different directories under one folder when their
+// names encode alike (/code/api/v2 and /code/api-v2), so the folder alone
+// does not say. Both paths are cleaned, links are not resolved: the CLI
+// records the physical directory (measured), the bot's chat directories
+// are resolved when set, and a path that differs only by a link hides the
+// session rather than showing another directory's. A session that records
+// no directory belongs to none.
+func (s Session) BelongsTo(dir string) bool {
+	return s.Dir != "" && filepath.Clean(s.Dir) == filepath.Clean(dir)
 }
 
 // ListSessions returns the sessions of the working directory dir, newest
-// first, at most limit of them (0: all). A folder that does not exist is
-// an empty list. Files that cannot be read are skipped.
+// first, at most limit of them (0: all): those its folder holds that
+// started in dir (Session.BelongsTo). A folder that does not exist is an
+// empty list. Files that cannot be read are skipped.
 func ListSessions(configDir, dir string, limit int) ([]Session, error) {
 	folder := SessionsDir(configDir, dir)
 	entries, err := os.ReadDir(folder)
@@ -123,18 +140,21 @@ func ListSessions(configDir, dir string, limit int) ([]Session, error) {
 		list = append(list, Session{ID: id, Modified: fi.ModTime(), Size: fi.Size()})
 	}
 	slices.SortFunc(list, func(a, b Session) int { return b.Modified.Compare(a.Modified) })
-	if limit > 0 && len(list) > limit {
-		list = list[:limit]
-	}
-	// Only the listed files are read: a long-used directory has hundreds.
-	for i := range list {
-		s, err := ReadSession(configDir, dir, list[i].ID)
-		if err != nil {
-			continue
+	// Files are read newest first until limit of dir's own are found: a
+	// long-used directory has hundreds.
+	var mine []Session
+	for _, e := range list {
+		if limit > 0 && len(mine) == limit {
+			break
 		}
-		list[i].FirstPrompt, list[i].Turns = s.FirstPrompt, s.Turns
+		s, err := ReadSession(configDir, dir, e.ID)
+		if err != nil || !s.BelongsTo(dir) {
+			continue // another directory's, or unreadable
+		}
+		e.FirstPrompt, e.Turns, e.Dir = s.FirstPrompt, s.Turns, s.Dir
+		mine = append(mine, e)
 	}
-	return list, nil
+	return mine, nil
 }
 
 // validID accepts what Claude Code names sessions (UUIDs) and little more
@@ -170,7 +190,9 @@ func StatSession(configDir, dir, id string) (Session, bool) {
 // in practice and skipping keeps a listing cheap.
 const maxScanLine = 1 << 20
 
-// ReadSession reads one session's file: its first prompt and turn count.
+// ReadSession reads one session's file: its first prompt, turn count and
+// the directory it started in. It does not check that directory: callers
+// that offer the session to a chat check BelongsTo.
 func ReadSession(configDir, dir, id string) (Session, error) {
 	s, ok := StatSession(configDir, dir, id)
 	if !ok {
@@ -181,7 +203,7 @@ func ReadSession(configDir, dir, id string) (Session, error) {
 		return Session{}, fmt.Errorf("read session %s: %w", id, err)
 	}
 	defer f.Close()
-	s.FirstPrompt, s.Turns, err = scanPrompts(f)
+	s.FirstPrompt, s.Turns, s.Dir, err = scanPrompts(f)
 	if err != nil {
 		return Session{}, fmt.Errorf("read session %s: %w", id, err)
 	}
@@ -203,12 +225,21 @@ type transcriptLine struct {
 // first. A prompt is a "user" line that is not meta (an expanded command's
 // body, a caveat), not a subagent's, not a compaction summary, not tool
 // results, and not the record of a command Claude Code ran locally (those
-// follow a <local-command-caveat> line).
-func scanPrompts(r io.Reader) (first string, turns int, err error) {
+// follow a <local-command-caveat> line). cwd is the first line's that
+// records one.
+func scanPrompts(r io.Reader) (first string, turns int, cwd string, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	local := false
 	for {
 		line, err := readLine(br)
+		if cwd == "" && bytes.Contains(line, []byte(`"cwd"`)) {
+			var l struct {
+				Cwd string `json:"cwd"`
+			}
+			if json.Unmarshal(line, &l) == nil {
+				cwd = l.Cwd
+			}
+		}
 		if len(line) > 0 && bytes.Contains(line, []byte(`"type":"user"`)) {
 			var l transcriptLine
 			if json.Unmarshal(line, &l) == nil && l.Type == "user" && !l.IsSidechain && !l.IsCompactSummary {
@@ -230,10 +261,10 @@ func scanPrompts(r io.Reader) (first string, turns int, err error) {
 			}
 		}
 		if err == io.EOF {
-			return first, turns, nil
+			return first, turns, cwd, nil
 		}
 		if err != nil {
-			return first, turns, err
+			return first, turns, cwd, err
 		}
 	}
 }

@@ -48,12 +48,15 @@ func TestScanPromptsMeasured(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	first, turns, err := scanPrompts(f)
+	first, turns, cwd, err := scanPrompts(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if first != "hello there" || turns != 4 {
 		t.Errorf("first %q, turns %d; want \"hello there\", 4", first, turns)
+	}
+	if cwd != "/tmp/t/my proj.x_y" {
+		t.Errorf("cwd %q, want the one the transcript's lines record", cwd)
 	}
 }
 
@@ -67,7 +70,7 @@ func TestScanPromptsCommandFirstAndLongLines(t *testing.T) {
 		`not json`,
 		`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"second"}]}}`,
 	}, "\n")
-	first, turns, err := scanPrompts(strings.NewReader(in))
+	first, turns, _, err := scanPrompts(strings.NewReader(in))
 	if err != nil || first != "/hello Bob" || turns != 2 {
 		t.Errorf("first %q turns %d err %v", first, turns, err)
 	}
@@ -81,7 +84,7 @@ func TestListSessionsNewestFirst(t *testing.T) {
 	}
 	write := func(id, prompt string, age time.Duration) {
 		p := filepath.Join(folder, id+".jsonl")
-		line := `{"type":"user","message":{"role":"user","content":"` + prompt + `"}}` + "\n"
+		line := `{"type":"user","message":{"role":"user","content":"` + prompt + `"},"cwd":"` + dir + `"}` + "\n"
 		if err := os.WriteFile(p, []byte(line), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -123,6 +126,83 @@ func TestResumeCommandQuotes(t *testing.T) {
 	} {
 		if got := ResumeCommand(dir, "abc-1"); got != want {
 			t.Errorf("ResumeCommand(%q) = %q, want %q", dir, got, want)
+		}
+	}
+}
+
+// writeSession writes a session file the way the CLI does: the first line
+// (a queue operation) records no cwd, the prompt does; cwd "" writes none.
+func writeSession(t *testing.T, cfg, folderOf, id, cwd, prompt string, age time.Duration) {
+	t.Helper()
+	folder := SessionsDir(cfg, folderOf)
+	if err := os.MkdirAll(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	rec := ""
+	if cwd != "" {
+		rec = `,"cwd":"` + cwd + `"`
+	}
+	body := `{"type":"queue-operation","operation":"enqueue","content":"` + prompt + `"}` + "\n" +
+		`{"type":"user","message":{"role":"user","content":"` + prompt + `"}` + rec + `}` + "\n"
+	p := filepath.Join(folder, id+".jsonl")
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	when := time.Now().Add(-age)
+	if err := os.Chtimes(p, when, when); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestListSessionsOnlyThisDirectory: two directories whose names encode
+// alike share one folder of the store; each lists only the sessions that
+// started in it, and one that records no directory is nobody's. Later
+// lines that follow a cd into a subdirectory do not move a session.
+func TestListSessionsOnlyThisDirectory(t *testing.T) {
+	cfg, mine, other := t.TempDir(), "/code/api/v2", "/code/api-v2"
+	if SessionsDir(cfg, mine) != SessionsDir(cfg, other) {
+		t.Fatalf("%s and %s no longer share a folder: the test needs two that do", mine, other)
+	}
+	writeSession(t, cfg, mine, "aaaaaaaa-0000-0000-0000-000000000001", other, "the other project", time.Minute)
+	writeSession(t, cfg, mine, "aaaaaaaa-0000-0000-0000-000000000002", mine, "this project", time.Hour)
+	writeSession(t, cfg, mine, "aaaaaaaa-0000-0000-0000-000000000003", "", "nobody's", 2*time.Minute)
+	writeSession(t, cfg, mine, "aaaaaaaa-0000-0000-0000-000000000004", mine+"/", "this one too", 2*time.Hour)
+	moved := filepath.Join(SessionsDir(cfg, mine), "aaaaaaaa-0000-0000-0000-000000000004.jsonl")
+	f, err := os.OpenFile(moved, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"type":"user","message":{"role":"user","content":"later"},"cwd":"` + mine + `/sub"}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	when := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(moved, when, when); err != nil {
+		t.Fatal(err)
+	}
+
+	prompts := func(list []Session) []string {
+		var out []string
+		for _, s := range list {
+			out = append(out, s.FirstPrompt)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		dir   string
+		limit int
+		want  string
+	}{
+		{mine, 0, "this project,this one too"},
+		{mine, 1, "this project"}, // the newer sessions of the other directory do not use up the limit
+		{other, 0, "the other project"},
+	} {
+		list, err := ListSessions(cfg, c.dir, c.limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(prompts(list), ","); got != c.want {
+			t.Errorf("ListSessions(%s, %d) = %q, want %q", c.dir, c.limit, got, c.want)
 		}
 	}
 }

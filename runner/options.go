@@ -41,7 +41,9 @@ type Options struct {
 	WorkDir string
 	Mode    Mode
 
-	Model          string
+	Model string
+	// PermissionMode is passed as --permission-mode; "" passes
+	// DefaultPermissionMode (see permissionMode).
 	PermissionMode string
 	// Resume continues an earlier session by id (--resume).
 	Resume string
@@ -154,6 +156,26 @@ func checkExtraArgs(args []string) error {
 	return nil
 }
 
+// DefaultPermissionMode is the mode of a session when none is configured.
+const DefaultPermissionMode = "default"
+
+// permissionMode is the --permission-mode of every start and resume: the
+// configured one, else DefaultPermissionMode. It is always said, so that a
+// resumed session runs in the bot's mode, never in the one it had where it
+// was made (a desk session in bypassPermissions, say; see docs/protocol.md
+// for what 2.1.330 does without the flag) nor in a defaultMode of Claude
+// Code's settings. With SkipPermissions and no mode it is "": the owner's
+// --dangerously-skip-permissions says the mode, as it always did.
+func (o Options) permissionMode() string {
+	switch {
+	case o.PermissionMode != "":
+		return o.PermissionMode
+	case o.SkipPermissions:
+		return ""
+	}
+	return DefaultPermissionMode
+}
+
 // args builds the command line. prompt is only used in one-shot mode.
 func (o Options) args(prompt string) ([]string, error) {
 	if err := checkExtraArgs(o.ExtraArgs); err != nil {
@@ -167,8 +189,8 @@ func (o Options) args(prompt string) ([]string, error) {
 	default:
 		return nil, fmt.Errorf("unknown runner mode %q (want %q or %q)", o.Mode, Interactive, OneShot)
 	}
-	if o.PermissionMode != "" {
-		a = append(a, "--permission-mode", o.PermissionMode)
+	if m := o.permissionMode(); m != "" {
+		a = append(a, "--permission-mode", m)
 	}
 	if o.Model != "" {
 		a = append(a, "--model", o.Model)

@@ -129,6 +129,11 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 		b.answerCallback(ctx, cq.ID, view.ToastSessionBusy)
 		return
 	}
+	if b.startedElsewhere(c.past) {
+		b.log.Warn("refused a session of another directory", "chat_id", chatID, "session_id", c.past.ID, "work_dir", c.past.WorkDir)
+		b.answerCallback(ctx, cq.ID, view.ToastSessionForeign)
+		return
+	}
 	if age, inUse := b.inUseElsewhere(c.past); inUse && !c.force {
 		b.askInUse(ctx, cq, c, age)
 		return

@@ -275,12 +275,20 @@ func TestBranchOutsideRootsRefused(t *testing.T) {
 }
 
 // storeSession writes a session file where Claude Code keeps dir's
-// sessions, with the given prompts, last written at when.
+// sessions, with the given prompts, last written at when; its lines
+// record dir as their cwd, as the CLI's do.
 func storeSession(t *testing.T, configDir, dir, id string, when time.Time, prompts ...string) {
+	t.Helper()
+	storeSessionFrom(t, configDir, dir, dir, id, when, prompts...)
+}
+
+// storeSessionFrom writes a session that started in cwd into the folder
+// of dir (the same folder when their names encode alike).
+func storeSessionFrom(t *testing.T, configDir, dir, cwd, id string, when time.Time, prompts ...string) {
 	t.Helper()
 	var b strings.Builder
 	for _, p := range prompts {
-		b.WriteString(`{"type":"user","message":{"role":"user","content":"` + p + `"},"sessionId":"` + id + `"}` + "\n")
+		b.WriteString(`{"type":"user","message":{"role":"user","content":"` + p + `"},"cwd":"` + cwd + `","sessionId":"` + id + `"}` + "\n")
 		b.WriteString(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]}}` + "\n")
 	}
 	path := filepath.Join(proj.SessionsDir(configDir, dir), id+".jsonl")

@@ -131,6 +131,27 @@ func (b *Bot) inUseElsewhere(p prefs.PastSession) (age time.Duration, inUse bool
 	return max(age, 0), true
 }
 
+// startedElsewhere tells a session that the store files under its
+// directory but that started in another one whose name encodes alike
+// (projects.Session.BelongsTo): /sessions does not list those, and a tap
+// on one listed before its file changed does not resume it. A session
+// the store does not have is not refused here: resuming it falls back to
+// a fresh one.
+func (b *Bot) startedElsewhere(p prefs.PastSession) bool {
+	if b.cfg.ClaudeConfigDir == "" {
+		return false
+	}
+	dir := p.WorkDir
+	if dir == "" {
+		dir = b.cfg.WorkDir
+	}
+	if _, ok := projects.StatSession(b.cfg.ClaudeConfigDir, dir, p.ID); !ok {
+		return false
+	}
+	s, err := projects.ReadSession(b.cfg.ClaudeConfigDir, dir, p.ID)
+	return err != nil || !s.BelongsTo(dir)
+}
+
 // liveSession says whether one of the bot's own processes has session id.
 func (b *Bot) liveSession(id string) bool {
 	for _, a := range b.allActors() {

@@ -3,15 +3,18 @@ package telegram_test
 import (
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/untether/untether/prefs"
+	proj "github.com/untether/untether/projects"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -118,6 +121,49 @@ func TestSessionsReadErrorIsEscaped(t *testing.T) {
 			if c.Status != http.StatusOK {
 				t.Errorf("Telegram refused a message (%d): %s\n%s", c.Status, c.Response, c.Params["text"])
 			}
+		}
+	})
+}
+
+// TestSessionsOnlyThisDirectorysOwn: Claude Code files the sessions of
+// .../api/v2 and .../api-v2 under one folder. A chat working in api/v2
+// is offered only the sessions that started there, never api-v2's, and a
+// listed session whose file turns out to have started elsewhere when it
+// is tapped is not resumed.
+func TestSessionsOnlyThisDirectorysOwn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root, cfgDir := resolved(t, t.TempDir()), t.TempDir()
+		dir, other := filepath.Join(root, "api", "v2"), filepath.Join(root, "api-v2")
+		for _, d := range []string{dir, other} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if proj.SessionsDir(cfgDir, dir) != proj.SessionsDir(cfgDir, other) {
+			t.Fatalf("%s and %s no longer share a folder of the store", dir, other)
+		}
+		h := newHarness(t, echoScript, func(c *telegram.Config) { c.WorkDir, c.ClaudeConfigDir = dir, cfgDir })
+		storeSessionFrom(t, cfgDir, dir, other, "desk-other", time.Now().Add(-time.Minute), "the api-v2 plan")
+		storeSession(t, cfgDir, dir, "desk-mine", time.Now().Add(-time.Hour), "the v2 plan")
+
+		h.say("/sessions")
+		list := h.awaitText(h.dm.ID, "Claude Code's sessions, newest first")
+		if !strings.Contains(list.Text, "1. the v2 plan") || strings.Contains(list.Text, "api-v2 plan") {
+			t.Errorf("list, want only the session of %s:\n%s", dir, list.Text)
+		}
+		if got := buttonTexts(list); len(got) != 1 {
+			t.Errorf("buttons %v, want one", got)
+		}
+
+		// The file is replaced by one of the other directory before the tap.
+		storeSessionFrom(t, cfgDir, dir, other, "desk-mine", time.Now().Add(-time.Hour), "the v2 plan")
+		if got := h.toast(h.press(h.user, h.dm, list, "1. the v2 plan")); got != "That session belongs to another directory" {
+			t.Errorf("toast %q", got)
+		}
+		h.say("hello")
+		h.awaitText(h.dm.ID, "Answer: hello")
+		if s := h.eng.starts(); s[len(s)-1].Resume != "" {
+			t.Errorf("start %+v, want a fresh session, not a resume of another directory's", s[len(s)-1])
 		}
 	})
 }

@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -66,10 +67,11 @@ func startMode(planMode, configured string) string {
 }
 
 // liveMode is the permission mode to switch a running process to: the
-// CLI refuses an empty one, which means no mode was configured.
+// CLI refuses an empty one, which means no mode was configured, the same
+// as a new process gets (runner.DefaultPermissionMode).
 func (s chatSettings) liveMode() string {
 	if s.PermissionMode == "" {
-		return "default"
+		return runner.DefaultPermissionMode
 	}
 	return s.PermissionMode
 }

@@ -36,9 +36,12 @@ const (
 	ToastSessionsStale = "This list is out of date: send /sessions again"
 	ToastSessionBusy   = "A turn is running or queued: try again when it is over"
 	ToastSessionDir    = "Its directory is no longer allowed or gone"
-	ToastSwitchFailed  = "Could not switch: see the bot's log"
-	ToastSessionInUse  = "It may be open elsewhere: confirm below"
-	ToastNotResumed    = "Not resumed"
+	// ToastSessionForeign: the session's file records that it started in
+	// another directory (one the store files in the same folder).
+	ToastSessionForeign = "That session belongs to another directory"
+	ToastSwitchFailed   = "Could not switch: see the bot's log"
+	ToastSessionInUse   = "It may be open elsewhere: confirm below"
+	ToastNotResumed     = "Not resumed"
 )
 
 // PressToast answers a press on an approval or question button, from what

@@ -1,0 +1,49 @@
+package runner
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestArgsAlwaysSayThePermissionMode: every start and resume, interactive
+// or one-shot, names its permission mode, "default" when none is set, so a
+// resumed session never runs in the mode it had at the desk. The owner's
+// --dangerously-skip-permissions keeps working as before.
+func TestArgsAlwaysSayThePermissionMode(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		opts Options
+		want []string // the --permission-mode values passed
+		skip bool     // --dangerously-skip-permissions passed
+	}{
+		{"resume, no mode", Options{Mode: Interactive, Resume: "desk-1"}, []string{"default"}, false},
+		{"new, no mode", Options{Mode: Interactive}, []string{"default"}, false},
+		{"one-shot resume, no mode", Options{Mode: OneShot, Resume: "desk-1"}, []string{"default"}, false},
+		{"configured mode", Options{Mode: Interactive, Resume: "desk-1", PermissionMode: "acceptEdits"}, []string{"acceptEdits"}, false},
+		{"skip permissions", Options{Mode: Interactive, Resume: "desk-1", SkipPermissions: true}, nil, true},
+		{"skip permissions and a mode", Options{Mode: OneShot, PermissionMode: "plan", SkipPermissions: true}, []string{"plan"}, true},
+	} {
+		args, err := c.opts.args("hi")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var modes []string
+		skip := false
+		for i, a := range args {
+			if a == "--" {
+				break // the one-shot prompt follows
+			}
+			switch a {
+			case "--permission-mode":
+				if i+1 < len(args) {
+					modes = append(modes, args[i+1])
+				}
+			case "--dangerously-skip-permissions":
+				skip = true
+			}
+		}
+		if !slices.Equal(modes, c.want) || skip != c.skip {
+			t.Errorf("%s: modes %q skip %v, want %q %v (args %q)", c.name, modes, skip, c.want, c.skip, args)
+		}
+	}
+}
