@@ -3,10 +3,12 @@ package projects
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+
+	"github.com/untether/untether/safefile"
 )
 
 // Claude Code's own session store, as measured with CLI 2.1.330 (see
@@ -118,9 +122,9 @@ func (s Session) BelongsTo(dir string) bool {
 // first, at most limit of them (0: all): those its folder holds that
 // started in dir (Session.BelongsTo). A folder that does not exist is an
 // empty list. Files that cannot be read are skipped.
-func ListSessions(configDir, dir string, limit int) ([]Session, error) {
+func ListSessions(ctx context.Context, configDir, dir string, limit int) ([]Session, error) {
 	folder := SessionsDir(configDir, dir)
-	entries, err := os.ReadDir(folder)
+	entries, err := safefile.ReadDir(ctx, folder)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -147,7 +151,7 @@ func ListSessions(configDir, dir string, limit int) ([]Session, error) {
 		if limit > 0 && len(mine) == limit {
 			break
 		}
-		s, err := ReadSession(configDir, dir, e.ID)
+		s, err := ReadSession(ctx, configDir, dir, e.ID)
 		if err != nil || !s.BelongsTo(dir) {
 			continue // another directory's, or unreadable
 		}
@@ -193,17 +197,22 @@ const maxScanLine = 1 << 20
 // ReadSession reads one session's file: its first prompt, turn count and
 // the directory it started in. It does not check that directory: callers
 // that offer the session to a chat check BelongsTo.
-func ReadSession(configDir, dir, id string) (Session, error) {
-	s, ok := StatSession(configDir, dir, id)
-	if !ok {
+func ReadSession(ctx context.Context, configDir, dir, id string) (Session, error) {
+	if !validID(id) {
 		return Session{}, fmt.Errorf("no session %s of %s in the Claude Code store", id, dir)
 	}
-	f, err := os.Open(filepath.Join(SessionsDir(configDir, dir), id+".jsonl"))
-	if err != nil {
-		return Session{}, fmt.Errorf("read session %s: %w", id, err)
+	// Through safefile: the store is written by Claude's processes, so a
+	// FIFO in a session file's place is refused, never waited on.
+	var s Session
+	err := safefile.Use(ctx, filepath.Join(SessionsDir(configDir, dir), id+".jsonl"), 0, func(f *os.File, fi fs.FileInfo) error {
+		s = Session{ID: id, Modified: fi.ModTime(), Size: fi.Size()}
+		var err error
+		s.FirstPrompt, s.Turns, s.Dir, err = scanPrompts(f)
+		return err
+	})
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefile.ErrNotRegular) {
+		return Session{}, fmt.Errorf("no session %s of %s in the Claude Code store", id, dir)
 	}
-	defer f.Close()
-	s.FirstPrompt, s.Turns, s.Dir, err = scanPrompts(f)
 	if err != nil {
 		return Session{}, fmt.Errorf("read session %s: %w", id, err)
 	}

@@ -171,3 +171,18 @@ func ReadHead(ctx context.Context, path string, n int64) ([]byte, error) {
 func ReadOpen(ctx context.Context, f *os.File, max int64) ([]byte, error) {
 	return within(ctx, func() ([]byte, error) { return readAll(f, f.Name(), max) })
 }
+
+// Use opens path as Open does (a regular file of at most max bytes) and
+// hands it to use, within ctx's deadline or DefaultTimeout; the file is
+// closed when use returns.
+func Use(ctx context.Context, path string, max int64, use func(f *os.File, fi fs.FileInfo) error) error {
+	_, err := within(ctx, func() (struct{}, error) {
+		f, fi, err := Open(path, max)
+		if err != nil {
+			return struct{}{}, err
+		}
+		defer f.Close()
+		return struct{}{}, use(f, fi)
+	})
+	return err
+}

@@ -335,7 +335,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 		a.closeConn(ctx, view.ReasonSettingsChanged)
 		conn = nil
 	}
-	if conn != nil && a.continuedElsewhere() {
+	if conn != nil && a.continuedElsewhere(ctx) {
 		// Resuming afresh loads what was said at the desk.
 		b.log.Info("the session was continued elsewhere: resuming it afresh", "chat_id", a.place.ChatID, "session_key", a.key)
 		b.notify(a.place, t.qp.MessageID, view.ContinuedElsewhere)

@@ -129,7 +129,7 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 		b.answerCallback(ctx, cq.ID, view.ToastSessionBusy)
 		return
 	}
-	if b.startedElsewhere(c.past) {
+	if b.startedElsewhere(ctx, c.past) {
 		b.log.Warn("refused a session of another directory", "chat_id", chatID, "session_id", c.past.ID, "work_dir", c.past.WorkDir)
 		b.answerCallback(ctx, cq.ID, view.ToastSessionForeign)
 		return

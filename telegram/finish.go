@@ -46,7 +46,7 @@ func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress cha
 	}
 	t.deliver(ctx, parts)
 	t.close(ctx, progress, tc.OK)
-	t.a.markStore(tc.SessionID)
+	t.a.markStore(ctx, tc.SessionID)
 }
 
 // deliver sends the final parts in order; a final is never dropped (the

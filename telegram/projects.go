@@ -89,13 +89,13 @@ type storeMark struct {
 }
 
 // markStore notes the session's file after a turn of the bot's own.
-func (a *actor) markStore(id string) {
+func (a *actor) markStore(ctx context.Context, id string) {
 	a.mu.Lock()
 	dir := a.startDir
 	a.mu.Unlock()
 	var m storeMark
 	if cfg := a.b.cfg.ClaudeConfigDir; cfg != "" && id != "" && dir != "" {
-		if s, err := projects.ReadSession(cfg, dir, id); err == nil {
+		if s, err := projects.ReadSession(ctx, cfg, dir, id); err == nil {
 			m = storeMark{id: id, size: s.Size, turns: s.Turns}
 		}
 	}
@@ -109,7 +109,7 @@ func (a *actor) markStore(id string) {
 // does not know them, and writing on would mix two histories in one file.
 // Lines the CLI writes after its result (the last prompt, the cost) change
 // the size but not the prompts, so only new prompts count.
-func (a *actor) continuedElsewhere() bool {
+func (a *actor) continuedElsewhere(ctx context.Context) bool {
 	a.mu.Lock()
 	m, dir := a.mark, a.startDir
 	a.mu.Unlock()
@@ -120,6 +120,6 @@ func (a *actor) continuedElsewhere() bool {
 	if st, ok := projects.StatSession(cfg, dir, m.id); !ok || st.Size == m.size {
 		return false
 	}
-	s, err := projects.ReadSession(cfg, dir, m.id)
+	s, err := projects.ReadSession(ctx, cfg, dir, m.id)
 	return err == nil && s.Turns > m.turns
 }

@@ -46,7 +46,7 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 	shown := map[string]bool{rec.SessionID: true}
 	if b.cfg.ClaudeConfigDir != "" {
 		list.Dir = dir
-		here, err := projects.ListSessions(b.cfg.ClaudeConfigDir, dir, maxListed+1)
+		here, err := projects.ListSessions(ctx, b.cfg.ClaudeConfigDir, dir, maxListed+1)
 		if err != nil {
 			b.log.Warn("could not read Claude Code's sessions", "chat_id", pl.ChatID, "session_key", key, "err", err)
 		}
@@ -137,7 +137,7 @@ func (b *Bot) inUseElsewhere(p prefs.PastSession) (age time.Duration, inUse bool
 // on one listed before its file changed does not resume it. A session
 // the store does not have is not refused here: resuming it falls back to
 // a fresh one.
-func (b *Bot) startedElsewhere(p prefs.PastSession) bool {
+func (b *Bot) startedElsewhere(ctx context.Context, p prefs.PastSession) bool {
 	if b.cfg.ClaudeConfigDir == "" {
 		return false
 	}
@@ -148,7 +148,7 @@ func (b *Bot) startedElsewhere(p prefs.PastSession) bool {
 	if _, ok := projects.StatSession(b.cfg.ClaudeConfigDir, dir, p.ID); !ok {
 		return false
 	}
-	s, err := projects.ReadSession(b.cfg.ClaudeConfigDir, dir, p.ID)
+	s, err := projects.ReadSession(ctx, b.cfg.ClaudeConfigDir, dir, p.ID)
 	return err != nil || !s.BelongsTo(dir)
 }
 
