@@ -54,7 +54,7 @@ func cmdService(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if strings.Contains(exe, "go-build") {
 		return errors.New("this untether is a temporary build (go run): install it first " +
-			"(go install github.com/untether/untether/cmd/untether@latest, or go build -o ~/.local/bin/untether ./cmd/untether), " +
+			"(from the clone: go install ./cmd/untether, or go build -o ~/.local/bin/untether ./cmd/untether), " +
 			"then run untether service install with it")
 	}
 	return installService(ctx, f, exe, os.Getenv, stdout)
