@@ -197,12 +197,15 @@ func TestInitFlagsOnlyThenTheBotAnswers(t *testing.T) {
 		t.Error("the bot ran the message sent to init as a prompt")
 	}
 	// What runs: in the log at start, and in /status.
-	if log := p.out.String(); !strings.Contains(log, "claude_version=0.0.0-fake") || !strings.Contains(log, "version=dev") {
-		t.Errorf("the start line lacks the versions:\n%s", log)
+	// The version depends on how Go stamped the build (clone, -buildvcs,
+	// dirty tree): computed from the binary's own build info.
+	version := builtVersion(t, untether)
+	if log := p.out.String(); !strings.Contains(log, " claude_version=0.0.0-fake") || !strings.Contains(log, " "+slogValue("version", version)+" ") {
+		t.Errorf("the start line lacks the versions (want untether %s):\n%s", version, log)
 	}
 	e.tg.SendMessage(e.owner, bot.chat, "/status")
 	e.tg.AwaitMessage(initWait, e.owner.ID, func(m tgtest.Message) bool {
-		return answerHas(m, "Versions: untether dev · Claude Code 0.0.0-fake")
+		return answerHas(m, "Versions: untether "+version+" · Claude Code 0.0.0-fake")
 	})
 	p.signal(syscall.SIGTERM)
 	if err := p.wait(initWait); err != nil {

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // serviceFlags are untether service install's flags.
@@ -52,7 +54,7 @@ func cmdService(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if strings.Contains(exe, "go-build") {
 		return errors.New("this untether is a temporary build (go run): install it first " +
-			"(go install github.com/untether/untether/cmd/untether@latest, or go build -o ~/.local/bin/untether ./cmd/untether), " +
+			"(from the clone: go install ./cmd/untether, or go build -o ~/.local/bin/untether ./cmd/untether), " +
 			"then run untether service install with it")
 	}
 	return installService(ctx, f, exe, os.Getenv, stdout)
@@ -67,11 +69,24 @@ func installService(ctx context.Context, f serviceFlags, exe string, getenv func
 	if err != nil {
 		return err
 	}
+	// Before reading it: a path the unit cannot hold is the first thing to fix.
+	if err := unitSafe("the config path", path); err != nil {
+		return err
+	}
 	cfg, err := loadConfig(path, getenv)
 	if err != nil {
 		return fmt.Errorf("the service would not start: %w", err)
 	}
-	unit := serviceUnit(exe, path, servicePath(ctx, cfg))
+	// Checked before anything is printed or written: a refused value makes
+	// no unit at all.
+	dirs, err := servicePath(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	unit, err := serviceUnit(exe, path, dirs)
+	if err != nil {
+		return err
+	}
 	if f.print {
 		_, err := io.WriteString(stdout, unit)
 		return err
@@ -120,22 +135,37 @@ Keep it running while you are logged out:
 
 // servicePath is the PATH the service runs with: a service does not get
 // the login shell's, so the directories of claude and of the node it runs
-// on come first, then the usual ones.
-func servicePath(ctx context.Context, cfg *Config) string {
+// on come first, then the usual ones. Each directory that comes from this
+// machine is checked for what a unit file cannot hold.
+func servicePath(ctx context.Context, cfg *Config) (string, error) {
 	var dirs []string
+	add := func(what, dir string) error {
+		if err := unitSafe(what, dir); err != nil {
+			return err
+		}
+		dirs = append(dirs, dir)
+		return nil
+	}
 	claude := cfg.Claude.Binary
 	if !filepath.IsAbs(claude) {
 		claude, _ = findClaude(defaultClaudeCandidates(ctx))
 	}
 	if claude != "" {
-		dirs = append(dirs, filepath.Dir(claude))
+		if err := add("the claude directory", filepath.Dir(claude)); err != nil {
+			return "", err
+		}
 		// An npm install's claude is a link into node_modules, next to
 		// nothing; nvm-style installs keep node beside that link.
 		if node, err := exec.LookPath("node"); err == nil {
-			dirs = append(dirs, filepath.Dir(node))
+			if err := add("the node directory", filepath.Dir(node)); err != nil {
+				return "", err
+			}
 		}
 	}
 	if home, err := os.UserHomeDir(); err == nil {
+		if err := unitSafe("the home directory", home); err != nil {
+			return "", err
+		}
 		dirs = append(dirs, filepath.Join(home, ".local", "bin"))
 	}
 	dirs = append(dirs, "/usr/local/bin", "/usr/bin", "/bin")
@@ -145,11 +175,29 @@ func servicePath(ctx context.Context, cfg *Config) string {
 			out = append(out, d)
 		}
 	}
-	return strings.Join(out, ":")
+	return strings.Join(out, ":"), nil
 }
 
-// serviceUnit is the systemd user unit running exe with the config.
-func serviceUnit(exe, config, path string) string {
+// serviceUnit is the systemd user unit running exe with the config, or why
+// one of them cannot be written into a unit.
+func serviceUnit(exe, config, path string) (string, error) {
+	if err := unitSafe("the untether executable", exe); err != nil {
+		return "", err
+	}
+	// systemd refuses an executable path with a quote or a backslash
+	// ("Executable name contains special characters", fatal), and reads $ in
+	// it literally for the file but expands it in the name the process is
+	// given (argv[0]), so no spelling is right for both.
+	if strings.ContainsAny(exe, `"'\$`) {
+		return "", fmt.Errorf("the untether executable %q: systemd does not run a path with a quote, a backslash or a $; "+
+			"put untether elsewhere (go build -o ~/.local/bin/untether ./cmd/untether) and run service install with that one", exe)
+	}
+	if err := unitSafe("the config path", config); err != nil {
+		return "", err
+	}
+	if err := unitSafe("the service PATH", path); err != nil {
+		return "", err
+	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `# Written by untether service install. Logs: journalctl --user -u untether -f
 [Unit]
@@ -174,20 +222,48 @@ Environment=%s
 
 [Install]
 WantedBy=default.target
-`, systemdQuote(exe, true), systemdQuote(config, true), systemdQuote("PATH="+path, false))
-	return b.String()
+`, systemdWord(exe, execPath), systemdWord(config, execArg), systemdWord("PATH="+path, envAssignment))
+	return b.String(), nil
 }
 
-// systemdQuote quotes a word of a unit file line: double quotes (and
-// backslashes) when it has spaces or quotes, and % doubled, since systemd
-// reads %h, %u... as specifiers; in a command line (exec) $ too, which
-// would name a variable.
-func systemdQuote(s string, exec bool) string {
+// unitSafe refuses a value a unit file cannot carry as one value: systemd
+// ends a line at \n, \r and NUL (the rest would be a directive of its own,
+// ExecStartPre=... say), a unit is UTF-8, and other control characters,
+// C1 ones and the Unicode line and paragraph separators make the unit read
+// differently to a person than to systemd.
+func unitSafe(what, v string) error {
+	if !utf8.ValidString(v) {
+		return fmt.Errorf("%s %q is not valid UTF-8, which a systemd unit cannot hold: rename it", what, v)
+	}
+	for _, r := range v {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return fmt.Errorf("%s %q holds the control character %U, which would break the systemd unit's lines: rename it", what, v, r)
+		}
+	}
+	return nil
+}
+
+// Where a word goes in the unit: systemd reads each differently.
+const (
+	execPath      = iota // ExecStart's executable: % specifiers, no $ expansion
+	execArg              // ExecStart's arguments: % specifiers, and $ expanded when it runs
+	envAssignment        // an Environment= assignment: % specifiers, no $ expansion
+)
+
+// systemdWord writes s as one word of a unit line, following systemd.syntax(7)
+// and systemd.service(5) "Command lines": a word is split on whitespace
+// unless quoted, and backslash escapes are read inside quotes too, so a word
+// with whitespace, a quote or a backslash goes in double quotes with \ and
+// \" escaped; % starts a specifier everywhere, so it is doubled; $ names a
+// variable in a command's arguments only, where it is doubled too.
+func systemdWord(s string, where int) string {
 	s = strings.ReplaceAll(s, "%", "%%")
-	if exec {
+	if where == execArg {
 		s = strings.ReplaceAll(s, "$", "$$")
 	}
-	if !strings.ContainsAny(s, " \t\"'\\") {
+	// ; as a word of its own would start a second command; # and ; start a
+	// comment only at the start of a line, never here.
+	if !strings.ContainsAny(s, " \t\"'\\") && s != ";" {
 		return s
 	}
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`

@@ -13,7 +13,13 @@ import (
 func serviceEnv(t *testing.T, dirName string) (config, claude, xdg string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), dirName)
-	bin, work := filepath.Join(dir, "claude bin"), filepath.Join(dir, "work")
+	return serviceEnvIn(t, dir, filepath.Join(dir, "claude bin"))
+}
+
+// serviceEnvIn is serviceEnv with the config in dir and claude in bin.
+func serviceEnvIn(t *testing.T, dir, bin string) (config, claude, xdg string) {
+	t.Helper()
+	work := filepath.Join(dir, "work")
 	for _, d := range []string{bin, work} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -89,11 +95,15 @@ func TestServiceInstall(t *testing.T) {
 	}
 }
 
-// Paths with spaces, %, $ or quotes reach systemd as they are.
+// Paths with spaces, %, $ or quotes reach systemd as they are (how
+// systemd reads them back: TestServiceUnitRoundTrips).
 func TestServiceUnitQuoting(t *testing.T) {
-	unit := serviceUnit(`/home/a b/100%/$HOME/un"tether`, "/c d/untether.toml", "/x y:/usr/bin")
+	unit, err := serviceUnit(`/home/a b/100%/untether`, `/c d/$HOME/un"tether.toml`, "/x y:/usr/bin")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, want := range []string{
-		`ExecStart="/home/a b/100%%/$$HOME/un\"tether" run --config "/c d/untether.toml"` + "\n",
+		`ExecStart="/home/a b/100%%/untether" run --config "/c d/$$HOME/un\"tether.toml"` + "\n",
 		`Environment="PATH=/x y:/usr/bin"` + "\n",
 	} {
 		if !strings.Contains(unit, want) {

@@ -17,7 +17,8 @@ import (
 var version = ""
 
 // buildVersion is untether's version as the build recorded it: the module
-// version (v1.2.3 from `go install …@v1.2.3`, "(devel)" from a checkout)
+// version (v1.2.3 for a tagged commit, a pseudo-version from an untagged
+// checkout, "(devel)" when the build was not stamped: -buildvcs=false)
 // and, when Go stamped it, the VCS revision, its date and whether the tree
 // had uncommitted changes.
 func buildVersion() string {

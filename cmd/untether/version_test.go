@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"debug/buildinfo"
+	"log/slog"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -65,4 +67,33 @@ func TestVersionCommand(t *testing.T) {
 	if !strings.Contains(out.String(), "Claude Code 9.9.9: "+s.binary+"\n") || strings.Contains(out.String(), "config:") {
 		t.Errorf("output:\n%s", out.String())
 	}
+}
+
+// builtVersion is the version the built binary at bin reports: its own
+// build info read from the file, described the way buildVersion does at run
+// time. How Go stamped the build (a pseudo-version from a clean clone,
+// "(devel)" with -buildvcs=false, a dirty tree) depends on the machine and
+// the checkout, so tests compute it instead of naming one. The tests build
+// without -ldflags -X, so there is no override.
+func builtVersion(t *testing.T, bin string) string {
+	t.Helper()
+	info, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		t.Fatalf("reading the build info of %s: %v", bin, err)
+	}
+	return describeBuild("", info)
+}
+
+// slogValue is how the bot's text log writes key=v (quoted when v has a
+// space, as a version with a VCS suffix does).
+func slogValue(key, v string) string {
+	var b strings.Builder
+	drop := func(groups []string, a slog.Attr) slog.Attr {
+		if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.MessageKey) {
+			return slog.Attr{}
+		}
+		return a
+	}
+	slog.New(slog.NewTextHandler(&b, &slog.HandlerOptions{ReplaceAttr: drop})).Info("", key, v)
+	return strings.TrimSpace(b.String())
 }
