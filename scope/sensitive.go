@@ -78,7 +78,10 @@ func gitConfigPlace(p string) bool {
 // that writing p would make nearly one. Git needs HEAD, objects/ and refs/;
 // a folder that has, counting what p adds, two of those, or one and a
 // config file, counts, so the last file that completes a planted bare
-// repository is always asked.
+// repository is always asked. A commondir file stands for objects/ and
+// refs/ (git looks for them in the folder it names, as in a worktree's git
+// directory), and config.worktree is a config file too (git reads it with
+// extensions.worktreeConfig).
 func inGitDir(p string) bool {
 	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
 		rel, err := filepath.Rel(d, p)
@@ -111,5 +114,8 @@ func gitLike(d, rel string) bool {
 			kinds++
 		}
 	}
-	return kinds >= 2 || kinds == 1 && has("config", false)
+	if has("commondir", false) {
+		kinds += 2
+	}
+	return kinds >= 2 || kinds == 1 && (has("config", false) || has("config.worktree", false))
 }
