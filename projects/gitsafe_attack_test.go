@@ -48,7 +48,6 @@ func TestWorktreeOnlyGitdirIncludeRunsNoFilter(t *testing.T) {
 	}
 }
 
-
 // A FIFO in place of a .gitignore (or .gitattributes) anywhere in the
 // project: git opens it to read its patterns and waits for a writer, so
 // the snapshot every turn takes at its start (and end) waits for git's
