@@ -104,3 +104,24 @@ func TestPromisorExtTransportRunsNoProgram(t *testing.T) {
 		}
 	}
 }
+
+// AddWorktree checks the branch out as git worktree add does: the files
+// are there and the new worktree has nothing uncommitted.
+func TestAddWorktreeChecksOutClean(t *testing.T) {
+	dir, g, ctx := newRepo(t), Git{}, context.Background()
+	for _, branch := range []string{"fresh", "main2"} {
+		if branch == "main2" {
+			gitT(t, dir, "branch", "main2")
+		}
+		wt := filepath.Join(filepath.Dir(dir), "wt-"+branch)
+		if _, err := g.AddWorktree(ctx, dir, wt, branch); err != nil {
+			t.Fatal(err)
+		}
+		if st := gitT(t, wt, "status", "--porcelain"); st != "" {
+			t.Errorf("%s: the new worktree is not clean: %q", branch, st)
+		}
+		if got := strings.TrimSpace(gitT(t, wt, "rev-parse", "--abbrev-ref", "HEAD")); got != branch {
+			t.Errorf("the new worktree is on %q, want %q", got, branch)
+		}
+	}
+}
