@@ -49,9 +49,15 @@ var safeConfig = []string{
 }
 
 // safeEnv is added to every command's environment: no pager, no editor,
-// no prompt, no lazy fetch, and only the config count the bot sets.
+// no prompt, no lazy fetch, no transport at all, and only the config count
+// the bot sets. GIT_ALLOW_PROTOCOL set (to no protocol) is needed beside
+// "-c protocol.allow=never": a per-protocol setting in the repository's
+// config (protocol.ext.allow=always) wins over protocol.allow, not over
+// the variable; and git before 2.39.4 ignores GIT_NO_LAZY_FETCH, so a
+// partial clone's lazy fetch would otherwise reach an ext:: command.
 var safeEnv = []string{"GIT_PAGER=cat", "PAGER=cat", "GIT_EDITOR=:", "GIT_SEQUENCE_EDITOR=:",
-	"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_NO_LAZY_FETCH=1", "GIT_CONFIG_COUNT=0"}
+	"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_NO_LAZY_FETCH=1", "GIT_ALLOW_PROTOCOL=",
+	"GIT_CONFIG_COUNT=0"}
 
 // droppedEnv are variables of the bot's environment that would point git at
 // another repository, index or config than the one asked about, or run a

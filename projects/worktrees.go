@@ -112,17 +112,24 @@ func (g Git) AddWorktree(ctx context.Context, dir, path, branch string) (created
 	if err != nil && (!errors.As(err, &ge) || ge.Code != 1) {
 		return false, err
 	}
-	args := []string{"worktree", "add", "--", path, branch}
+	args := []string{"worktree", "add", "--no-checkout", "--", path, branch}
 	if !exists {
-		args = []string{"worktree", "add", "-b", branch, "--", path}
+		args = []string{"worktree", "add", "--no-checkout", "-b", branch, "--", path}
+	}
+	if _, _, err := g.run(ctx, gitCall{dir: dir, args: args}); err != nil {
+		return false, err
 	}
 	// The checkout writes every file through the filter its attributes
-	// name: none the project could have set up may run.
-	env, err := g.filterOverrides(ctx, dir)
+	// name: none the project could have set up may run. The drivers are
+	// asked for in the new worktree itself, on its branch and with its git
+	// directory, since a conditional include (includeIf "onbranch:",
+	// "gitdir:") can define drivers there that the chat's directory does
+	// not see. git worktree add checks out so too (reset --hard).
+	env, err := g.filterOverrides(ctx, path)
 	if err != nil {
 		return false, err
 	}
-	if _, _, err := g.run(ctx, gitCall{dir: dir, env: env, args: args}); err != nil {
+	if _, _, err := g.run(ctx, gitCall{dir: path, env: env, args: []string{"reset", "--hard", "--quiet", "--no-recurse-submodules"}}); err != nil {
 		return false, err
 	}
 	return !exists, nil

@@ -46,16 +46,28 @@ func sensitiveWrite(p string) bool {
 // gitConfigPlace reports whether p is, or is in, one of the places git
 // reads its global configuration from (config, attributes, ignore):
 // $XDG_CONFIG_HOME/git, ~/.config/git and $GIT_CONFIG_GLOBAL or
-// $GIT_CONFIG_SYSTEM when set (~/.gitconfig is a sensitive name). Read from
-// the environment at each check, as git does at each start; each place is
-// compared by its name and by its target when it is a link, without case.
+// $GIT_CONFIG_SYSTEM when set, and ~/.gitconfig (a sensitive name, but its
+// target when it is a link is not). Read from the environment at each
+// check, as git does at each start; each place, and each file git reads in
+// a config folder, is compared by its name and by its target when it is a
+// link, without case.
 func gitConfigPlace(p string) bool {
-	var places []string
+	var places, dirs []string
 	if home := os.Getenv("HOME"); home != "" {
-		places = append(places, filepath.Join(home, ".config", "git"))
+		dirs = append(dirs, filepath.Join(home, ".config", "git"))
+		// A dotfiles setup links ~/.gitconfig into a project: its target
+		// is the owner's global config (the name alone is sensitive).
+		places = append(places, filepath.Join(home, ".gitconfig"))
 	}
 	if xdg := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(xdg) {
-		places = append(places, filepath.Join(xdg, "git"))
+		dirs = append(dirs, filepath.Join(xdg, "git"))
+	}
+	for _, d := range dirs {
+		places = append(places, d)
+		// Each file git reads there may itself be a link into a project.
+		for _, f := range []string{"config", "attributes", "ignore"} {
+			places = append(places, filepath.Join(d, f))
+		}
 	}
 	for _, v := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
 		if f := os.Getenv(v); filepath.IsAbs(f) {
@@ -78,7 +90,10 @@ func gitConfigPlace(p string) bool {
 // that writing p would make nearly one. Git needs HEAD, objects/ and refs/;
 // a folder that has, counting what p adds, two of those, or one and a
 // config file, counts, so the last file that completes a planted bare
-// repository is always asked.
+// repository is always asked. A commondir file stands for objects/ and
+// refs/ (git looks for them in the folder it names, as in a worktree's git
+// directory), and config.worktree is a config file too (git reads it with
+// extensions.worktreeConfig).
 func inGitDir(p string) bool {
 	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
 		rel, err := filepath.Rel(d, p)
@@ -111,5 +126,8 @@ func gitLike(d, rel string) bool {
 			kinds++
 		}
 	}
-	return kinds >= 2 || kinds == 1 && has("config", false)
+	if has("commondir", false) {
+		kinds += 2
+	}
+	return kinds >= 2 || kinds == 1 && (has("config", false) || has("config.worktree", false))
 }
