@@ -55,15 +55,21 @@ func TestWorktreeOnlyGitdirIncludeRunsNoFilter(t *testing.T) {
 func TestSnapshotFIFOIgnoreFileDoesNotStall(t *testing.T) {
 	for _, name := range []string{".gitignore", ".gitattributes"} {
 		t.Run(name, func(t *testing.T) {
-			dir, g, ctx := newRepo(t), Git{Timeout: 4 * time.Second}, context.Background()
+			dir, g, ctx := newRepo(t), Git{Timeout: time.Second}, context.Background()
 			writeFile(t, filepath.Join(dir, "sub", "x.txt"), "x\n")
 			if err := syscall.Mkfifo(filepath.Join(dir, "sub", name), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			start := time.Now()
+			// Git itself waits on the FIFO: the bot cannot stop that, but
+			// the command ends at its limit and says so, and SlowDirs then
+			// keeps every turn from paying the limit again.
 			_, err := g.Snapshot(ctx, dir)
-			if d := time.Since(start); d > 2*time.Second {
-				t.Fatalf("Snapshot with a FIFO %s took %s (err %v)", name, d.Round(time.Millisecond), err)
+			if !TimedOut(err) {
+				t.Fatalf("Snapshot with a FIFO %s: err = %v, want a time-out", name, err)
+			}
+			var slow SlowDirs
+			if slow.Skip(dir) || !slow.Note(dir, err) || !slow.Skip(dir) {
+				t.Fatal("a directory where git timed out is not skipped")
 			}
 		})
 	}

@@ -226,6 +226,7 @@ type Bot struct {
 	limits   limitWatch            // the last usage-limit status, for /usage
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
 	cmdLists *commandLists         // each directory's Claude Code commands (claudecmds.go)
+	slowGit  projects.SlowDirs     // directories where a turn's snapshot ran out of time (projects.go)
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop

@@ -19,12 +19,15 @@ func (a *actor) snapshot(ctx context.Context) projects.Tree {
 	a.mu.Lock()
 	dir := a.startDir
 	a.mu.Unlock()
-	if dir == "" {
+	if dir == "" || a.b.slowGit.Skip(dir) {
 		return ""
 	}
 	tree, err := a.b.cfg.Git.Snapshot(ctx, dir)
 	if err != nil {
-		if !errors.Is(err, projects.ErrNotRepo) {
+		if a.b.slowGit.Note(dir, err) {
+			a.b.log.Warn("git ran out of time in this directory: the change footer is left out there for a while",
+				"chat_id", a.place.ChatID, "session_key", a.key, "dir", dir, "skip_for", projects.DefaultSlowFor, "err", err)
+		} else if !errors.Is(err, projects.ErrNotRepo) {
 			a.b.log.Warn("could not record the repository at turn start", "chat_id", a.place.ChatID, "session_key", a.key, "err", err)
 		}
 		return ""
