@@ -55,9 +55,13 @@ var safeConfig = []string{
 // config (protocol.ext.allow=always) wins over protocol.allow, not over
 // the variable; and git before 2.39.4 ignores GIT_NO_LAZY_FETCH, so a
 // partial clone's lazy fetch would otherwise reach an ext:: command.
+// GIT_LFS_SKIP_SMUDGE: git-lfs (trusted when the owner set it up
+// globally) would fetch objects on /branch's checkout through transfer
+// agents a repository's config can name; the worktree gets the pointer
+// files instead (git lfs pull there).
 var safeEnv = []string{"GIT_PAGER=cat", "PAGER=cat", "GIT_EDITOR=:", "GIT_SEQUENCE_EDITOR=:",
 	"GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=", "SSH_ASKPASS=", "GIT_NO_LAZY_FETCH=1", "GIT_ALLOW_PROTOCOL=",
-	"GIT_CONFIG_COUNT=0"}
+	"GIT_LFS_SKIP_SMUDGE=1", "GIT_CONFIG_COUNT=0"}
 
 // droppedEnv are variables of the bot's environment that would point git at
 // another repository, index or config than the one asked about, or run a
