@@ -37,27 +37,32 @@ func sensitive(p string) bool {
 
 // sensitiveWrite reports whether writing the absolute path p could change
 // what a program run later does: a sensitive name (see sensitiveNames), git's
-// own configuration outside a repository (gitConfigPlace), or a file in a
+// own configuration outside a repository (ownerConfigPlace), or a file in a
 // git directory whatever its name (inGitDir).
 func sensitiveWrite(p string) bool {
-	return sensitive(p) || gitConfigPlace(p) || inGitDir(p)
+	return sensitive(p) || ownerConfigPlace(p) || inGitDir(p)
 }
 
-// gitConfigPlace reports whether p is, or is in, one of the places git
-// reads its global configuration from (config, attributes, ignore):
+// ownerConfigPlace reports whether p is, or is in, the target of a
+// sensitive name in the home folder (~/.bashrc, ~/.ssh, ~/.gitconfig… as
+// links into a project), or one of the places git reads its global
+// configuration from (config, attributes, ignore):
 // $XDG_CONFIG_HOME/git, ~/.config/git and $GIT_CONFIG_GLOBAL or
 // $GIT_CONFIG_SYSTEM when set, and ~/.gitconfig (a sensitive name, but its
 // target when it is a link is not). Read from the environment at each
 // check, as git does at each start; each place, and each file git reads in
 // a config folder, is compared by its name and by its target when it is a
 // link, without case.
-func gitConfigPlace(p string) bool {
+func ownerConfigPlace(p string) bool {
 	var places, dirs []string
 	if home := os.Getenv("HOME"); home != "" {
 		dirs = append(dirs, filepath.Join(home, ".config", "git"))
-		// A dotfiles setup links ~/.gitconfig into a project: its target
-		// is the owner's global config (the name alone is sensitive).
-		places = append(places, filepath.Join(home, ".gitconfig"))
+		// A dotfiles setup links ~/.gitconfig, ~/.bashrc, ~/.ssh… into a
+		// project: their targets are the owner's start-up files and
+		// config (the names alone are sensitive). Compared by target below.
+		for name := range sensitiveNames {
+			places = append(places, filepath.Join(home, name))
+		}
 	}
 	if xdg := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(xdg) {
 		dirs = append(dirs, filepath.Join(xdg, "git"))

@@ -1,6 +1,7 @@
 package scope
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 )
@@ -95,5 +96,28 @@ func TestCheckWriteGitConfig(t *testing.T) {
 		if v := w.rule.CheckWrite(p); !v.Inside || v.Sensitive {
 			t.Errorf("write %s: %+v, want inside", p, v)
 		}
+	}
+}
+
+// A dotfiles setup links the owner's start-up files and folders into a
+// project (~/.bashrc → dotfiles/bashrc, ~/.ssh → dotfiles/ssh): the
+// targets are what runs at the next login, so writing them is asked like
+// writing the names.
+func TestCheckWriteDotfileLinkTargets(t *testing.T) {
+	w := newWorld(t)
+	mkdir(t, filepath.Join(w.proj, "dotfiles", "ssh"))
+	write(t, filepath.Join(w.proj, "dotfiles", "bashrc"))
+	link(t, filepath.Join(w.proj, "dotfiles", "bashrc"), filepath.Join(w.home, ".bashrc"))
+	if err := os.RemoveAll(filepath.Join(w.home, ".ssh")); err != nil {
+		t.Fatal(err)
+	}
+	link(t, filepath.Join(w.proj, "dotfiles", "ssh"), filepath.Join(w.home, ".ssh"))
+	for _, p := range []string{"dotfiles/bashrc", "dotfiles/ssh/authorized_keys", "dotfiles/ssh/config"} {
+		if v := w.rule.CheckWrite(p); v.Inside || !v.Sensitive {
+			t.Errorf("write %s (a dotfile's target): %+v, want not inside (sensitive)", p, v)
+		}
+	}
+	if v := w.rule.CheckWrite("dotfiles/README.md"); !v.Inside {
+		t.Errorf("write dotfiles/README.md: %+v, want inside", v)
 	}
 }
