@@ -15,7 +15,7 @@ type Responder interface {
 }
 
 // Request is one can_use_tool request plus the session it belongs to. The
-// bot copies the first fields from runner.ApprovalRequest and fills the rest
+// bot copies the first fields from engine.ApprovalRequest and fills the rest
 // from its session state.
 type Request struct {
 	RequestID   string

@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"errors"
+	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,8 +51,8 @@ func (r *rig) toolResultFor(toolUseID string) claudetest.ToolResult {
 func TestContractBashAllowRewritten(t *testing.T) {
 	r := newRig(t, true).serve(claudetest.Answer(bashUse("touch a.txt")), claudetest.Say("made it"))
 	s := r.start()
-	var asked []ApprovalRequest
-	log := turn(t, s, "Create a.txt.", func(req ApprovalRequest) {
+	var asked []engine.ApprovalRequest
+	log := turn(t, s, "Create a.txt.", func(req engine.ApprovalRequest) {
 		asked = append(asked, req)
 		if got := s.Pending(); len(got) != 1 || got[0] != req.RequestID {
 			t.Errorf("Pending() = %v while %s waits", got, req.RequestID)
@@ -62,7 +63,7 @@ func TestContractBashAllowRewritten(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	starts := eventsOf[ActionStarted](log.events)
+	starts := eventsOf[engine.ActionStarted](log.events)
 	if len(asked) != 1 || len(starts) != 1 {
 		t.Fatalf("want one action and one approval:%s", log)
 	}
@@ -74,7 +75,7 @@ func TestContractBashAllowRewritten(t *testing.T) {
 		len(req.Suggestions) == 0 || req.RequiresUserInteraction {
 		t.Errorf("approval request = %+v", req)
 	}
-	if done := eventsOf[ActionCompleted](log.events); len(done) != 1 || !done[0].OK || done[0].ToolUseID != as.ToolUseID {
+	if done := eventsOf[engine.ActionCompleted](log.events); len(done) != 1 || !done[0].OK || done[0].ToolUseID != as.ToolUseID {
 		t.Errorf("completed = %+v", done)
 	}
 	if !log.done.OK || log.done.Result != "made it" || len(s.Pending()) != 0 {
@@ -93,13 +94,13 @@ func TestContractBashDenied(t *testing.T) {
 	const why = "Denied from Telegram: not today."
 	r := newRig(t, true).serve(claudetest.Answer(bashUse("touch a.txt")), claudetest.Say("understood"))
 	s := r.start()
-	log := turn(t, s, "Create a.txt.", func(req ApprovalRequest) {
+	log := turn(t, s, "Create a.txt.", func(req engine.ApprovalRequest) {
 		if err := s.Deny(ctxFor(t), req.RequestID, why, false); err != nil {
 			t.Fatal(err)
 		}
 	})
-	as := eventsOf[ActionStarted](log.events)
-	done := eventsOf[ActionCompleted](log.events)
+	as := eventsOf[engine.ActionStarted](log.events)
+	done := eventsOf[engine.ActionCompleted](log.events)
 	if len(as) != 1 || len(done) != 1 || done[0].OK || done[0].Detail != why {
 		t.Fatalf("want the action completed as failed with the message:%s", log)
 	}
@@ -121,7 +122,7 @@ func TestContractBashDenied(t *testing.T) {
 func TestContractDenyWithInterrupt(t *testing.T) {
 	r := newRig(t, true).serve(claudetest.Answer(bashUse("touch a.txt")), claudetest.Say("next turn works"))
 	s := r.start()
-	log := turn(t, s, "Create a.txt.", func(req ApprovalRequest) {
+	log := turn(t, s, "Create a.txt.", func(req engine.ApprovalRequest) {
 		if err := s.Deny(ctxFor(t), req.RequestID, "Stopped from Telegram.", true); err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +139,7 @@ func TestContractDenyWithInterrupt(t *testing.T) {
 		t.Errorf("turn after the interrupt = %+v", next.done)
 	}
 	// What the model is shown about the interrupted tool in the next turn.
-	if as := eventsOf[ActionStarted](log.events); len(as) == 1 {
+	if as := eventsOf[engine.ActionStarted](log.events); len(as) == 1 {
 		tr := r.toolResultFor(as[0].ToolUseID)
 		t.Logf("tool result after deny+interrupt: %+v", tr)
 		if !tr.IsError {
@@ -154,8 +155,8 @@ func TestContractWriteApproval(t *testing.T) {
 	r.serve(claudetest.Answer(claudetest.ToolUse("Write", map[string]any{"file_path": target, "content": content})),
 		claudetest.Say("written"))
 	s := r.start()
-	var asked []ApprovalRequest
-	log := turn(t, s, "Write notes.txt.", func(req ApprovalRequest) {
+	var asked []engine.ApprovalRequest
+	log := turn(t, s, "Write notes.txt.", func(req engine.ApprovalRequest) {
 		asked = append(asked, req)
 		// Allow without updatedInput: the model's input runs unchanged.
 		if err := s.Allow(ctxFor(t), req.RequestID, nil, nil); err != nil {
@@ -166,7 +167,7 @@ func TestContractWriteApproval(t *testing.T) {
 		asked[0].Description != "notes.txt" {
 		t.Fatalf("approvals = %+v", asked)
 	}
-	if as := eventsOf[ActionStarted](log.events); len(as) != 1 || as[0].Kind != toolkinds.FileChange || as[0].Title != "notes.txt" {
+	if as := eventsOf[engine.ActionStarted](log.events); len(as) != 1 || as[0].Kind != toolkinds.FileChange || as[0].Title != "notes.txt" {
 		t.Errorf("action = %+v", as)
 	}
 	got, err := os.ReadFile(target)
@@ -187,8 +188,8 @@ func TestContractAlwaysAllow(t *testing.T) {
 		claudetest.Say("done again"),
 	)
 	s := r.start()
-	var asked []ApprovalRequest
-	log := turn(t, s, "Touch a.txt twice.", func(req ApprovalRequest) {
+	var asked []engine.ApprovalRequest
+	log := turn(t, s, "Touch a.txt twice.", func(req engine.ApprovalRequest) {
 		asked = append(asked, req)
 		if err := s.Allow(ctxFor(t), req.RequestID, req.Input, req.Suggestions); err != nil {
 			t.Fatal(err)
@@ -197,14 +198,14 @@ func TestContractAlwaysAllow(t *testing.T) {
 	if len(asked) != 1 {
 		t.Fatalf("asked %d times, want once:%s", len(asked), log)
 	}
-	if done := eventsOf[ActionCompleted](log.events); len(done) != 2 || !done[0].OK || !done[1].OK {
+	if done := eventsOf[engine.ActionCompleted](log.events); len(done) != 2 || !done[0].OK || !done[1].OK {
 		t.Errorf("completed = %+v", done)
 	}
 	// A setMode suggestion switches the live session's mode.
 	for _, sg := range asked[0].Suggestions {
 		var m struct{ Type, Mode string }
 		if json.Unmarshal(sg, &m) == nil && m.Type == "setMode" {
-			if ch := eventsOf[PermissionModeChanged](log.events); len(ch) == 0 || ch[0].Mode != m.Mode {
+			if ch := eventsOf[engine.PermissionModeChanged](log.events); len(ch) == 0 || ch[0].Mode != m.Mode {
 				t.Errorf("suggested mode %s, mode changes %+v", m.Mode, ch)
 			}
 		}
@@ -221,7 +222,7 @@ func TestContractAlwaysAllow(t *testing.T) {
 	}
 	s2 := r.start(func(o *Options) { o.Resume = id })
 	again := turn(t, s2, "Once more.", nil) // nil: being asked fails the test
-	st := eventsOf[SessionStarted](again.events)
+	st := eventsOf[engine.SessionStarted](again.events)
 	if len(st) != 1 || !again.done.OK {
 		t.Errorf("resumed turn = %+v", again.done)
 	}
@@ -246,7 +247,7 @@ func TestContractAskUserQuestion(t *testing.T) {
 	)
 	s := r.start()
 	var chosen string
-	log := turn(t, s, "Ask me which colour.", func(req ApprovalRequest) {
+	log := turn(t, s, "Ask me which colour.", func(req engine.ApprovalRequest) {
 		if req.ToolName != "AskUserQuestion" || !req.RequiresUserInteraction {
 			t.Errorf("request = %+v", req)
 		}
@@ -274,7 +275,7 @@ func TestContractAskUserQuestion(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	as := eventsOf[ActionStarted](log.events)
+	as := eventsOf[engine.ActionStarted](log.events)
 	if len(as) != 1 || !log.done.OK {
 		t.Fatalf("turn:%s", log)
 	}
@@ -291,7 +292,7 @@ func TestContractInterruptWithPendingApproval(t *testing.T) {
 	if err := s.Send(ctxFor(t), "Create a.txt."); err != nil {
 		t.Fatal(err)
 	}
-	req := next[ApprovalRequest](t, s)
+	req := next[engine.ApprovalRequest](t, s)
 	// Measured: the CLI withdraws the request (control_cancel_request with
 	// its id), rejects the tool and ends the turn as aborted_tools.
 	if err := s.Interrupt(ctxFor(t)); err != nil {
@@ -301,19 +302,19 @@ func TestContractInterruptWithPendingApproval(t *testing.T) {
 	if tc := log.done; tc.OK || tc.TerminalReason != "aborted_tools" {
 		t.Errorf("turn = %+v", tc)
 	}
-	if done := eventsOf[ActionCompleted](log.events); len(done) != 1 || done[0].OK || done[0].ToolUseID != req.ToolUseID {
+	if done := eventsOf[engine.ActionCompleted](log.events); len(done) != 1 || done[0].OK || done[0].ToolUseID != req.ToolUseID {
 		t.Errorf("the withdrawn tool completed as %+v", done)
 	}
 	// The withdrawal reaches the consumer and the runner forgets the id, so
 	// a late answer is refused instead of being written to the CLI.
-	if c := eventsOf[ApprovalCancelled](log.events); len(c) != 1 || c[0].RequestID != req.RequestID {
+	if c := eventsOf[engine.ApprovalCancelled](log.events); len(c) != 1 || c[0].RequestID != req.RequestID {
 		t.Errorf("want one ApprovalCancelled for %s, got %+v", req.RequestID, c)
 	}
 	// Measured: the withdrawal is the first thing the CLI says after the
 	// interrupt, before the failed tool and the result, so a consumer can
 	// take the prompt's buttons away while the turn is still closing.
 	t.Logf("after the interrupt:%s", log)
-	if _, first := log.events[0].(ApprovalCancelled); !first {
+	if _, first := log.events[0].(engine.ApprovalCancelled); !first {
 		t.Errorf("the withdrawal is not the first event after the interrupt:%s", log)
 	}
 	if p := s.Pending(); len(p) != 0 {
@@ -340,7 +341,7 @@ func TestContractCompoundSuggestion(t *testing.T) {
 	r := newRig(t, true).serve(claudetest.Answer(bashUse(curl+" && npm run build && node scripts/x.js")), claudetest.Say("done"))
 	s := r.start()
 	var got []json.RawMessage
-	turn(t, s, "Build.", func(req ApprovalRequest) {
+	turn(t, s, "Build.", func(req engine.ApprovalRequest) {
 		got = req.Suggestions
 		if err := s.Deny(ctxFor(t), req.RequestID, "no", false); err != nil {
 			t.Fatal(err)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"github.com/untether/untether/engine"
 	"os"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ func TestContractInterruptMidStream(t *testing.T) {
 	if err := s.Send(ctxFor(t), "Talk a lot."); err != nil {
 		t.Fatal(err)
 	}
-	if p := next[Text](t, s); !p.Partial || p.Text == "" {
+	if p := next[engine.Text](t, s); !p.Partial || p.Text == "" {
 		t.Fatalf("want a partial text first, got %+v", p)
 	}
 	began := time.Now()
@@ -39,7 +40,7 @@ func TestContractInterruptMidStream(t *testing.T) {
 	}
 	// Measured: the CLI commits what streamed so far as an assistant line,
 	// so a non-partial Text with the cut-off text may close the turn.
-	for _, txt := range eventsOf[Text](log.events) {
+	for _, txt := range eventsOf[engine.Text](log.events) {
 		if !txt.Partial {
 			t.Logf("full text of the interrupted stream: %q", txt.Text)
 			if txt.Text == "" || !strings.HasPrefix(scripted, txt.Text) {
@@ -80,11 +81,11 @@ func TestContractSetPermissionMode(t *testing.T) {
 	if err := s.SetPermissionMode(ctxFor(t), "acceptEdits"); err != nil {
 		t.Fatal(err)
 	}
-	if ch := next[PermissionModeChanged](t, s); ch.Mode != "acceptEdits" {
+	if ch := next[engine.PermissionModeChanged](t, s); ch.Mode != "acceptEdits" {
 		t.Errorf("mode change = %+v", ch)
 	}
 	log := turn(t, s, "Write auto.txt.", nil) // nil: being asked fails the test
-	if st := eventsOf[SessionStarted](log.events); len(st) != 1 || st[0].PermissionMode != "acceptEdits" {
+	if st := eventsOf[engine.SessionStarted](log.events); len(st) != 1 || st[0].PermissionMode != "acceptEdits" {
 		t.Errorf("SessionStarted = %+v, want mode acceptEdits", st)
 	}
 	if got, err := os.ReadFile(target); err != nil || string(got) != "auto\n" {
@@ -99,7 +100,7 @@ func TestContractSetPermissionMode(t *testing.T) {
 	if err := s.SetPermissionMode(ctxFor(t), "plan"); err != nil {
 		t.Fatal(err)
 	}
-	if ch := next[PermissionModeChanged](t, s); ch.Mode != "plan" {
+	if ch := next[engine.PermissionModeChanged](t, s); ch.Mode != "plan" {
 		t.Errorf("mode change = %+v", ch)
 	}
 }
@@ -166,7 +167,7 @@ func runTurnOrFail(tb testing.TB, s *Session, prompt string) {
 }
 
 // recvEvent returns the next event and when it arrived.
-func recvEvent(tb testing.TB, s *Session) (Event, time.Time) {
+func recvEvent(tb testing.TB, s *Session) (engine.Event, time.Time) {
 	tb.Helper()
 	select {
 	case ev, ok := <-s.Events():
@@ -185,7 +186,7 @@ func recvEvent(tb testing.TB, s *Session) (Event, time.Time) {
 func firstEvent(tb testing.TB, s *Session) time.Time {
 	tb.Helper()
 	ev, at := recvEvent(tb, s)
-	if _, ok := ev.(TurnCompleted); ok {
+	if _, ok := ev.(engine.TurnCompleted); ok {
 		tb.Fatal("the first event of a turn was its result")
 	}
 	return at
@@ -202,14 +203,14 @@ func TestContractPartialToolInput(t *testing.T) {
 		claudetest.Say("done"),
 	)
 	s := r.start(func(o *Options) { o.IncludePartial = true })
-	log := turn(t, s, "Run it.", func(req ApprovalRequest) {
+	log := turn(t, s, "Run it.", func(req engine.ApprovalRequest) {
 		if err := s.Allow(ctxFor(t), req.RequestID, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
 	var partial []string
 	whole := false
-	for _, a := range eventsOf[ActionStarted](log.events) {
+	for _, a := range eventsOf[engine.ActionStarted](log.events) {
 		switch {
 		case a.Partial && !whole:
 			if !strings.HasPrefix(cmd, a.Title) {

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -37,7 +38,7 @@ func TestContractQueuedMessage(t *testing.T) {
 		t.Errorf("results %q then %q", first.done.Result, second.done.Result)
 	}
 	// Each queued message is a turn of its own, with its own init.
-	if a, b := eventsOf[SessionStarted](first.events), eventsOf[SessionStarted](second.events); len(a) != 1 || len(b) != 1 {
+	if a, b := eventsOf[engine.SessionStarted](first.events), eventsOf[engine.SessionStarted](second.events); len(a) != 1 || len(b) != 1 {
 		t.Errorf("SessionStarted per turn: %d and %d", len(a), len(b))
 	}
 	if texts := r.lastRequest().UserTexts(); len(texts) == 0 || texts[len(texts)-1] != "Message two." {
@@ -106,7 +107,7 @@ func startLongTool(t *testing.T, r *rig, s *Session) (marker string, tool proc) 
 	if err := s.Send(ctxFor(t), "Follow the log."); err != nil {
 		t.Fatal(err)
 	}
-	next[ActionStarted](t, s)
+	next[engine.ActionStarted](t, s)
 	ok := pollAllowing(t, s, func() bool {
 		for _, p := range procsMatching(marker) {
 			if strings.HasPrefix(p.cmd, "tail ") {
@@ -129,7 +130,7 @@ func pollAllowing(t *testing.T, s *Session, cond func() bool) bool {
 	return poll(10*time.Second, func() bool {
 		select {
 		case ev := <-s.Events():
-			if req, isReq := ev.(ApprovalRequest); isReq {
+			if req, isReq := ev.(engine.ApprovalRequest); isReq {
 				if err := s.Allow(ctxFor(t), req.RequestID, nil, nil); err != nil {
 					t.Fatal(err)
 				}
@@ -163,7 +164,7 @@ func TestContractInterruptRunningTool(t *testing.T) {
 	if tc := log.done; tc.OK || tc.TerminalReason != "aborted_tools" || tc.ErrorText != "interrupted" {
 		t.Errorf("interrupted turn = %+v", tc)
 	}
-	if done := eventsOf[ActionCompleted](log.events); len(done) != 1 || done[0].OK {
+	if done := eventsOf[engine.ActionCompleted](log.events); len(done) != 1 || done[0].OK {
 		t.Errorf("the interrupted tool completed as %+v, want one failed result", done)
 	}
 	// The CLI kills the running command itself.
@@ -204,13 +205,13 @@ func TestContractCloseWithPendingApproval(t *testing.T) {
 	if err := s.Send(ctxFor(t), "Create a.txt."); err != nil {
 		t.Fatal(err)
 	}
-	req := next[ApprovalRequest](t, s)
+	req := next[engine.ApprovalRequest](t, s)
 	began := time.Now()
 	if err := s.Close(ctxFor(t)); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("Close with a pending approval took %v", time.Since(began))
-	var rest []Event
+	var rest []engine.Event
 	for ev := range s.Events() {
 		rest = append(rest, ev)
 	}
@@ -219,21 +220,21 @@ func TestContractCloseWithPendingApproval(t *testing.T) {
 	// the CLI would call the model once more. Close interrupts a running
 	// turn first, so the request is withdrawn, the turn ends aborted and no
 	// further model call is made.
-	if c := eventsOf[ApprovalCancelled](rest); len(c) != 1 || c[0].RequestID != req.RequestID {
+	if c := eventsOf[engine.ApprovalCancelled](rest); len(c) != 1 || c[0].RequestID != req.RequestID {
 		t.Errorf("want the pending request withdrawn, got %+v", c)
 	}
-	done := eventsOf[ActionCompleted](rest)
+	done := eventsOf[engine.ActionCompleted](rest)
 	if len(done) != 1 || done[0].OK {
 		t.Errorf("the pending tool completed as %+v, want a failure", done)
 	}
-	if tc := eventsOf[TurnCompleted](rest); len(tc) != 1 || tc[0].OK || tc[0].TerminalReason != "aborted_tools" {
+	if tc := eventsOf[engine.TurnCompleted](rest); len(tc) != 1 || tc[0].OK || tc[0].TerminalReason != "aborted_tools" {
 		t.Errorf("turn after Close = %+v", tc)
 	}
 	if n := len(r.api.Requests()); n != 1 {
 		t.Errorf("%d API requests, want 1 (no model call after the close)", n)
 	}
 	// The last result was an error, so the CLI exits 1 at EOF.
-	if ex := eventsOf[Exited](rest); len(ex) != 1 || ex[0].ExitCode != 1 || ex[0].MidTurn {
+	if ex := eventsOf[engine.Exited](rest); len(ex) != 1 || ex[0].ExitCode != 1 || ex[0].MidTurn {
 		t.Errorf("exit = %+v", ex)
 	}
 	if err := s.Allow(ctxFor(t), req.RequestID, nil, nil); !errors.Is(err, ErrClosed) {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/untether/untether/engine"
 	"math"
 	"os"
 	"strings"
@@ -32,7 +33,7 @@ func TestContractUsageLimitReached(t *testing.T) {
 	r := newRig(t, true).serve(claudetest.LimitReached("five_hour", resets).Times(1), claudetest.Say("back")).subscribe()
 	s := r.start()
 	log := turn(t, s, "hello", nil)
-	limits := eventsOf[RateLimited](log.events)
+	limits := eventsOf[engine.RateLimited](log.events)
 	if len(limits) != 1 {
 		t.Fatalf("want one RateLimited:%s", log)
 	}
@@ -55,7 +56,7 @@ func TestContractUsageLimitReached(t *testing.T) {
 	}
 	// The next call goes through: the CLI says the limit is lifted, with
 	// nothing but the status.
-	if lifted := eventsOf[RateLimited](next.events); len(lifted) != 1 || lifted[0].Status != "allowed" || lifted[0].Limit != "" {
+	if lifted := eventsOf[engine.RateLimited](next.events); len(lifted) != 1 || lifted[0].Status != "allowed" || lifted[0].Limit != "" {
 		t.Errorf("rate limit events of the next turn: %+v, want one allowed", lifted)
 	}
 }
@@ -70,12 +71,12 @@ func TestContractUsageWarning(t *testing.T) {
 	r := newRig(t, true).serve(warn("one"), warn("two")).subscribe()
 	s := r.start()
 	first := turn(t, s, "first", nil)
-	limits := eventsOf[RateLimited](first.events)
+	limits := eventsOf[engine.RateLimited](first.events)
 	if len(limits) != 1 || limits[0].Status != "allowed_warning" || limits[0].Limit != "seven_day" ||
 		limits[0].Utilization != 0.8 || !limits[0].ResetsAt.Equal(resets) || !first.done.OK {
 		t.Errorf("first turn: limits %+v, result %+v", limits, first.done)
 	}
-	if again := eventsOf[RateLimited](turn(t, s, "second", nil).events); len(again) != 0 {
+	if again := eventsOf[engine.RateLimited](turn(t, s, "second", nil).events); len(again) != 0 {
 		t.Errorf("the same warning came again: %+v", again)
 	}
 }
@@ -88,9 +89,9 @@ func TestContractAPIKeyRetries429(t *testing.T) {
 	r := newRig(t, true).serve(claudetest.LimitReached("five_hour", resets).WithHeader("retry-after", "1").Times(2), claudetest.Say("ok"))
 	s := r.start()
 	log := turn(t, s, "hello", nil)
-	retries := eventsOf[APIRetry](log.events)
+	retries := eventsOf[engine.APIRetry](log.events)
 	t.Logf("retries: %+v", retries)
-	if n := len(eventsOf[RateLimited](log.events)); n != 0 {
+	if n := len(eventsOf[engine.RateLimited](log.events)); n != 0 {
 		t.Errorf("%d RateLimited with an API key, want none", n)
 	}
 	if len(retries) != 2 || retries[0].Attempt != 1 || retries[1].Attempt != 2 || retries[0].MaxRetries != 10 ||
@@ -110,7 +111,7 @@ func TestContractManualCompact(t *testing.T) {
 	s := r.start()
 	turn(t, s, "hi", nil)
 	log := turn(t, s, "/compact", nil)
-	compacting, compacted := eventsOf[Compacting](log.events), eventsOf[Compacted](log.events)
+	compacting, compacted := eventsOf[engine.Compacting](log.events), eventsOf[engine.Compacted](log.events)
 	if len(compacting) != 1 || len(compacted) != 1 {
 		t.Fatalf("want one Compacting and one Compacted:%s", log)
 	}
@@ -145,8 +146,8 @@ func TestContractAutoCompactAndWindow(t *testing.T) {
 		t.Errorf("context %d of %d, want %d of 1000000", before.ContextTokens, before.ContextWindow, full)
 	}
 	log := turn(t, s, "next", nil)
-	compacted := eventsOf[Compacted](log.events)
-	if len(eventsOf[Compacting](log.events)) != 1 || len(compacted) != 1 {
+	compacted := eventsOf[engine.Compacted](log.events)
+	if len(eventsOf[engine.Compacting](log.events)) != 1 || len(compacted) != 1 {
 		t.Fatalf("want one Compacting and one Compacted:%s", log)
 	}
 	c := compacted[0]

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,10 +38,10 @@ func deskSession(t *testing.T, r *rig, mode string) string {
 	t.Helper()
 	s := r.start(func(o *Options) { o.PermissionMode = mode })
 	log := turn(t, s, "Run it.", nil) // nil: being asked fails the test
-	if st := eventsOf[SessionStarted](log.events); len(st) != 1 || st[0].PermissionMode != mode {
+	if st := eventsOf[engine.SessionStarted](log.events); len(st) != 1 || st[0].PermissionMode != mode {
 		t.Fatalf("desk session started as %+v, want mode %s", st, mode)
 	}
-	if done := eventsOf[ActionCompleted](log.events); len(done) != 1 || !done[0].OK || !exists(r.path("desk.txt")) {
+	if done := eventsOf[engine.ActionCompleted](log.events); len(done) != 1 || !done[0].OK || !exists(r.path("desk.txt")) {
 		t.Fatalf("touch desk.txt in %s: %+v%s", mode, done, log)
 	}
 	id := s.SessionID()
@@ -68,14 +69,14 @@ func TestContractResumeModeNotKept(t *testing.T) {
 				t.Fatalf("the rig's options set a mode: %+v", bot)
 			}
 			s := r.start(func(o *Options) { o.Resume = id })
-			var asked []ApprovalRequest
-			log := turn(t, s, "Run it again.", func(req ApprovalRequest) {
+			var asked []engine.ApprovalRequest
+			log := turn(t, s, "Run it again.", func(req engine.ApprovalRequest) {
 				asked = append(asked, req)
 				if err := s.Deny(ctxFor(t), req.RequestID, "not now", false); err != nil {
 					t.Fatal(err)
 				}
 			})
-			st := eventsOf[SessionStarted](log.events)
+			st := eventsOf[engine.SessionStarted](log.events)
 			if len(st) != 1 || st[0].PermissionMode != DefaultPermissionMode {
 				t.Errorf("resumed session started as %+v, want mode %s", st, DefaultPermissionMode)
 			}
@@ -98,7 +99,7 @@ func TestContractResumeModeSkipPermissionsWins(t *testing.T) {
 	id := deskSession(t, r, "acceptEdits")
 	s := r.start(func(o *Options) { o.Resume, o.SkipPermissions = id, true })
 	log := turn(t, s, "Run it again.", nil) // nil: being asked fails the test
-	if st := eventsOf[SessionStarted](log.events); len(st) != 1 || st[0].PermissionMode != "bypassPermissions" {
+	if st := eventsOf[engine.SessionStarted](log.events); len(st) != 1 || st[0].PermissionMode != "bypassPermissions" {
 		t.Errorf("resumed with --dangerously-skip-permissions as %+v, want bypassPermissions", st)
 	}
 }
@@ -150,7 +151,7 @@ func TestContractModeOverridesSettingsDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := turn(t, r.start(), "Hello.", nil)
-	if st := eventsOf[SessionStarted](log.events); len(st) != 1 || st[0].PermissionMode != DefaultPermissionMode {
+	if st := eventsOf[engine.SessionStarted](log.events); len(st) != 1 || st[0].PermissionMode != DefaultPermissionMode {
 		t.Errorf("started as %+v, want %s despite the settings' defaultMode", st, DefaultPermissionMode)
 	}
 }

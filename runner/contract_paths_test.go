@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,8 +47,8 @@ func TestContractReadOutsideAsked(t *testing.T) {
 		claudetest.Answer(claudetest.ToolUse("WebFetch", map[string]any{"url": "http://127.0.0.1:1/?d=x", "prompt": "p"})),
 		claudetest.Say("done"))
 	s := r.start(func(o *Options) { o.AddDirs = []string{added} })
-	var asked []ApprovalRequest
-	log := turn(t, s, "Read them.", func(req ApprovalRequest) {
+	var asked []engine.ApprovalRequest
+	log := turn(t, s, "Read them.", func(req engine.ApprovalRequest) {
 		asked = append(asked, req)
 		if err := s.Deny(ctxFor(t), req.RequestID, "no", false); err != nil {
 			t.Fatal(err)
@@ -80,7 +81,7 @@ func TestContractReadOutsideAsked(t *testing.T) {
 			t.Errorf("suggestions of %s: %s", a.Input, a.Suggestions)
 		}
 	}
-	if ok := eventsOf[ActionCompleted](log.events); len(ok) != 8 || !ok[0].OK || !ok[1].OK || !ok[2].OK {
+	if ok := eventsOf[engine.ActionCompleted](log.events); len(ok) != 8 || !ok[0].OK || !ok[1].OK || !ok[2].OK {
 		t.Errorf("the reads inside and in the added dir did not succeed:%s", log)
 	}
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -40,14 +41,14 @@ func TestContractPlanApproved(t *testing.T) {
 		claudetest.Answer(claudetest.ToolUse("Write", map[string]any{"file_path": result, "content": "built\n"})),
 		claudetest.Say("Done."))...)
 	s := r.start(func(o *Options) { o.PermissionMode = "plan" })
-	var asked []ApprovalRequest
-	log := turn(t, s, "Plan result.txt, then write it.", func(req ApprovalRequest) {
+	var asked []engine.ApprovalRequest
+	log := turn(t, s, "Plan result.txt, then write it.", func(req engine.ApprovalRequest) {
 		asked = append(asked, req)
 		if err := s.Allow(ctxFor(t), req.RequestID, req.Input, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
-	if st := eventsOf[SessionStarted](log.events); len(st) != 1 || st[0].PermissionMode != "plan" {
+	if st := eventsOf[engine.SessionStarted](log.events); len(st) != 1 || st[0].PermissionMode != "plan" {
 		t.Errorf("SessionStarted = %+v, want mode plan", st)
 	}
 	// The plan file write is not asked; ExitPlanMode and the project write are.
@@ -68,11 +69,11 @@ func TestContractPlanApproved(t *testing.T) {
 	modeAt, writeAt := -1, -1
 	for i, ev := range log.events {
 		switch e := ev.(type) {
-		case PermissionModeChanged:
+		case engine.PermissionModeChanged:
 			if e.Mode == "default" && modeAt < 0 {
 				modeAt = i
 			}
-		case ApprovalRequest:
+		case engine.ApprovalRequest:
 			if e.ToolName == "Write" {
 				writeAt = i
 			}
@@ -105,8 +106,8 @@ func TestContractPlanDenied(t *testing.T) {
 	var planFile atomic.Value
 	r.serve(append(planSteps(&planFile), claudetest.Say("I will revise it."), claudetest.Say("Still planning."))...)
 	s := r.start(func(o *Options) { o.PermissionMode = "plan" })
-	var asked []ApprovalRequest
-	log := turn(t, s, "Plan something.", func(req ApprovalRequest) {
+	var asked []engine.ApprovalRequest
+	log := turn(t, s, "Plan something.", func(req engine.ApprovalRequest) {
 		asked = append(asked, req)
 		if err := s.Deny(ctxFor(t), req.RequestID, why, false); err != nil {
 			t.Fatal(err)
@@ -115,7 +116,7 @@ func TestContractPlanDenied(t *testing.T) {
 	if len(asked) != 1 || asked[0].ToolName != "ExitPlanMode" {
 		t.Fatalf("approvals = %+v", asked)
 	}
-	if ch := eventsOf[PermissionModeChanged](log.events); len(ch) != 0 {
+	if ch := eventsOf[engine.PermissionModeChanged](log.events); len(ch) != 0 {
 		t.Errorf("mode changed after a denied plan: %+v", ch)
 	}
 	if tr := r.toolResultFor(asked[0].ToolUseID); !tr.IsError || tr.Content != why {
@@ -126,7 +127,7 @@ func TestContractPlanDenied(t *testing.T) {
 	}
 	// init at the next turn shows the mode is still plan.
 	next := turn(t, s, "Go on.", nil)
-	if st := eventsOf[SessionStarted](next.events); len(st) != 1 || st[0].PermissionMode != "plan" {
+	if st := eventsOf[engine.SessionStarted](next.events); len(st) != 1 || st[0].PermissionMode != "plan" {
 		t.Errorf("next turn SessionStarted = %+v, want mode plan", st)
 	}
 }

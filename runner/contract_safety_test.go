@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"slices"
@@ -39,7 +40,7 @@ func TestContractSafetyChecks(t *testing.T) {
 	r.serve(steps...)
 	s := r.start()
 	var got []string
-	log := turn(t, s, "Write them.", func(req ApprovalRequest) {
+	log := turn(t, s, "Write them.", func(req engine.ApprovalRequest) {
 		what := inputField(t, req.Input, "file_path")
 		if req.ToolName == "Bash" {
 			what = inputField(t, req.Input, "command")

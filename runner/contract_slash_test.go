@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,7 @@ func TestContractSlashCommands(t *testing.T) {
 	// /compact summarises with one model call (retried once, measured: two
 	// requests), reports compaction and ends with an empty result.
 	compact := turn(t, s, "/compact", nil)
-	cs := eventsOf[Compacted](compact.events)
+	cs := eventsOf[engine.Compacted](compact.events)
 	if d := compact.done; !d.OK || d.NumTurns != 0 || d.Result != "" || len(cs) != 1 || cs[0].Trigger != "manual" || cs[0].PreTokens == 0 {
 		t.Errorf("/compact: %+v compacted %+v%s", d, cs, compact)
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -90,8 +91,8 @@ func (r *rig) cleanup(s *Session) {
 
 // turnLog is everything one turn produced, ending with its result.
 type turnLog struct {
-	events []Event
-	done   TurnCompleted
+	events []engine.Event
+	done   engine.TurnCompleted
 }
 
 func (l turnLog) String() string {
@@ -103,7 +104,7 @@ func (l turnLog) String() string {
 }
 
 // eventsOf filters events by type.
-func eventsOf[T Event](evs []Event) []T {
+func eventsOf[T engine.Event](evs []engine.Event) []T {
 	var out []T
 	for _, ev := range evs {
 		if e, ok := ev.(T); ok {
@@ -115,7 +116,7 @@ func eventsOf[T Event](evs []Event) []T {
 
 // runTurn reads events up to the turn's TurnCompleted. onApproval must answer
 // each ApprovalRequest; nil means the turn must not ask anything.
-func runTurn(tb testing.TB, s *Session, onApproval func(ApprovalRequest)) turnLog {
+func runTurn(tb testing.TB, s *Session, onApproval func(engine.ApprovalRequest)) turnLog {
 	tb.Helper()
 	timeout := time.NewTimer(contractWait)
 	defer timeout.Stop()
@@ -128,15 +129,15 @@ func runTurn(tb testing.TB, s *Session, onApproval func(ApprovalRequest)) turnLo
 			}
 			log.events = append(log.events, ev)
 			switch e := ev.(type) {
-			case ApprovalRequest:
+			case engine.ApprovalRequest:
 				if onApproval == nil {
 					tb.Fatalf("unexpected approval request %+v", e)
 				}
 				onApproval(e)
-			case TurnCompleted:
+			case engine.TurnCompleted:
 				log.done = e
 				return log
-			case Exited:
+			case engine.Exited:
 				tb.Fatalf("claude exited mid-turn: %+v\nevents:%s", e, log)
 			}
 		case <-timeout.C:
@@ -146,7 +147,7 @@ func runTurn(tb testing.TB, s *Session, onApproval func(ApprovalRequest)) turnLo
 }
 
 // turn sends prompt and runs the turn it starts.
-func turn(tb testing.TB, s *Session, prompt string, onApproval func(ApprovalRequest)) turnLog {
+func turn(tb testing.TB, s *Session, prompt string, onApproval func(engine.ApprovalRequest)) turnLog {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), contractWait)
 	defer cancel()
@@ -194,10 +195,10 @@ func TestContractPlainAnswer(t *testing.T) {
 	first, _ := recvEvent(t, s)
 	t.Logf("start to first event (%T): %v", first, time.Since(started))
 	log := runTurn(t, s, nil)
-	log.events = append([]Event{first}, log.events...)
+	log.events = append([]engine.Event{first}, log.events...)
 	t.Logf("start to result: %v", time.Since(started))
 
-	inits := eventsOf[SessionStarted](log.events)
+	inits := eventsOf[engine.SessionStarted](log.events)
 	if len(inits) != 1 {
 		t.Fatalf("want one SessionStarted in the turn:%s", log)
 	}
@@ -216,7 +217,7 @@ func TestContractPlainAnswer(t *testing.T) {
 			t.Errorf("tools lack %s: %v", tool, init.Tools)
 		}
 	}
-	texts := eventsOf[Text](log.events)
+	texts := eventsOf[engine.Text](log.events)
 	if len(texts) != 1 || texts[0].Text != answer || texts[0].Partial || texts[0].MessageID == "" {
 		t.Errorf("text events = %+v", texts)
 	}
@@ -274,7 +275,7 @@ func TestContractTwoTurnsOneProcess(t *testing.T) {
 		t.Errorf("pid changed from %d to %d", pid, s.Pid())
 	}
 	// system/init comes again at every turn, with the same session.
-	a, b := eventsOf[SessionStarted](first.events), eventsOf[SessionStarted](second.events)
+	a, b := eventsOf[engine.SessionStarted](first.events), eventsOf[engine.SessionStarted](second.events)
 	if len(a) != 1 || len(b) != 1 || a[0].SessionID != b[0].SessionID || a[0].SessionID == "" {
 		t.Errorf("SessionStarted per turn: %+v / %+v", a, b)
 	}
@@ -318,7 +319,7 @@ func TestContractCloseAndResume(t *testing.T) {
 	if !log.done.OK || log.done.Result != "it was pineapple" || log.done.SessionID != id || s2.SessionID() != id {
 		t.Errorf("resumed turn = %+v (session %q, want %q)", log.done, s2.SessionID(), id)
 	}
-	if st := eventsOf[SessionStarted](log.events); len(st) != 1 || st[0].SessionID != id {
+	if st := eventsOf[engine.SessionStarted](log.events); len(st) != 1 || st[0].SessionID != id {
 		t.Errorf("resumed SessionStarted = %+v, want session %s", st, id)
 	}
 	all := r.lastRequest().AllText()

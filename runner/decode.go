@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/untether/untether/engine"
 	"strings"
 	"time"
 
@@ -65,8 +66,8 @@ type line struct {
 	DurationMS        float64         `json:"duration_ms"`
 	DurationAPIMS     float64         `json:"duration_api_ms"`
 	TotalCostUSD      float64         `json:"total_cost_usd"`
-	Usage             Usage           `json:"usage"`
-	PermissionDenials []Denial        `json:"permission_denials"`
+	Usage             engine.Usage    `json:"usage"`
+	PermissionDenials []engine.Denial `json:"permission_denials"`
 	TerminalReason    string          `json:"terminal_reason"`
 	Errors            json.RawMessage `json:"errors"`
 	APIError          json.RawMessage `json:"api_error"`
@@ -89,7 +90,7 @@ type messageBody struct {
 	ID      string          `json:"id"`
 	Model   string          `json:"model"`
 	Content json.RawMessage `json:"content"`
-	Usage   *Usage          `json:"usage"`
+	Usage   *engine.Usage   `json:"usage"`
 }
 
 type canUseTool struct {
@@ -147,7 +148,7 @@ func newDecoder(workDir string) *decoder {
 // decoded is what one line produced: events for the consumer, plus control
 // traffic the session handles itself.
 type decoded struct {
-	events   []Event
+	events   []engine.Event
 	request  *controlRequestIn // a control_request from the CLI
 	response *controlResponse  // a reply to one of our control requests
 }
@@ -175,7 +176,7 @@ func (d *decoder) decode(raw []byte) (decoded, error) {
 	case "stream_event":
 		return decoded{events: d.streamEvent(&l)}, nil
 	case "result":
-		return decoded{events: []Event{d.result(&l)}}, nil
+		return decoded{events: []engine.Event{d.result(&l)}}, nil
 	case "control_request":
 		return d.controlRequest(&l), nil
 	case "control_response":
@@ -188,18 +189,18 @@ func (d *decoder) decode(raw []byte) (decoded, error) {
 		if l.RequestID == "" {
 			return decoded{}, fmt.Errorf("decode control_cancel_request: missing request_id")
 		}
-		return decoded{events: []Event{ApprovalCancelled{RequestID: l.RequestID}}}, nil
+		return decoded{events: []engine.Event{engine.ApprovalCancelled{RequestID: l.RequestID}}}, nil
 	case "rate_limit_event":
-		return decoded{events: []Event{rateLimited(l.RateLimitInfo, raw)}}, nil
+		return decoded{events: []engine.Event{rateLimited(l.RateLimitInfo, raw)}}, nil
 	}
 	// keep_alive and future types carry nothing for us.
 	return decoded{}, nil
 }
 
-func (d *decoder) system(l *line) []Event {
+func (d *decoder) system(l *line) []engine.Event {
 	switch l.Subtype {
 	case "init":
-		return []Event{SessionStarted{
+		return []engine.Event{engine.SessionStarted{
 			SessionID:      l.SessionID,
 			Model:          l.Model,
 			Cwd:            l.Cwd,
@@ -209,13 +210,13 @@ func (d *decoder) system(l *line) []Event {
 		}}
 	case "status":
 		if l.PermissionMode != "" {
-			return []Event{PermissionModeChanged{Mode: l.PermissionMode}}
+			return []engine.Event{engine.PermissionModeChanged{Mode: l.PermissionMode}}
 		}
 		if str(l.Status) == "compacting" {
-			return []Event{Compacting{}}
+			return []engine.Event{engine.Compacting{}}
 		}
 	case "api_retry":
-		return []Event{APIRetry{Attempt: l.Attempt, MaxRetries: l.MaxRetries, HTTPStatus: l.ErrorStatus, Error: str(l.Error),
+		return []engine.Event{engine.APIRetry{Attempt: l.Attempt, MaxRetries: l.MaxRetries, HTTPStatus: l.ErrorStatus, Error: str(l.Error),
 			Delay: time.Duration(l.RetryDelayMS * float64(time.Millisecond))}}
 	case "permission_denied":
 		var m struct {
@@ -223,13 +224,13 @@ func (d *decoder) system(l *line) []Event {
 		}
 		// The message field of this subtype is a string, unlike other lines.
 		_ = json.Unmarshal(l.Message, &m.Message)
-		return []Event{PermissionDenied{ToolName: l.ToolName, ToolUseID: l.ToolUseID, Message: d.clean(m.Message)}}
+		return []engine.Event{engine.PermissionDenied{ToolName: l.ToolName, ToolUseID: l.ToolUseID, Message: d.clean(m.Message)}}
 	case "compact_boundary":
-		c := Compacted{}
+		c := engine.Compacted{}
 		if l.CompactMetadata != nil {
 			c.Trigger, c.PreTokens, c.PostTokens = l.CompactMetadata.Trigger, l.CompactMetadata.PreTokens, l.CompactMetadata.PostTokens
 		}
-		return []Event{c}
+		return []engine.Event{c}
 	}
 	return nil
 }
@@ -250,7 +251,7 @@ func (d *decoder) blocks(msg json.RawMessage) (messageBody, []contentBlock) {
 	return m, blocks
 }
 
-func (d *decoder) assistant(l *line) []Event {
+func (d *decoder) assistant(l *line) []engine.Event {
 	m, blocks := d.blocks(l.Message)
 	if u := m.Usage; u != nil && l.ParentToolUseID == "" {
 		// Every call's input is the whole conversation so far: the last
@@ -260,22 +261,22 @@ func (d *decoder) assistant(l *line) []Event {
 			d.context, d.model = n, m.Model
 		}
 	}
-	var out []Event
+	var out []engine.Event
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
 			if b.Text != "" {
-				out = append(out, Text{MessageID: m.ID, ParentToolUseID: l.ParentToolUseID, Text: d.clean(b.Text)})
+				out = append(out, engine.Text{MessageID: m.ID, ParentToolUseID: l.ParentToolUseID, Text: d.clean(b.Text)})
 			}
 		case "thinking":
 			if b.Thinking != "" {
-				out = append(out, Thinking{MessageID: m.ID, Text: d.clean(b.Thinking)})
+				out = append(out, engine.Thinking{MessageID: m.ID, Text: d.clean(b.Thinking)})
 			}
 		case "tool_use":
 			// The title is a cut of the input: redact the input first.
 			kind, title := toolkinds.Describe(b.Name, json.RawMessage(d.clean(string(b.Input))), d.workDir)
 			d.open[b.ID] = true
-			out = append(out, ActionStarted{
+			out = append(out, engine.ActionStarted{
 				ToolUseID:       b.ID,
 				ParentToolUseID: l.ParentToolUseID,
 				Tool:            b.Name,
@@ -288,9 +289,9 @@ func (d *decoder) assistant(l *line) []Event {
 	return out
 }
 
-func (d *decoder) user(l *line) []Event {
+func (d *decoder) user(l *line) []engine.Event {
 	_, blocks := d.blocks(l.Message)
-	var out []Event
+	var out []engine.Event
 	for _, b := range blocks {
 		if b.Type != "tool_result" || b.ToolUseID == "" {
 			continue
@@ -301,7 +302,7 @@ func (d *decoder) user(l *line) []Event {
 			continue
 		}
 		d.open[b.ToolUseID] = false
-		out = append(out, ActionCompleted{
+		out = append(out, engine.ActionCompleted{
 			ToolUseID:       b.ToolUseID,
 			ParentToolUseID: l.ParentToolUseID,
 			OK:              !b.IsError,
@@ -343,7 +344,7 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-func (d *decoder) streamEvent(l *line) []Event {
+func (d *decoder) streamEvent(l *line) []engine.Event {
 	var ev struct {
 		Type  string `json:"type"`
 		Index int    `json:"index"`
@@ -365,7 +366,7 @@ func (d *decoder) streamEvent(l *line) []Event {
 	case ev.Type == "content_block_delta" && ev.Delta.Type == "text_delta" && ev.Delta.Text != "":
 		// A secret split across two deltas is not caught here: the bot
 		// redacts the text it joins (redact.Settled) before showing it.
-		return []Event{Text{ParentToolUseID: l.ParentToolUseID, Text: d.clean(ev.Delta.Text), Partial: true}}
+		return []engine.Event{engine.Text{ParentToolUseID: l.ParentToolUseID, Text: d.clean(ev.Delta.Text), Partial: true}}
 	case ev.Type == "content_block_start" && ev.Block.Type == "tool_use" && ev.Block.ID != "":
 		d.toolStart(l.ParentToolUseID, ev.Index, ev.Block.ID, ev.Block.Name)
 	case ev.Type == "content_block_delta" && ev.Delta.Type == "input_json_delta":
@@ -376,8 +377,8 @@ func (d *decoder) streamEvent(l *line) []Event {
 	return nil
 }
 
-func (d *decoder) result(l *line) Event {
-	t := TurnCompleted{
+func (d *decoder) result(l *line) engine.Event {
+	t := engine.TurnCompleted{
 		SessionID:      l.SessionID,
 		Subtype:        l.Subtype,
 		OK:             !l.IsError && l.Subtype == "success",
@@ -440,7 +441,7 @@ func (d *decoder) controlRequest(l *line) decoded {
 	if err := json.Unmarshal(l.Request, &c); err != nil {
 		return decoded{request: in}
 	}
-	return decoded{request: in, events: []Event{ApprovalRequest{
+	return decoded{request: in, events: []engine.Event{engine.ApprovalRequest{
 		RequestID:               l.RequestID,
 		ToolName:                c.ToolName,
 		DisplayName:             c.DisplayName,

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,37 +44,37 @@ func recordedLines(t testing.TB, name string) [][]byte {
 	return out
 }
 
-func summarize(ev Event) string {
+func summarize(ev engine.Event) string {
 	switch e := ev.(type) {
-	case SessionStarted:
+	case engine.SessionStarted:
 		return fmt.Sprintf("session_started id=%s model=%s mode=%s cwd=%s tools=%d version=%s", e.SessionID, e.Model, e.PermissionMode, e.Cwd, len(e.Tools), e.Version)
-	case ActionStarted:
+	case engine.ActionStarted:
 		s := fmt.Sprintf("action_started id=%s parent=%s tool=%s kind=%s title=%q", e.ToolUseID, e.ParentToolUseID, e.Tool, e.Kind, e.Title)
 		if e.Partial {
 			s += " partial=true"
 		}
 		return s
-	case ActionCompleted:
+	case engine.ActionCompleted:
 		return fmt.Sprintf("action_completed id=%s ok=%v detail=%q", e.ToolUseID, e.OK, e.Detail)
-	case Text:
+	case engine.Text:
 		return fmt.Sprintf("text partial=%v msg=%s %q", e.Partial, e.MessageID, e.Text)
-	case Thinking:
+	case engine.Thinking:
 		return fmt.Sprintf("thinking %q", e.Text)
-	case ApprovalRequest:
+	case engine.ApprovalRequest:
 		return fmt.Sprintf("approval id=%s tool=%s tool_use=%s blocked=%q desc=%q suggestions=%d reason=%s user_interaction=%v input=%s",
 			e.RequestID, e.ToolName, e.ToolUseID, e.BlockedPath, e.Description, len(e.Suggestions), e.DecisionReasonType, e.RequiresUserInteraction, e.Input)
-	case PermissionModeChanged:
+	case engine.PermissionModeChanged:
 		return "mode_changed " + e.Mode
-	case PermissionDenied:
+	case engine.PermissionDenied:
 		return fmt.Sprintf("permission_denied tool=%s id=%s %q", e.ToolName, e.ToolUseID, e.Message)
-	case Compacted:
+	case engine.Compacted:
 		return fmt.Sprintf("compacted trigger=%s pre=%d", e.Trigger, e.PreTokens)
-	case TurnCompleted:
+	case engine.TurnCompleted:
 		return fmt.Sprintf("turn_completed ok=%v subtype=%s reason=%s turns=%d cost=%.6f duration=%s usage=%+v denials=%d result=%q error=%q",
 			e.OK, e.Subtype, e.TerminalReason, e.NumTurns, e.TotalCostUSD, e.Duration, e.Usage, len(e.Denials), e.Result, e.ErrorText)
-	case RateLimited:
+	case engine.RateLimited:
 		return "rate_limited"
-	case Exited:
+	case engine.Exited:
 		return fmt.Sprintf("exited code=%d signal=%s mid_turn=%v", e.ExitCode, e.Signal, e.MidTurn)
 	}
 	return fmt.Sprintf("unknown %T", ev)
@@ -127,14 +128,14 @@ func TestDecodeRecordings(t *testing.T) {
 
 func TestDecodeAPIErrorIsNotOK(t *testing.T) {
 	dec := newDecoder("")
-	var last TurnCompleted
+	var last engine.TurnCompleted
 	for _, raw := range recordedLines(t, "x_api_error_400") {
 		d, err := dec.decode(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, ev := range d.events {
-			if tc, ok := ev.(TurnCompleted); ok {
+			if tc, ok := ev.(engine.TurnCompleted); ok {
 				last = tc
 			}
 		}
@@ -188,7 +189,7 @@ func TestDecodeLenient(t *testing.T) {
 	}
 	// The relative path comes from toolkinds via the work dir.
 	d, _ := newDecoder("/w").decode([]byte(order[6]))
-	if a := d.events[0].(ActionStarted); a.Title != "a/b.go" || a.Kind != "file_change" {
+	if a := d.events[0].(engine.ActionStarted); a.Title != "a/b.go" || a.Kind != "file_change" {
 		t.Errorf("tool_use became %+v", a)
 	}
 	for _, bad := range []string{`not json`, `{"type":`, `[1,2]`} {

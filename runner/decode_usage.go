@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"github.com/untether/untether/engine"
 	"time"
 )
 
@@ -41,7 +42,7 @@ func contextWindow(raw json.RawMessage, model string) int {
 }
 
 // rateLimited reads a rate_limit_info; what it cannot read stays zero.
-func rateLimited(info json.RawMessage, raw []byte) RateLimited {
+func rateLimited(info json.RawMessage, raw []byte) engine.RateLimited {
 	var i struct {
 		Status         string  `json:"status"`
 		ResetsAt       float64 `json:"resetsAt"` // Unix seconds
@@ -50,7 +51,7 @@ func rateLimited(info json.RawMessage, raw []byte) RateLimited {
 		IsUsingOverage bool    `json:"isUsingOverage"`
 	}
 	_ = json.Unmarshal(info, &i) // a shape we do not know leaves the zero values
-	r := RateLimited{Status: i.Status, Limit: i.RateLimitType, Utilization: i.Utilization, UsingOverage: i.IsUsingOverage,
+	r := engine.RateLimited{Status: i.Status, Limit: i.RateLimitType, Utilization: i.Utilization, UsingOverage: i.IsUsingOverage,
 		Raw: append(json.RawMessage(nil), raw...)}
 	if i.ResetsAt > 0 {
 		r.ResetsAt = time.Unix(int64(i.ResetsAt), 0)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/untether/untether/engine"
 	"testing"
 	"time"
 )
@@ -22,7 +23,7 @@ const (
 	lineResult      = `{"duration_api_ms":70,"stop_reason":"end_turn","session_id":"562f","total_cost_usd":0.16,"usage":{"input_tokens":27022,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":8},"modelUsage":{"claude-haiku-5":{"inputTokens":90000,"contextWindow":200000},"claude-opus-5-5":{"inputTokens":40475,"outputTokens":11,"costUSD":0.16,"contextWindow":1000000,"maxOutputTokens":128000}},"permission_denials":[],"terminal_reason":"completed","is_error":false,"num_turns":2,"subtype":"success","api_error_status":null,"result":"ran","type":"result","duration_ms":80}`
 )
 
-func decodeOne(t *testing.T, d *decoder, l string) Event {
+func decodeOne(t *testing.T, d *decoder, l string) engine.Event {
 	t.Helper()
 	out, err := d.decode([]byte(l))
 	if err != nil {
@@ -36,39 +37,39 @@ func decodeOne(t *testing.T, d *decoder, l string) Event {
 
 func TestDecodeRateLimit(t *testing.T) {
 	d := newDecoder("/w")
-	rej := decodeOne(t, d, lineRejected).(RateLimited)
+	rej := decodeOne(t, d, lineRejected).(engine.RateLimited)
 	if rej.Status != "rejected" || rej.Limit != "five_hour" || !rej.ResetsAt.Equal(time.Unix(1795512768, 0)) || rej.Utilization != 0 || string(rej.Raw) != lineRejected {
 		t.Errorf("rejected: %+v", rej)
 	}
-	warn := decodeOne(t, d, lineWarning).(RateLimited)
+	warn := decodeOne(t, d, lineWarning).(engine.RateLimited)
 	if warn.Status != "allowed_warning" || warn.Limit != "five_hour" || warn.Utilization != 0.92 || warn.ResetsAt.IsZero() {
 		t.Errorf("warning: %+v", warn)
 	}
 	// The synthetic message of the refused call says nothing about the
 	// context; the result names the API error.
 	decodeOne(t, d, lineSynthetic)
-	tc := decodeOne(t, d, lineLimitResult).(TurnCompleted)
+	tc := decodeOne(t, d, lineLimitResult).(engine.TurnCompleted)
 	if tc.OK || tc.APIError != "usage_limit_reached" || tc.ContextTokens != 0 || tc.ContextWindow != 0 {
 		t.Errorf("result after the limit: %+v", tc)
 	}
 	// A shape we do not know is still an event, with what could be read.
-	if odd := decodeOne(t, d, `{"type":"rate_limit_event","rate_limit_info":{"status":7}}`).(RateLimited); odd.Status != "" {
+	if odd := decodeOne(t, d, `{"type":"rate_limit_event","rate_limit_info":{"status":7}}`).(engine.RateLimited); odd.Status != "" {
 		t.Errorf("odd info: %+v", odd)
 	}
 }
 
 func TestDecodeRetryAndCompaction(t *testing.T) {
 	d := newDecoder("/w")
-	if r := decodeOne(t, d, lineRetry).(APIRetry); r != (APIRetry{Attempt: 2, MaxRetries: 10, Delay: 3316 * time.Millisecond, HTTPStatus: 429, Error: "rate_limit"}) {
+	if r := decodeOne(t, d, lineRetry).(engine.APIRetry); r != (engine.APIRetry{Attempt: 2, MaxRetries: 10, Delay: 3316 * time.Millisecond, HTTPStatus: 429, Error: "rate_limit"}) {
 		t.Errorf("retry: %+v", r)
 	}
-	if _, ok := decodeOne(t, d, lineCompacting).(Compacting); !ok {
+	if _, ok := decodeOne(t, d, lineCompacting).(engine.Compacting); !ok {
 		t.Error("status compacting is not Compacting")
 	}
 	if out, err := d.decode([]byte(lineCompactDone)); err != nil || len(out.events) != 0 {
 		t.Errorf("status null: %v %v", out.events, err)
 	}
-	if c := decodeOne(t, d, lineBoundary).(Compacted); c != (Compacted{Trigger: "auto", PreTokens: 985004, PostTokens: 2616}) {
+	if c := decodeOne(t, d, lineBoundary).(engine.Compacted); c != (engine.Compacted{Trigger: "auto", PreTokens: 985004, PostTokens: 2616}) {
 		t.Errorf("boundary: %+v", c)
 	}
 }
@@ -83,12 +84,12 @@ func TestDecodeContextFill(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tc := decodeOne(t, d, lineResult).(TurnCompleted)
+	tc := decodeOne(t, d, lineResult).(engine.TurnCompleted)
 	if tc.ContextTokens != 22+13478+44 || tc.ContextWindow != 1000000 {
 		t.Errorf("context %d of %d, want %d of 1000000", tc.ContextTokens, tc.ContextWindow, 22+13478+44)
 	}
 	// The next turn starts counting again.
-	tc = decodeOne(t, d, lineLimitResult).(TurnCompleted)
+	tc = decodeOne(t, d, lineLimitResult).(engine.TurnCompleted)
 	if tc.ContextTokens != 0 {
 		t.Errorf("a turn without calls reports %d context tokens", tc.ContextTokens)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/untether/untether/engine"
 	"sync"
 )
 
@@ -18,7 +19,7 @@ type OneShotConn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	opts   Options
-	events chan Event
+	events chan engine.Event
 	done   chan struct{}
 
 	mu      sync.Mutex
@@ -33,11 +34,11 @@ type OneShotConn struct {
 func NewOneShotConn(ctx context.Context, opts Options) *OneShotConn {
 	ctx, cancel := context.WithCancel(ctx)
 	return &OneShotConn{ctx: ctx, cancel: cancel, opts: opts, id: opts.Resume,
-		events: make(chan Event, 64), done: make(chan struct{})}
+		events: make(chan engine.Event, 64), done: make(chan struct{})}
 }
 
-func (c *OneShotConn) Events() <-chan Event  { return c.events }
-func (c *OneShotConn) Done() <-chan struct{} { return c.done }
+func (c *OneShotConn) Events() <-chan engine.Event { return c.events }
+func (c *OneShotConn) Done() <-chan struct{}       { return c.done }
 
 func (c *OneShotConn) SessionID() string {
 	c.mu.Lock()
@@ -75,11 +76,11 @@ func (c *OneShotConn) forward(s *Session) {
 	defer c.wg.Done()
 	for ev := range s.Events() {
 		switch e := ev.(type) {
-		case SessionStarted:
+		case engine.SessionStarted:
 			c.setID(e.SessionID)
-		case TurnCompleted:
+		case engine.TurnCompleted:
 			c.setID(e.SessionID)
-		case Exited:
+		case engine.Exited:
 			c.mu.Lock()
 			c.current = nil
 			c.mu.Unlock()
@@ -147,7 +148,7 @@ func (c *OneShotConn) Close(ctx context.Context) error {
 	c.cancel()
 	c.wg.Wait()
 	select {
-	case c.events <- Exited{}:
+	case c.events <- engine.Exited{}:
 	default:
 	}
 	close(c.events)

@@ -3,12 +3,13 @@ package runner
 import (
 	"context"
 	"errors"
+	"github.com/untether/untether/engine"
 	"testing"
 	"time"
 )
 
 // nextOn returns the next event of type T on a one-shot connection.
-func nextOn[T Event](t *testing.T, c *OneShotConn) T {
+func nextOn[T engine.Event](t *testing.T, c *OneShotConn) T {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
 	for {
@@ -20,7 +21,7 @@ func nextOn[T Event](t *testing.T, c *OneShotConn) T {
 			if e, ok := ev.(T); ok {
 				return e
 			}
-			if ex, ok := ev.(Exited); ok {
+			if ex, ok := ev.(engine.Exited); ok {
 				t.Fatalf("exited while waiting for %T: %+v", *new(T), ex)
 			}
 		case <-timeout:
@@ -44,7 +45,7 @@ func TestOneShotConnResumesAcrossMessages(t *testing.T) {
 	if err := c.Send(context.Background(), "first"); err != nil {
 		t.Fatal(err)
 	}
-	tc := nextOn[TurnCompleted](t, c)
+	tc := nextOn[engine.TurnCompleted](t, c)
 	if tc.Result != "oneshot: first (stdin tty=true)" || tc.SessionID != "stored-session" {
 		t.Fatalf("first turn = %q in session %q", tc.Result, tc.SessionID)
 	}
@@ -62,7 +63,7 @@ func TestOneShotConnResumesAcrossMessages(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second send: %v", err)
 	}
-	tc = nextOn[TurnCompleted](t, c)
+	tc = nextOn[engine.TurnCompleted](t, c)
 	if tc.Result != "oneshot: second (stdin tty=true)" || tc.SessionID != "stored-session" {
 		t.Fatalf("second turn = %q in session %q", tc.Result, tc.SessionID)
 	}

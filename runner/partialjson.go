@@ -2,6 +2,7 @@ package runner
 
 import (
 	"encoding/json"
+	"github.com/untether/untether/engine"
 	"strings"
 
 	"github.com/untether/untether/toolkinds"
@@ -29,7 +30,7 @@ func (d *decoder) toolStart(parent string, index int, id, name string) {
 
 // toolDelta adds a piece of input and returns a partial ActionStarted when
 // the title it gives changed (commands only).
-func (d *decoder) toolDelta(parent string, index int, piece string) []Event {
+func (d *decoder) toolDelta(parent string, index int, piece string) []engine.Event {
 	w := d.writing[toolSlot{parent, index}]
 	if w == nil {
 		return nil
@@ -47,7 +48,7 @@ func (d *decoder) toolDelta(parent string, index int, piece string) []Event {
 		return nil
 	}
 	w.title = title
-	return []Event{ActionStarted{ToolUseID: w.id, ParentToolUseID: parent, Tool: w.name, Kind: kind, Title: title, Partial: true}}
+	return []engine.Event{engine.ActionStarted{ToolUseID: w.id, ParentToolUseID: parent, Tool: w.name, Kind: kind, Title: title, Partial: true}}
 }
 
 // toolStop forgets a streamed block (content_block_stop).

@@ -3,6 +3,7 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/untether/untether/engine"
 	"testing"
 )
 
@@ -33,7 +34,7 @@ func TestDecodeStreamedCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range d.events {
-			a, ok := e.(ActionStarted)
+			a, ok := e.(engine.ActionStarted)
 			if !ok || !a.Partial || a.ToolUseID != "tu1" || a.Kind != "command" {
 				t.Fatalf("event %#v", e)
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/untether/untether/engine"
 	"io"
 	"os"
 	"os/exec"
@@ -103,11 +104,11 @@ func (s *Session) handle(d decoded) {
 	s.mu.Lock()
 	for _, ev := range d.events {
 		switch e := ev.(type) {
-		case SessionStarted:
+		case engine.SessionStarted:
 			if e.SessionID != "" {
 				s.sessionID = e.SessionID
 			}
-		case TurnCompleted:
+		case engine.TurnCompleted:
 			if s.turns > 0 {
 				s.turns--
 			}
@@ -116,9 +117,9 @@ func (s *Session) handle(d decoded) {
 			}
 			// No request outlives its turn.
 			clear(s.pending)
-		case ApprovalCancelled:
+		case engine.ApprovalCancelled:
 			delete(s.pending, e.RequestID)
-		case ApprovalRequest:
+		case engine.ApprovalRequest:
 			// Registered before the event is visible, so an answer can
 			// never race ahead of the bookkeeping.
 			s.pending[e.RequestID] = true
@@ -192,7 +193,7 @@ func (s *Session) waitLoop(p *pipes, readersDone <-chan struct{}) {
 	}
 	s.closeOnce.Do(func() { close(s.closing) })
 
-	ex := Exited{ExitCode: -1}
+	ex := engine.Exited{ExitCode: -1}
 	if st := s.cmd.ProcessState; st != nil {
 		ex.ExitCode = st.ExitCode()
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

@@ -1,5 +1,6 @@
 package runner
 
+import "github.com/untether/untether/engine"
 import "sync"
 
 // eventQueue decouples the stdout reader from the consumer: push never
@@ -7,7 +8,7 @@ import "sync"
 // reading control responses) nor make it drop or reorder events.
 type eventQueue struct {
 	mu     sync.Mutex
-	items  []Event
+	items  []engine.Event
 	closed bool
 	signal chan struct{} // capacity 1: "something changed"
 }
@@ -16,7 +17,7 @@ func newEventQueue() *eventQueue {
 	return &eventQueue{signal: make(chan struct{}, 1)}
 }
 
-func (q *eventQueue) push(evs ...Event) {
+func (q *eventQueue) push(evs ...engine.Event) {
 	if len(evs) == 0 {
 		return
 	}
@@ -43,7 +44,7 @@ func (q *eventQueue) notify() {
 }
 
 // take returns everything queued, and whether the queue is closed and empty.
-func (q *eventQueue) take() ([]Event, bool) {
+func (q *eventQueue) take() ([]engine.Event, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	items := q.items
@@ -53,7 +54,7 @@ func (q *eventQueue) take() ([]Event, bool) {
 
 // pump delivers queued events to out in order, closing out when the queue is
 // closed and drained, or when abandon is closed (nobody is reading anymore).
-func (q *eventQueue) pump(out chan<- Event, abandon <-chan struct{}) {
+func (q *eventQueue) pump(out chan<- engine.Event, abandon <-chan struct{}) {
 	defer close(out)
 	for {
 		items, done := q.take()

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"github.com/untether/untether/engine"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func leaks(s string) bool {
 func TestDecodeRedactsBeforeCutting(t *testing.T) {
 	dec := newDecoder("/w")
 	dec.redact = redact.New(testSecret).String
-	emit := func(v any) []Event {
+	emit := func(v any) []engine.Event {
 		t.Helper()
 		raw, _ := json.Marshal(v)
 		d, err := dec.decode(raw)
@@ -40,10 +41,10 @@ func TestDecodeRedactsBeforeCutting(t *testing.T) {
 	if len(evs) != 2 {
 		t.Fatalf("events = %+v", evs)
 	}
-	if txt := evs[0].(Text).Text; leaks(txt) || !strings.Contains(txt, redact.Placeholder) {
+	if txt := evs[0].(engine.Text).Text; leaks(txt) || !strings.Contains(txt, redact.Placeholder) {
 		t.Errorf("text = %q", txt)
 	}
-	as := evs[1].(ActionStarted)
+	as := evs[1].(engine.ActionStarted)
 	if leaks(as.Title) {
 		t.Errorf("title keeps a piece of the secret: %q", as.Title)
 	}
@@ -54,11 +55,11 @@ func TestDecodeRedactsBeforeCutting(t *testing.T) {
 	evs = emit(map[string]any{"type": "user", "message": map[string]any{"content": []any{
 		map[string]any{"type": "tool_result", "tool_use_id": "tu1", "content": strings.Repeat("y", 110) + testSecret},
 	}}})
-	if d := evs[0].(ActionCompleted).Detail; leaks(d) {
+	if d := evs[0].(engine.ActionCompleted).Detail; leaks(d) {
 		t.Errorf("detail keeps a piece of the secret: %q", d)
 	}
 	evs = emit(map[string]any{"type": "result", "subtype": "success", "is_error": true, "result": "failed with " + testSecret})
-	if tc := evs[0].(TurnCompleted); leaks(tc.Result) || leaks(tc.ErrorText) {
+	if tc := evs[0].(engine.TurnCompleted); leaks(tc.Result) || leaks(tc.ErrorText) {
 		t.Errorf("result = %+v", tc)
 	}
 }
@@ -83,7 +84,7 @@ func childEnvironment(t *testing.T, mut func(*Options)) map[string]string {
 		t.Fatal(err)
 	}
 	env := map[string]string{}
-	for _, kv := range strings.Split(next[TurnCompleted](t, s).Result, "\n") {
+	for _, kv := range strings.Split(next[engine.TurnCompleted](t, s).Result, "\n") {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}

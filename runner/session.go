@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/untether/untether/engine"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -34,7 +35,7 @@ type Session struct {
 	opts Options
 	cmd  *exec.Cmd
 
-	events chan Event
+	events chan engine.Event
 	queue  *eventQueue
 
 	// writes carries every line for stdin: one writer, so no caller can
@@ -53,7 +54,7 @@ type Session struct {
 	controls   map[string]chan controlResponse // our request ids awaiting the CLI
 	turns      int                             // user messages sent and not yet answered by a result
 	stderrTail tail
-	exitEvent  *Exited
+	exitEvent  *engine.Exited
 
 	nextID atomic.Int64
 	wg     sync.WaitGroup
@@ -83,7 +84,7 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 	}
 	s := &Session{
 		opts:      opts,
-		events:    make(chan Event),
+		events:    make(chan engine.Event),
 		queue:     newEventQueue(),
 		writes:    make(chan writeReq, 16),
 		closing:   make(chan struct{}),
@@ -148,7 +149,7 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 }
 
 // Events delivers the session's events in order.
-func (s *Session) Events() <-chan Event { return s.events }
+func (s *Session) Events() <-chan engine.Event { return s.events }
 
 // Done is closed when the process has exited.
 func (s *Session) Done() <-chan struct{} { return s.exited }

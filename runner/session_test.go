@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/untether/untether/engine"
 	"math"
 	"os"
 	"path/filepath"
@@ -61,14 +62,14 @@ func startFake(t *testing.T, script string, mut ...func(*Options)) *Session {
 }
 
 // next returns the next event of type T, failing on timeout or exit.
-func next[T Event](t *testing.T, s *Session) T {
+func next[T engine.Event](t *testing.T, s *Session) T {
 	t.Helper()
 	return nextWithin[T](t, s, 10*time.Second)
 }
 
 // nextWithin is next with a deadline of d, which only bounds a test that
 // fails: a hang.
-func nextWithin[T Event](t *testing.T, s *Session, d time.Duration) T {
+func nextWithin[T engine.Event](t *testing.T, s *Session, d time.Duration) T {
 	t.Helper()
 	timeout := time.After(d)
 	for {
@@ -80,7 +81,7 @@ func nextWithin[T Event](t *testing.T, s *Session, d time.Duration) T {
 			if e, ok := ev.(T); ok {
 				return e
 			}
-			if ex, ok := ev.(Exited); ok {
+			if ex, ok := ev.(engine.Exited); ok {
 				t.Fatalf("process exited while waiting for %T: %+v", *new(T), ex)
 			}
 		case <-timeout:
@@ -89,7 +90,7 @@ func nextWithin[T Event](t *testing.T, s *Session, d time.Duration) T {
 	}
 }
 
-func waitExit(t *testing.T, s *Session) Exited {
+func waitExit(t *testing.T, s *Session) engine.Exited {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
 	for {
@@ -98,7 +99,7 @@ func waitExit(t *testing.T, s *Session) Exited {
 			if !ok {
 				t.Fatal("events closed without Exited")
 			}
-			if ex, ok := ev.(Exited); ok {
+			if ex, ok := ev.(engine.Exited); ok {
 				return ex
 			}
 		case <-timeout:
@@ -113,11 +114,11 @@ func TestTwoTurnsOnOneProcess(t *testing.T) {
 		if err := s.Send(context.Background(), p); err != nil {
 			t.Fatal(err)
 		}
-		st := next[SessionStarted](t, s)
+		st := next[engine.SessionStarted](t, s)
 		if st.SessionID != "fake-session-1" || st.Model != "fake-model" {
 			t.Errorf("session started = %+v", st)
 		}
-		tc := next[TurnCompleted](t, s)
+		tc := next[engine.TurnCompleted](t, s)
 		if !tc.OK || tc.Result != "echo: "+p {
 			t.Errorf("turn = %+v", tc)
 		}
@@ -152,7 +153,7 @@ func TestFakeReportsRunningTotal(t *testing.T) {
 			if err := s.Send(context.Background(), p); err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, next[TurnCompleted](t, s).TotalCostUSD)
+			out = append(out, next[engine.TurnCompleted](t, s).TotalCostUSD)
 		}
 		return out
 	}
@@ -179,7 +180,7 @@ func TestFakeMaxBudget(t *testing.T) {
 		if err := s.Send(context.Background(), fmt.Sprint("turn ", i)); err != nil {
 			t.Fatal(err)
 		}
-		tc := next[TurnCompleted](t, s)
+		tc := next[engine.TurnCompleted](t, s)
 		if tc.OK != wantOK || (!wantOK && (tc.Subtype != "error_max_budget_usd" || tc.TerminalReason != "budget_exhausted" ||
 			tc.ErrorText != "Reached maximum budget ($0.02)")) {
 			t.Errorf("turn %d = %+v", i, tc)
@@ -206,7 +207,7 @@ func TestArgsAndEnvironment(t *testing.T) {
 	if err := s.Send(context.Background(), "hi"); err != nil {
 		t.Fatal(err)
 	}
-	tc := next[TurnCompleted](t, s)
+	tc := next[engine.TurnCompleted](t, s)
 	var got struct {
 		Args  []string        `json:"args"`
 		Env   map[string]bool `json:"env"`
@@ -259,11 +260,11 @@ func TestApprovalAllowWithRewrite(t *testing.T) {
 	if err := s.Send(context.Background(), "a.txt"); err != nil {
 		t.Fatal(err)
 	}
-	as := next[ActionStarted](t, s)
+	as := next[engine.ActionStarted](t, s)
 	if as.Kind != "command" || as.Title != "touch a.txt" {
 		t.Errorf("action = %+v", as)
 	}
-	req := next[ApprovalRequest](t, s)
+	req := next[engine.ApprovalRequest](t, s)
 	if req.RequestID != "req-1" || req.ToolName != "Bash" || len(req.Suggestions) != 1 {
 		t.Fatalf("request = %+v", req)
 	}
@@ -278,11 +279,11 @@ func TestApprovalAllowWithRewrite(t *testing.T) {
 	if err := s.Deny(context.Background(), req.RequestID, "no", false); !errors.Is(err, ErrUnknownRequest) {
 		t.Errorf("double answer: %v", err)
 	}
-	done := next[ActionCompleted](t, s)
+	done := next[engine.ActionCompleted](t, s)
 	if !done.OK || !strings.Contains(done.Detail, "ran touch b.txt") || !strings.Contains(done.Detail, "acceptEdits") {
 		t.Errorf("completed = %+v", done)
 	}
-	if tc := next[TurnCompleted](t, s); tc.Result != "allowed: touch b.txt" {
+	if tc := next[engine.TurnCompleted](t, s); tc.Result != "allowed: touch b.txt" {
 		t.Errorf("turn = %+v", tc)
 	}
 }
@@ -290,22 +291,22 @@ func TestApprovalAllowWithRewrite(t *testing.T) {
 func TestApprovalDenyAndInterrupt(t *testing.T) {
 	s := startFake(t, "approve")
 	_ = s.Send(context.Background(), "x")
-	req := next[ApprovalRequest](t, s)
+	req := next[engine.ApprovalRequest](t, s)
 	if err := s.Deny(context.Background(), req.RequestID, "not now", false); err != nil {
 		t.Fatal(err)
 	}
-	if ac := next[ActionCompleted](t, s); ac.OK || ac.Detail != "not now" {
+	if ac := next[engine.ActionCompleted](t, s); ac.OK || ac.Detail != "not now" {
 		t.Errorf("completed = %+v", ac)
 	}
-	if tc := next[TurnCompleted](t, s); !tc.OK || tc.Result != "denied: not now" {
+	if tc := next[engine.TurnCompleted](t, s); !tc.OK || tc.Result != "denied: not now" {
 		t.Errorf("turn = %+v", tc)
 	}
 	_ = s.Send(context.Background(), "y")
-	req = next[ApprovalRequest](t, s)
+	req = next[engine.ApprovalRequest](t, s)
 	if err := s.Deny(context.Background(), req.RequestID, "stop", true); err != nil {
 		t.Fatal(err)
 	}
-	if tc := next[TurnCompleted](t, s); tc.OK || tc.TerminalReason != "aborted_tools" || tc.ErrorText != "interrupted" {
+	if tc := next[engine.TurnCompleted](t, s); tc.OK || tc.TerminalReason != "aborted_tools" || tc.ErrorText != "interrupted" {
 		t.Errorf("turn = %+v", tc)
 	}
 }
@@ -327,13 +328,13 @@ func TestUnknownIDAndClosedSession(t *testing.T) {
 func TestInterruptMidStream(t *testing.T) {
 	s := startFake(t, "slow", func(o *Options) { o.IncludePartial = true })
 	_ = s.Send(context.Background(), "story")
-	if p := next[Text](t, s); !p.Partial {
+	if p := next[engine.Text](t, s); !p.Partial {
 		t.Errorf("want partial text, got %+v", p)
 	}
 	if err := s.Interrupt(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	tc := next[TurnCompleted](t, s)
+	tc := next[engine.TurnCompleted](t, s)
 	if tc.OK || tc.TerminalReason != "aborted_streaming" {
 		t.Errorf("turn = %+v", tc)
 	}
@@ -344,7 +345,7 @@ func TestSetPermissionMode(t *testing.T) {
 	if err := s.SetPermissionMode(context.Background(), "plan"); err != nil {
 		t.Fatal(err)
 	}
-	if m := next[PermissionModeChanged](t, s); m.Mode != "plan" {
+	if m := next[engine.PermissionModeChanged](t, s); m.Mode != "plan" {
 		t.Errorf("mode = %+v", m)
 	}
 	err := s.SetPermissionMode(context.Background(), "bogus")
@@ -363,7 +364,7 @@ func TestControlTimeout(t *testing.T) {
 func TestUnknownControlRequestGetsError(t *testing.T) {
 	s := startFake(t, "unknown_control")
 	_ = s.Send(context.Background(), "go")
-	tc := next[TurnCompleted](t, s)
+	tc := next[engine.TurnCompleted](t, s)
 	if !strings.HasPrefix(tc.Result, "error/mystery-1/") || !strings.Contains(tc.Result, "mystery") {
 		t.Errorf("the CLI should receive an error response, result = %q", tc.Result)
 	}
@@ -372,11 +373,11 @@ func TestUnknownControlRequestGetsError(t *testing.T) {
 func TestHugeLineIsSkipped(t *testing.T) {
 	s := startFake(t, "huge", func(o *Options) { o.MaxLineBytes = 1 << 20 })
 	_ = s.Send(context.Background(), "go")
-	txt := next[Text](t, s)
+	txt := next[engine.Text](t, s)
 	if txt.Text != "after the huge line" {
 		t.Errorf("first text after the skipped line = %.40q", txt.Text)
 	}
-	if tc := next[TurnCompleted](t, s); tc.Result != "survived" {
+	if tc := next[engine.TurnCompleted](t, s); tc.Result != "survived" {
 		t.Errorf("turn = %+v", tc)
 	}
 }
@@ -386,7 +387,7 @@ func TestHugeLineUnderDefaultCap(t *testing.T) {
 	_ = s.Send(context.Background(), "go")
 	// Decoding 20 MiB under -race on a busy 2-core machine took over 10 s
 	// twice: the deadline only catches a hang.
-	if txt := nextWithin[Text](t, s, 2*time.Minute); len(txt.Text) != 20<<20 {
+	if txt := nextWithin[engine.Text](t, s, 2*time.Minute); len(txt.Text) != 20<<20 {
 		t.Errorf("a 20 MiB line must be delivered whole under the 32 MiB cap, got %d bytes", len(txt.Text))
 	}
 }
@@ -394,7 +395,7 @@ func TestHugeLineUnderDefaultCap(t *testing.T) {
 func TestGarbageLines(t *testing.T) {
 	s := startFake(t, "garbage")
 	_ = s.Send(context.Background(), "go")
-	if tc := next[TurnCompleted](t, s); tc.Result != "still fine" {
+	if tc := next[engine.TurnCompleted](t, s); tc.Result != "still fine" {
 		t.Errorf("turn = %+v", tc)
 	}
 }
@@ -466,7 +467,7 @@ func liveInGroup(pgid int) int {
 func TestCloseEscalatesToKill(t *testing.T) {
 	s := startFake(t, "ignore_term")
 	_ = s.Send(context.Background(), "go")
-	next[TurnCompleted](t, s)
+	next[engine.TurnCompleted](t, s)
 	start := time.Now()
 	_ = s.Close(context.Background())
 	ex := waitExit(t, s)
@@ -496,7 +497,7 @@ func TestContextCancelClosesSession(t *testing.T) {
 func TestAPIErrorTurn(t *testing.T) {
 	s := startFake(t, "api_error")
 	_ = s.Send(context.Background(), "go")
-	tc := next[TurnCompleted](t, s)
+	tc := next[engine.TurnCompleted](t, s)
 	if tc.OK || !strings.Contains(tc.ErrorText, "400") {
 		t.Errorf("turn = %+v", tc)
 	}
@@ -508,7 +509,7 @@ func TestOneShotUsesPTY(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tc := next[TurnCompleted](t, s)
+	tc := next[engine.TurnCompleted](t, s)
 	if tc.Result != "oneshot: hello there (stdin tty=true)" {
 		t.Errorf("result = %q", tc.Result)
 	}
@@ -537,7 +538,7 @@ func TestSlowConsumerLosesNothing(t *testing.T) {
 	}
 	got := 0
 	for got < turns {
-		next[TurnCompleted](t, s)
+		next[engine.TurnCompleted](t, s)
 		got++
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -310,13 +310,13 @@ func (a *actor) idle(ctx context.Context) bool {
 				return false
 			}
 			switch e := ev.(type) {
-			case runner.Exited:
+			case engine.Exited:
 				a.b.log.Info("claude process ended between turns", "chat_id", a.place.ChatID, "exit_code", e.ExitCode)
 				a.forgetConn()
 				return false
-			case runner.PermissionModeChanged:
+			case engine.PermissionModeChanged:
 				a.setMode(e.Mode)
-			case runner.ApprovalRequest:
+			case engine.ApprovalRequest:
 				// Nothing asks between turns; refuse so the CLI never waits.
 				_ = conn.Deny(ctx, e.RequestID, view.ReasonNoTurn, false)
 			}

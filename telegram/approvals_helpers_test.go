@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -24,8 +24,8 @@ func rawJSON(t testing.TB, v any) json.RawMessage {
 }
 
 // toolReq is a can_use_tool request as the runner reports it.
-func toolReq(t testing.TB, id, tool string, input map[string]any, suggestions ...json.RawMessage) runner.ApprovalRequest {
-	return runner.ApprovalRequest{RequestID: id, ToolName: tool, DisplayName: tool, Input: rawJSON(t, input),
+func toolReq(t testing.TB, id, tool string, input map[string]any, suggestions ...json.RawMessage) engine.ApprovalRequest {
+	return engine.ApprovalRequest{RequestID: id, ToolName: tool, DisplayName: tool, Input: rawJSON(t, input),
 		Suggestions: suggestions, ToolUseID: "toolu_" + id}
 }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -102,7 +102,7 @@ func TestApprovalInvisibleCharactersShown(t *testing.T) {
 		long := longCommand() + " # " + rlo + "end"
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			tr.Emit(runner.ActionStarted{ToolUseID: "toolu_b1", Tool: "Bash", Kind: "command", Title: cmd})
+			tr.Emit(engine.ActionStarted{ToolUseID: "toolu_b1", Tool: "Bash", Kind: "command", Title: cmd})
 			d1 := tr.Ask(toolReq(t, "b1", "Bash", map[string]any{"command": cmd, "description": "Copy " + rlo + "it"}))
 			d2 := tr.Ask(toolReq(t, "b2", "Bash", map[string]any{"command": long}))
 			tr.Complete(decisionWord(d1) + " " + decisionWord(d2))

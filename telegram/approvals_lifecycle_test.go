@@ -6,7 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 )
@@ -116,7 +116,7 @@ func TestApprovalEndsWithItsTurn(t *testing.T) {
 	}{
 		{"crash", func(tr *runnertest.Turn) { tr.Crash(2, "segfault") }, "Cancelled — the turn ended"},
 		{"withdrawn", func(tr *runnertest.Turn) {
-			tr.Emit(runner.ApprovalCancelled{RequestID: "w1"})
+			tr.Emit(engine.ApprovalCancelled{RequestID: "w1"})
 			tr.Aborted()
 		}, "Withdrawn"},
 	} {
@@ -151,14 +151,14 @@ func TestApprovalWithdrawnLosesButtons(t *testing.T) {
 		withdraw, checked := make(chan struct{}), make(chan struct{})
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			tr.Emit(runner.ActionStarted{ToolUseID: "toolu_w1", Tool: "Bash", Kind: "command", Title: "make gone"})
+			tr.Emit(engine.ActionStarted{ToolUseID: "toolu_w1", Tool: "Bash", Kind: "command", Title: "make gone"})
 			go func() {
 				<-withdraw
 				tr.Withdraw("w1")
 			}()
 			d := tr.Ask(toolReq(t, "w1", "Bash", map[string]any{"command": "make gone"}))
 			// Like the CLI: the withdrawn tool fails, the turn goes on.
-			tr.Emit(runner.ActionCompleted{ToolUseID: "toolu_w1", OK: false, Detail: "withdrawn"})
+			tr.Emit(engine.ActionCompleted{ToolUseID: "toolu_w1", OK: false, Detail: "withdrawn"})
 			<-checked
 			tr.Complete("tool " + decisionWord(d))
 		})

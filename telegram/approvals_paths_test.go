@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 
 	"github.com/untether/untether/approvals"
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 )
@@ -49,7 +49,7 @@ func TestApprovalReadOutsideProjectAsked(t *testing.T) {
 		var mine string // the chat's own upload folder, known once the chat id is
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			asks := []runner.ApprovalRequest{
+			asks := []engine.ApprovalRequest{
 				toolReq(t, "inside", "Read", map[string]any{"file_path": filepath.Join(work, "main.go")}),
 				toolReq(t, "relative", "Read", map[string]any{"file_path": "main.go"}),
 				toolReq(t, "upload", "Read", map[string]any{"file_path": filepath.Join(mine, "a.jpg")}),

@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
@@ -26,7 +26,7 @@ var outline = "Here is the outline. Step 1: create result.txt in the project roo
 	"Step 2: run go test ./... and fix what fails. Step 3: update the README. Risks: the tests are slow, " +
 	"and result.txt may already exist."
 
-func exitPlan(t testing.TB, id, plan string) runner.ApprovalRequest {
+func exitPlan(t testing.TB, id, plan string) engine.ApprovalRequest {
 	return toolReq(t, id, "ExitPlanMode", map[string]any{"plan": plan, "planFilePath": "/home/u/.claude/plans/calm-river.md"})
 }
 
@@ -69,14 +69,14 @@ func TestPlanOutlineCooldownApprove(t *testing.T) {
 		step := make(chan struct{})
 		var got decisions
 		h := newHarness(t, func(tr *runnertest.Turn) {
-			tr.Emit(runner.SessionStarted{SessionID: "s", Model: "m", PermissionMode: "plan"})
+			tr.Emit(engine.SessionStarted{SessionID: "s", Model: "m", PermissionMode: "plan"})
 			got.add(tr.Ask(exitPlan(t, "x1", shortPlan))) // the user pauses it
 			got.add(tr.Ask(exitPlan(t, "x2", shortPlan))) // at once: the cooldown answers
 			<-step
 			got.add(tr.Ask(exitPlan(t, "x3", shortPlan))) // no outline yet: the gate answers
-			tr.Emit(runner.Text{Text: outline})
+			tr.Emit(engine.Text{Text: outline})
 			got.add(tr.Ask(exitPlan(t, "x4", shortPlan))) // the user approves
-			tr.Emit(runner.PermissionModeChanged{Mode: "default"})
+			tr.Emit(engine.PermissionModeChanged{Mode: "default"})
 			<-step
 			tr.Complete("plan done")
 		}, planCooldown)
@@ -172,12 +172,12 @@ func TestPlanCooldownProgressiveResumeAndDeny(t *testing.T) {
 			}
 			got.add(tr.Ask(exitPlan(t, "b1", shortPlan))) // new process, still cooling down
 			<-step                                        // +31 s
-			tr.Emit(runner.Text{Text: outline})
+			tr.Emit(engine.Text{Text: outline})
 			got.add(tr.Ask(exitPlan(t, "b2", shortPlan))) // paused again: 60 s
 			<-step                                        // +31 s
 			got.add(tr.Ask(exitPlan(t, "b3", shortPlan))) // still inside 60 s
 			<-step                                        // +30 s
-			tr.Emit(runner.Text{Text: outline})
+			tr.Emit(engine.Text{Text: outline})
 			got.add(tr.Ask(exitPlan(t, "b4", shortPlan))) // denied by the user
 			got.add(tr.Ask(exitPlan(t, "b5", shortPlan))) // asked again at once: shown
 			tr.Complete("second turn")
@@ -358,7 +358,7 @@ func TestPlanCooldownSurvivesBotRestart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var got decisions
 		h := newHarness(t, func(tr *runnertest.Turn) {
-			tr.Emit(runner.SessionStarted{SessionID: "s", Model: "m", PermissionMode: "plan"})
+			tr.Emit(engine.SessionStarted{SessionID: "s", Model: "m", PermissionMode: "plan"})
 			got.add(tr.Ask(exitPlan(t, fmt.Sprintf("x%d", len(got.get())), shortPlan)))
 			tr.Complete("turn over")
 		}, planCooldown)

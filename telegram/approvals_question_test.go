@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -20,7 +20,7 @@ type question struct {
 	options   []string
 }
 
-func askReq(t testing.TB, id string, qs ...question) runner.ApprovalRequest {
+func askReq(t testing.TB, id string, qs ...question) engine.ApprovalRequest {
 	var list []any
 	for _, q := range qs {
 		var opts []any

@@ -9,14 +9,14 @@ import (
 	"testing/synctest"
 
 	"github.com/untether/untether/approvals"
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
 // oneAsk is a script that asks req once and reports the decision.
-func oneAsk(req runner.ApprovalRequest) runnertest.Script {
+func oneAsk(req engine.ApprovalRequest) runnertest.Script {
 	return func(tr *runnertest.Turn) {
 		tr.Start("m")
 		d := tr.Ask(req)
@@ -136,7 +136,7 @@ func TestApprovalAlwaysAllow(t *testing.T) {
 
 func TestApprovalPreviews(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		reqs := []runner.ApprovalRequest{
+		reqs := []engine.ApprovalRequest{
 			toolReq(t, "e", "Edit", map[string]any{"file_path": "/work/main.go", "old_string": "fmt.Println(\"hi\")", "new_string": "log.Print(\"<hi>\")"}),
 			toolReq(t, "m", "mcp__github__create_issue", map[string]any{"title": "Crash on start", "body": "Steps: run it"}),
 		}
@@ -180,7 +180,7 @@ func TestApprovalAutoAllow(t *testing.T) {
 		var got []string
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			asks := []runner.ApprovalRequest{
+			asks := []engine.ApprovalRequest{
 				toolReq(t, "r", "Read", map[string]any{"file_path": "/work/go.mod"}), // inside WorkDir
 				toolReq(t, "g", "Bash", map[string]any{"command": "git status -s"}),
 				toolReq(t, "x", "Bash", map[string]any{"command": "git status; rm -rf /"}),
@@ -232,9 +232,9 @@ func TestApprovalSkipPermissionsAndBypass(t *testing.T) {
 				}
 				h := newHarness(t, func(tr *runnertest.Turn) {
 					if tc.mode != "" {
-						tr.Emit(runner.PermissionModeChanged{Mode: tc.mode})
+						tr.Emit(engine.PermissionModeChanged{Mode: tc.mode})
 					}
-					tr.Emit(runner.SessionStarted{SessionID: "s", Model: "m", PermissionMode: firstOf(tc.mode, "default")})
+					tr.Emit(engine.SessionStarted{SessionID: "s", Model: "m", PermissionMode: firstOf(tc.mode, "default")})
 					d := tr.Ask(toolReq(t, "w", "Bash", map[string]any{"command": "rm -rf build"}))
 					q := tr.Ask(toolReq(t, "q", "AskUserQuestion", map[string]any{"questions": []any{map[string]any{
 						"question": "Proceed?", "header": "Go", "multiSelect": false,

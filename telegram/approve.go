@@ -8,15 +8,15 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
 
 // approval hands a can_use_tool request to the broker, and shows a prompt
 // when the user has to decide.
-func (t *turn) approval(ctx context.Context, conn Conn, e runner.ApprovalRequest) {
+func (t *turn) approval(ctx context.Context, conn Conn, e engine.ApprovalRequest) {
 	a, b := t.a, t.a.b
 	st := b.settings(a.key)
 	a.mu.Lock()

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/outbox"
@@ -41,7 +41,7 @@ func BenchmarkApprovalRoundTrip(b *testing.B) {
 		close(started)
 		tr.Start("m")
 		for i := 0; ; i++ {
-			d := tr.Ask(runner.ApprovalRequest{RequestID: fmt.Sprintf("req-%d", i), ToolName: "Bash",
+			d := tr.Ask(engine.ApprovalRequest{RequestID: fmt.Sprintf("req-%d", i), ToolName: "Bash",
 				Input: []byte(`{"command":"make release"}`), ToolUseID: fmt.Sprintf("toolu_%d", i)})
 			if !d.Allow {
 				tr.Aborted()

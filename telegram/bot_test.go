@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
@@ -18,9 +18,9 @@ func TestMessageProgressFinal(t *testing.T) {
 		release := make(chan struct{})
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("fake-model")
-			tr.Emit(runner.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "go test ./..."})
+			tr.Emit(engine.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "go test ./..."})
 			<-release
-			tr.Emit(runner.ActionCompleted{ToolUseID: "t1", OK: true})
+			tr.Emit(engine.ActionCompleted{ToolUseID: "t1", OK: true})
 			tr.Complete("All **green**: `ok`")
 		})
 		msgID := h.say("run the tests")

@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
@@ -27,7 +27,7 @@ func TestLateCancelDoesNotReachNextTurn(t *testing.T) {
 				time.Sleep(2 * time.Second) // long enough to get a progress message with Cancel
 			}
 			if tr.Prompt == "later" {
-				tr.Emit(runner.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "make build"})
+				tr.Emit(engine.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "make build"})
 				select {
 				case <-gate:
 				case <-tr.Interrupted():

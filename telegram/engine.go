@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"slices"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/runner"
 )
@@ -12,7 +13,7 @@ import (
 // Conn is one live Claude session as the bot sees it. *runner.Session
 // implements it; tests and the load command plug in scripted fakes.
 type Conn interface {
-	Events() <-chan runner.Event
+	Events() <-chan engine.Event
 	Send(ctx context.Context, text string) error
 	Allow(ctx context.Context, requestID string, updatedInput json.RawMessage, updatedPermissions []json.RawMessage) error
 	Deny(ctx context.Context, requestID, message string, interrupt bool) error

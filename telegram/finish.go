@@ -5,7 +5,7 @@ import (
 	"errors"
 	"os/exec"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/render"
 	"github.com/untether/untether/telegram/view"
@@ -13,7 +13,7 @@ import (
 
 // finish sends the final answer as a new message (edits don't notify) and
 // reduces the progress message to a one-line summary.
-func (t *turn) finish(ctx context.Context, tc runner.TurnCompleted, progress chan int) {
+func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress chan int) {
 	b := t.a.b
 	overBudget := stoppedAtTurnLimit(tc)
 	footer := view.FinalFooter(view.Footer{Cost: t.recordCost(tc), Duration: tc.Duration, Turns: tc.NumTurns,
@@ -158,7 +158,7 @@ func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 }
 
 // exitErrorView tells a turn that ended because Claude exited.
-func exitErrorView(e runner.Exited, redact func(string) string) view.TurnError {
+func exitErrorView(e engine.Exited, redact func(string) string) view.TurnError {
 	var err string
 	if e.Err != nil {
 		err = redact(e.Err.Error())

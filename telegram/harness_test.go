@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/outbox"
@@ -72,8 +72,8 @@ func (e *fakeEngine) session(i int) *runnertest.Session {
 // answerScript: "echo" answers with the prompt after one Bash action.
 func echoScript(t *runnertest.Turn) {
 	t.Start("fake-model")
-	t.Emit(runner.ActionStarted{ToolUseID: fmt.Sprintf("tu%d", t.N), Tool: "Bash", Kind: "command", Title: "ls -la"})
-	t.Emit(runner.ActionCompleted{ToolUseID: fmt.Sprintf("tu%d", t.N), OK: true, Detail: "a b c"})
+	t.Emit(engine.ActionStarted{ToolUseID: fmt.Sprintf("tu%d", t.N), Tool: "Bash", Kind: "command", Title: "ls -la"})
+	t.Emit(engine.ActionCompleted{ToolUseID: fmt.Sprintf("tu%d", t.N), OK: true, Detail: "a b c"})
 	t.Complete("**Answer:** " + t.Prompt)
 }
 

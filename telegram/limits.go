@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -25,7 +25,7 @@ import (
 // warning each chat was last told.
 type limitWatch struct {
 	mu     sync.Mutex
-	last   *runner.RateLimited
+	last   *engine.RateLimited
 	seen   time.Time
 	warned map[string]string // session key → the warning it got (limit and reset)
 }
@@ -33,7 +33,7 @@ type limitWatch struct {
 // record keeps e as the last status seen and tells whether the chat key
 // should be told of it: a warning, or a limit reached that extra usage
 // pays for (the turn goes on), not yet told to this chat.
-func (w *limitWatch) record(key string, e runner.RateLimited, now time.Time) (warn bool) {
+func (w *limitWatch) record(key string, e engine.RateLimited, now time.Time) (warn bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.last, w.seen = &e, now
@@ -62,17 +62,17 @@ func (w *limitWatch) status(now time.Time) (*view.Limit, time.Time) {
 	return &l, w.seen
 }
 
-func limitView(e runner.RateLimited, now time.Time) view.Limit {
+func limitView(e engine.RateLimited, now time.Time) view.Limit {
 	return view.Limit{Status: e.Status, Name: e.Limit, ResetsAt: e.ResetsAt, Used: e.Utilization, Now: now}
 }
 
 // note applies the events about limits, retries and compaction to the
 // turn's view.
-func (t *turn) note(ev runner.Event) {
+func (t *turn) note(ev engine.Event) {
 	a, b := t.a, t.a.b
 	t.dirty = true
 	switch e := ev.(type) {
-	case runner.RateLimited:
+	case engine.RateLimited:
 		b.log.Info("claude code reported a usage limit status", "chat_id", a.place.ChatID, "status", e.Status,
 			"limit", e.Limit, "resets_at", e.ResetsAt, "utilization", e.Utilization)
 		warn := b.limits.record(a.key, e, time.Now())
@@ -85,13 +85,13 @@ func (t *turn) note(ev runner.Event) {
 		if warn {
 			b.notify(a.place, t.qp.MessageID, view.UsageWarningNotice(limitView(e, time.Now())))
 		}
-	case runner.APIRetry:
+	case engine.APIRetry:
 		b.log.Info("claude code retries an API call", "chat_id", a.place.ChatID, "attempt", e.Attempt,
 			"max_retries", e.MaxRetries, "delay", e.Delay, "status", e.HTTPStatus, "error", e.Error)
 		t.retry = &view.Retry{Attempt: e.Attempt, Max: e.MaxRetries, Delay: e.Delay, HTTPStatus: e.HTTPStatus, Error: e.Error}
-	case runner.Compacting:
+	case engine.Compacting:
 		t.compaction = &view.Compaction{Running: true}
-	case runner.Compacted:
+	case engine.Compacted:
 		b.log.Info("claude code compacted the conversation", "chat_id", a.place.ChatID, "trigger", e.Trigger,
 			"pre_tokens", e.PreTokens, "post_tokens", e.PostTokens)
 		t.compaction = &view.Compaction{Auto: e.Trigger == "auto", Pre: e.PreTokens, Post: e.PostTokens}
@@ -100,7 +100,7 @@ func (t *turn) note(ev runner.Event) {
 
 // limitStop tells whether tc ended at a usage limit, with the notice that
 // is then the turn's final message.
-func (t *turn) limitStop(tc runner.TurnCompleted) (string, bool) {
+func (t *turn) limitStop(tc engine.TurnCompleted) (string, bool) {
 	if tc.OK || (t.limit == nil && tc.APIError != "usage_limit_reached") {
 		return "", false
 	}

@@ -6,7 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
@@ -56,7 +56,7 @@ func TestUsageWarningToldOnce(t *testing.T) {
 			if tr.Prompt == "three" {
 				r = r.Add(7 * 24 * time.Hour)
 			}
-			tr.Emit(runner.RateLimited{Status: "allowed_warning", Limit: "seven_day", ResetsAt: r, Utilization: 0.8})
+			tr.Emit(engine.RateLimited{Status: "allowed_warning", Limit: "seven_day", ResetsAt: r, Utilization: 0.8})
 			tr.Complete("answer " + tr.Prompt)
 		})
 		for _, p := range []string{"one", "two", "three"} {
@@ -80,9 +80,9 @@ func TestAPIRetryShownWhileWaiting(t *testing.T) {
 		gate := make(chan struct{})
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			tr.Emit(runner.APIRetry{Attempt: 2, MaxRetries: 10, Delay: 3316 * time.Millisecond, HTTPStatus: 429, Error: "rate_limit"})
+			tr.Emit(engine.APIRetry{Attempt: 2, MaxRetries: 10, Delay: 3316 * time.Millisecond, HTTPStatus: 429, Error: "rate_limit"})
 			<-gate
-			tr.Emit(runner.Text{Text: "through"})
+			tr.Emit(engine.Text{Text: "through"})
 			<-gate
 			tr.Complete("done")
 		})
@@ -105,9 +105,9 @@ func TestCompactionShown(t *testing.T) {
 		gate := make(chan struct{})
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			tr.Emit(runner.Compacting{})
+			tr.Emit(engine.Compacting{})
 			<-gate
-			tr.Emit(runner.Compacted{Trigger: "auto", PreTokens: 180_000, PostTokens: 40_000})
+			tr.Emit(engine.Compacted{Trigger: "auto", PreTokens: 180_000, PostTokens: 40_000})
 			<-gate
 			tr.Complete("done")
 		})
@@ -131,7 +131,7 @@ func TestContextFillInFooter(t *testing.T) {
 			if tr.Prompt == "full" {
 				used = 156_000
 			}
-			tr.Emit(runner.TurnCompleted{SessionID: tr.Session().SessionID(), OK: true, Subtype: "success", Result: "answer " + tr.Prompt,
+			tr.Emit(engine.TurnCompleted{SessionID: tr.Session().SessionID(), OK: true, Subtype: "success", Result: "answer " + tr.Prompt,
 				NumTurns: 1, Duration: time.Second, ContextTokens: used, ContextWindow: 200_000})
 		})
 		h.say("light")
@@ -176,7 +176,7 @@ func TestUsageLimitWithExtraUsageGoesOn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			tr.Emit(runner.RateLimited{Status: "rejected", Limit: "five_hour", ResetsAt: time.Now().Add(time.Hour), UsingOverage: true})
+			tr.Emit(engine.RateLimited{Status: "rejected", Limit: "five_hour", ResetsAt: time.Now().Add(time.Hour), UsingOverage: true})
 			tr.Complete("answer " + tr.Prompt)
 		})
 		for _, p := range []string{"one", "two"} {

@@ -3,7 +3,7 @@ package telegram
 import (
 	"time"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -14,7 +14,7 @@ import (
 // recordCost returns what the turn cost: the increase of the session's
 // running total (result.total_cost_usd keeps growing across turns and
 // --resume), which is also added to the chat's total and today's spend.
-func (t *turn) recordCost(tc runner.TurnCompleted) float64 {
+func (t *turn) recordCost(tc engine.TurnCompleted) float64 {
 	a, b := t.a, t.a.b
 	id := tc.SessionID
 	if conn := a.liveConn(); id == "" && conn != nil {
@@ -62,7 +62,7 @@ func (b *Bot) overBudget() (view.TurnError, bool) {
 
 // stoppedAtTurnLimit tells a turn Claude Code stopped at --max-budget-usd
 // ([claude] max_turn_usd).
-func stoppedAtTurnLimit(tc runner.TurnCompleted) bool {
+func stoppedAtTurnLimit(tc engine.TurnCompleted) bool {
 	return tc.Subtype == "error_max_budget_usd" || tc.TerminalReason == "budget_exhausted"
 }
 

@@ -2,7 +2,7 @@ package telegram
 
 import (
 	"github.com/untether/untether/approvals"
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -19,21 +19,21 @@ func (b *Bot) redact(s string) string { return b.redactor.String(s) }
 // redactEvent removes secrets from the texts of ev that the bot shows.
 // Approval requests are left whole: their input goes back to Claude, and
 // the prompt is redacted when it is shown (redactPrompt).
-func (b *Bot) redactEvent(ev runner.Event) runner.Event {
+func (b *Bot) redactEvent(ev engine.Event) engine.Event {
 	switch e := ev.(type) {
-	case runner.ActionStarted:
+	case engine.ActionStarted:
 		e.Title = b.redact(e.Title)
 		return e
-	case runner.ActionCompleted:
+	case engine.ActionCompleted:
 		e.Detail = b.redact(e.Detail)
 		return e
-	case runner.Text:
+	case engine.Text:
 		e.Text = b.redact(e.Text)
 		return e
-	case runner.TurnCompleted:
+	case engine.TurnCompleted:
 		e.Result, e.ErrorText = b.redact(e.Result), b.redact(e.ErrorText)
 		return e
-	case runner.Exited:
+	case engine.Exited:
 		e.StderrTail = b.redact(e.StderrTail)
 		return e
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
@@ -70,10 +70,10 @@ func TestSecretInProgress(t *testing.T) {
 		release := make(chan struct{})
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			tr.Emit(runner.Text{Text: "Using " + apiSecret + " now"})
-			tr.Emit(runner.ActionStarted{ToolUseID: "tu1", Tool: "Bash", Kind: "command",
+			tr.Emit(engine.Text{Text: "Using " + apiSecret + " now"})
+			tr.Emit(engine.ActionStarted{ToolUseID: "tu1", Tool: "Bash", Kind: "command",
 				Title: "curl -H 'Authorization: Bot " + tok + "' https://api.example"})
-			tr.Emit(runner.ActionCompleted{ToolUseID: "tu1", OK: true, Detail: "token=" + tok})
+			tr.Emit(engine.ActionCompleted{ToolUseID: "tu1", OK: true, Detail: "token=" + tok})
 			<-release
 			tr.Complete("done")
 		}, withSecret, func(c *telegram.Config) { c.MaxActions = 8 })

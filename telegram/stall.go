@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
@@ -80,8 +81,8 @@ func (t *turn) watchC() <-chan time.Time {
 }
 
 // heard is news from Claude: whatever stalled went on.
-func (t *turn) heard(ev runner.Event) {
-	if _, retry := ev.(runner.APIRetry); !retry && t.retry != nil {
+func (t *turn) heard(ev engine.Event) {
+	if _, retry := ev.(engine.APIRetry); !retry && t.retry != nil {
 		t.retry = nil // the call went through
 		t.dirty = true
 	}
@@ -95,7 +96,7 @@ func (t *turn) heard(ev runner.Event) {
 		t.dirty = true
 	}
 	switch ev.(type) {
-	case runner.TurnCompleted, runner.Exited:
+	case engine.TurnCompleted, engine.Exited:
 		return // the turn ends: endWatch says so
 	}
 	if w.ask != nil {

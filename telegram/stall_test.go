@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
@@ -49,10 +49,10 @@ func (f *fakeCPU) asked(pid int) bool {
 func stallScript(gate chan struct{}) runnertest.Script {
 	return func(tr *runnertest.Turn) {
 		tr.Start("m")
-		tr.Emit(runner.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "make build"})
+		tr.Emit(engine.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "make build"})
 		select {
 		case <-gate:
-			tr.Emit(runner.ActionCompleted{ToolUseID: "t1", OK: true, Detail: "built"})
+			tr.Emit(engine.ActionCompleted{ToolUseID: "t1", OK: true, Detail: "built"})
 			tr.Complete("built it")
 		case <-tr.Interrupted():
 			tr.Aborted()
@@ -209,8 +209,8 @@ func TestStallNotWhileAwaitingApproval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			tr.Emit(runner.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "rm -rf build"})
-			d := tr.Ask(runner.ApprovalRequest{RequestID: "r1", ToolName: "Bash", ToolUseID: "t1", Input: []byte(`{"command":"rm -rf build"}`)})
+			tr.Emit(engine.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "rm -rf build"})
+			d := tr.Ask(engine.ApprovalRequest{RequestID: "r1", ToolName: "Bash", ToolUseID: "t1", Input: []byte(`{"command":"rm -rf build"}`)})
 			if d.Interrupted {
 				tr.Aborted()
 				return
@@ -233,8 +233,8 @@ func TestStallAfterApprovalGranted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			tr.Emit(runner.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "git push"})
-			if d := tr.Ask(runner.ApprovalRequest{RequestID: "r1", ToolName: "Bash", ToolUseID: "t1", Input: []byte(`{"command":"git push"}`)}); d.Interrupted {
+			tr.Emit(engine.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "git push"})
+			if d := tr.Ask(engine.ApprovalRequest{RequestID: "r1", ToolName: "Bash", ToolUseID: "t1", Input: []byte(`{"command":"git push"}`)}); d.Interrupted {
 				tr.Aborted()
 				return
 			}

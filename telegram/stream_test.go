@@ -8,8 +8,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/outbox"
@@ -25,11 +25,11 @@ func writing(deltas ...string) runnertest.Script {
 		tr.Start("m")
 		time.Sleep(time.Second)
 		for _, d := range deltas {
-			tr.Emit(runner.Text{Text: d, Partial: true})
+			tr.Emit(engine.Text{Text: d, Partial: true})
 			time.Sleep(1500 * time.Millisecond)
 		}
 		full := strings.Join(deltas, "")
-		tr.Emit(runner.Text{Text: full})
+		tr.Emit(engine.Text{Text: full})
 		tr.Complete(full)
 	}
 }
@@ -105,7 +105,7 @@ func TestDraftRefreshedWhileTurnRuns(t *testing.T) {
 		release := make(chan struct{})
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			tr.Emit(runner.Text{Text: "Reading the logs…", Partial: true})
+			tr.Emit(engine.Text{Text: "Reading the logs…", Partial: true})
 			<-release
 			tr.Complete("done")
 		})
@@ -337,11 +337,11 @@ func TestCommandShowsAsItIsWritten(t *testing.T) {
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
 			time.Sleep(2 * time.Second)
-			tr.Emit(runner.ActionStarted{ToolUseID: "b1", Tool: "Bash", Kind: "command", Title: "go te", Partial: true})
+			tr.Emit(engine.ActionStarted{ToolUseID: "b1", Tool: "Bash", Kind: "command", Title: "go te", Partial: true})
 			<-step
-			tr.Emit(runner.ActionStarted{ToolUseID: "b1", Tool: "Bash", Kind: "command", Title: "go test ./runner/..."})
+			tr.Emit(engine.ActionStarted{ToolUseID: "b1", Tool: "Bash", Kind: "command", Title: "go test ./runner/..."})
 			<-step
-			tr.Emit(runner.ActionCompleted{ToolUseID: "b1", OK: true})
+			tr.Emit(engine.ActionCompleted{ToolUseID: "b1", OK: true})
 			tr.Complete("ok")
 		})
 		h.say("test it")
@@ -391,7 +391,7 @@ func TestFirstTextShowsAtOnce(t *testing.T) {
 			tr.Start("m")
 			time.Sleep(100 * time.Millisecond)
 			wrote <- time.Now()
-			tr.Emit(runner.Text{Text: "Hi", Partial: true})
+			tr.Emit(engine.Text{Text: "Hi", Partial: true})
 			time.Sleep(2 * time.Second)
 			tr.Complete("Hi there")
 		})
@@ -411,11 +411,11 @@ func TestProgressKeepsStillWhileDraftStreams(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			tr.Emit(runner.ActionStarted{ToolUseID: "r1", Tool: "Read", Kind: "tool", Title: "main.go"})
+			tr.Emit(engine.ActionStarted{ToolUseID: "r1", Tool: "Read", Kind: "tool", Title: "main.go"})
 			time.Sleep(2 * time.Second)
-			tr.Emit(runner.ActionCompleted{ToolUseID: "r1", OK: true})
+			tr.Emit(engine.ActionCompleted{ToolUseID: "r1", OK: true})
 			for i := range 6 {
-				tr.Emit(runner.Text{Text: "word" + strconv.Itoa(i) + " ", Partial: true})
+				tr.Emit(engine.Text{Text: "word" + strconv.Itoa(i) + " ", Partial: true})
 				time.Sleep(500 * time.Millisecond)
 			}
 			tr.Complete("word0 word1 word2 word3 word4 word5")
@@ -464,10 +464,10 @@ func TestProgressEditedWhenActionsFollowText(t *testing.T) {
 			tr.Start("m")
 			for i := range 16 {
 				id := "t" + strconv.Itoa(i)
-				tr.Emit(runner.Text{Text: "Next step " + strconv.Itoa(i) + ".", Partial: true})
-				tr.Emit(runner.ActionStarted{ToolUseID: id, Tool: "Bash", Kind: "command", Title: "step " + strconv.Itoa(i)})
+				tr.Emit(engine.Text{Text: "Next step " + strconv.Itoa(i) + ".", Partial: true})
+				tr.Emit(engine.ActionStarted{ToolUseID: id, Tool: "Bash", Kind: "command", Title: "step " + strconv.Itoa(i)})
 				time.Sleep(500 * time.Millisecond)
-				tr.Emit(runner.ActionCompleted{ToolUseID: id, OK: true})
+				tr.Emit(engine.ActionCompleted{ToolUseID: id, OK: true})
 			}
 			tr.Complete("done")
 		}, func(c *telegram.Config) { c.MinEdit = 2 * time.Second })
@@ -492,7 +492,7 @@ func TestNoPlaceholderBeforeQuickWords(t *testing.T) {
 		}
 		h2 := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			tr.Emit(runner.Text{Text: "Sure.", Partial: true})
+			tr.Emit(engine.Text{Text: "Sure.", Partial: true})
 			time.Sleep(time.Second)
 			tr.Complete("Sure.")
 		})
@@ -513,14 +513,14 @@ func TestFollowUpShowsDraftWhileAnswerWaits(t *testing.T) {
 			if tr.Prompt == "first" {
 				tr.Start("m")
 				for i := range 6 {
-					tr.Emit(runner.Text{Text: "part" + strconv.Itoa(i) + " ", Partial: true})
+					tr.Emit(engine.Text{Text: "part" + strconv.Itoa(i) + " ", Partial: true})
 					time.Sleep(300 * time.Millisecond)
 				}
 				ask(tr)
 				return
 			}
 			tr.Start("m")
-			tr.Emit(runner.Text{Text: "Quick answer", Partial: true})
+			tr.Emit(engine.Text{Text: "Quick answer", Partial: true})
 			time.Sleep(150 * time.Millisecond)
 			tr.Complete("Quick answer.")
 		}, func(c *telegram.Config) { c.Outbox = outbox.Options{} })
@@ -601,7 +601,7 @@ func TestMenuRefreshWaitsBehindFirstWords(t *testing.T) {
 		}
 		h := newHarness(t, func(tr *runnertest.Turn) {
 			tr.Start("m")
-			tr.Emit(runner.Text{Text: "Hi " + tr.Prompt, Partial: true})
+			tr.Emit(engine.Text{Text: "Hi " + tr.Prompt, Partial: true})
 			time.Sleep(5 * time.Second)
 			tr.Complete("Hi " + tr.Prompt + ".")
 		}, func(c *telegram.Config) {

@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/projects"
-	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
@@ -65,7 +65,7 @@ type turn struct {
 	lastDelta    time.Time // when a draft last got new text
 
 	// What the owner cannot see from the phone (limits.go, stall.go).
-	limit      *runner.RateLimited // a usage limit reached in this turn
+	limit      *engine.RateLimited // a usage limit reached in this turn
 	retry      *view.Retry         // Claude waits to call the API again
 	compaction *view.Compaction
 	watch      stallWatch
@@ -153,7 +153,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 			// A process started to resume died before it took the prompt:
 			// what the CLI does when it no longer has the session.
 			a.forgetConn()
-			next, done := t.resumeFailed(ctx, runner.Exited{Err: err}, progress)
+			next, done := t.resumeFailed(ctx, engine.Exited{Err: err}, progress)
 			if done {
 				return
 			}
@@ -210,7 +210,7 @@ func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
 			return
 		case ev, ok := <-conn.Events():
 			if !ok {
-				ev = runner.Exited{Err: errors.New("event stream closed")}
+				ev = engine.Exited{Err: errors.New("event stream closed")}
 			}
 			t.heard(ev)
 			next, done := t.handle(ctx, conn, ev, progress)
@@ -300,17 +300,17 @@ func (t *turn) doCancel(ctx context.Context, conn Conn) {
 
 // handle applies one event. It returns a replacement conn after a failed
 // resume, and done when the turn is over.
-func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress chan int) (Conn, bool) {
+func (t *turn) handle(ctx context.Context, conn Conn, ev engine.Event, progress chan int) (Conn, bool) {
 	a, b := t.a, t.a.b
 	switch e := b.redactEvent(ev).(type) {
-	case runner.SessionStarted:
+	case engine.SessionStarted:
 		t.sawInit = true
 		a.mu.Lock()
 		a.model, a.mode = e.Model, e.PermissionMode
 		a.mu.Unlock()
 		t.storeSession(e.SessionID)
 		t.dirty = true
-	case runner.ActionStarted:
+	case engine.ActionStarted:
 		if e.ParentToolUseID != "" {
 			return nil, false // subagent internals: the Task line stands for them
 		}
@@ -324,7 +324,7 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 		t.index[e.ToolUseID] = len(t.actions)
 		t.actions = append(t.actions, view.Action{ID: e.ToolUseID, Kind: e.Kind, Title: e.Title, State: view.Running})
 		t.dirty = true
-	case runner.ActionCompleted:
+	case engine.ActionCompleted:
 		t.lastDelta = time.Time{}
 		if i, ok := t.index[e.ToolUseID]; ok {
 			t.actions[i].State = view.Done
@@ -337,7 +337,7 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 		if t.state == view.StateWaiting && len(b.broker.Pending(a.key)) == 0 {
 			t.state = view.StateWorking
 		}
-	case runner.Text:
+	case engine.Text:
 		if e.ParentToolUseID != "" {
 			break // a subagent's text is not the answer
 		}
@@ -349,25 +349,25 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 		t.lastText = e.Text
 		t.streamDone = true
 		t.dirty = true
-	case runner.PermissionModeChanged:
+	case engine.PermissionModeChanged:
 		a.setMode(e.Mode)
 		t.dirty = true
-	case runner.RateLimited, runner.APIRetry, runner.Compacting, runner.Compacted:
+	case engine.RateLimited, engine.APIRetry, engine.Compacting, engine.Compacted:
 		t.note(e)
-	case runner.ApprovalRequest:
+	case engine.ApprovalRequest:
 		t.approval(ctx, conn, e)
-	case runner.ApprovalCancelled:
+	case engine.ApprovalCancelled:
 		// Claude took the request back: its prompt loses its buttons now,
 		// not when the turn ends.
 		if b.broker.Withdraw(a.key, e.RequestID) && t.state == view.StateWaiting && len(b.broker.Pending(a.key)) == 0 {
 			t.state = view.StateWorking
 			t.dirty = true
 		}
-	case runner.TurnCompleted:
+	case engine.TurnCompleted:
 		t.storeSession(e.SessionID)
 		t.finish(ctx, e, progress)
 		return nil, true
-	case runner.Exited:
+	case engine.Exited:
 		a.forgetConn()
 		if t.resumed != "" && !t.sawInit && !t.retried && !t.cancelled {
 			return t.resumeFailed(ctx, e, progress)
@@ -379,7 +379,7 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev runner.Event, progress 
 }
 
 // resumeFailed falls back to a fresh session once, telling the user.
-func (t *turn) resumeFailed(ctx context.Context, e runner.Exited, progress chan int) (Conn, bool) {
+func (t *turn) resumeFailed(ctx context.Context, e engine.Exited, progress chan int) (Conn, bool) {
 	a, b := t.a, t.a.b
 	t.retried = true
 	b.log.Warn("resume failed, starting a fresh session", "chat_id", a.place.ChatID, "session_id", t.resumed, "exit_code", e.ExitCode)

@@ -84,14 +84,14 @@ func liveHeap() uint64 {
 	return ms.HeapAlloc
 }
 
-// countingEngine wraps engine to know how many sessions are open.
+// countingEngine wraps scripted to know how many sessions are open.
 type countingEngine struct {
-	*engine
+	*scripted
 	open atomic.Int64
 }
 
 func (e *countingEngine) Start(ctx context.Context, spec telegram.Spec) (telegram.Conn, error) {
-	c, err := e.engine.Start(ctx, spec)
+	c, err := e.scripted.Start(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -131,8 +131,8 @@ func runIdle(ctx context.Context, cfg config, log *slog.Logger) (*idleReport, er
 	for _, c := range d.chats {
 		byKey[telegram.SessionKey(c.chat.ID, 0)] = c.idx
 	}
-	eng := &countingEngine{engine: &engine{script: d.turnScript, chatOf: func(k string) (int, bool) { i, ok := byKey[k]; return i, ok }}}
-	d.eng = eng.engine
+	eng := &countingEngine{scripted: &scripted{script: d.turnScript, chatOf: func(k string) (int, bool) { i, ok := byKey[k]; return i, ok }}}
+	d.eng = eng.scripted
 
 	bcfg := botConfig(d.fake, d.chats, false, 0)
 	fake = nil

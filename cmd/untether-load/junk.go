@@ -48,7 +48,7 @@ func runJunk(ctx context.Context, cfg config, log *slog.Logger) (*junkReport, er
 	defer fake.Close()
 	d.fake = fake
 	key := telegram.SessionKey(owner.chat.ID, 0)
-	d.eng = &engine{script: d.turnScript, chatOf: func(k string) (int, bool) { return 0, k == key }}
+	d.eng = &scripted{script: d.turnScript, chatOf: func(k string) (int, bool) { return 0, k == key }}
 	b, err := startBot(ctx, botConfig(fake, d.chats, cfg.limits, cfg.global), d.eng, log)
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ type driver struct {
 	rec   *recorder
 	fake  *tgtest.Server
 	chats []chatPlan
-	eng   *engine
+	eng   *scripted
 }
 
 // plans makes n chats; the first groups of them are groups.
@@ -145,7 +145,7 @@ func runLoad(ctx context.Context, cfg config, log *slog.Logger) (*report, error)
 	for _, c := range d.chats {
 		byKey[telegram.SessionKey(c.chat.ID, 0)] = c.idx
 	}
-	d.eng = &engine{script: d.turnScript, chatOf: func(k string) (int, bool) { i, ok := byKey[k]; return i, ok }}
+	d.eng = &scripted{script: d.turnScript, chatOf: func(k string) (int, bool) { i, ok := byKey[k]; return i, ok }}
 
 	b, err := startBot(ctx, botConfig(fake, d.chats, cfg.limits, cfg.global), d.eng, log)
 	if err != nil {

@@ -11,15 +11,15 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/untether/untether/runner"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/toolkinds"
 )
 
-// engine hands every chat a scripted Claude (runnertest) in place of a CLI
+// scripted hands every chat a scripted Claude (runnertest) in place of a CLI
 // process, so the load measures the bot, not Claude.
-type engine struct {
+type scripted struct {
 	script func(chat int) runnertest.Script
 	chatOf func(sessionKey string) (int, bool)
 
@@ -30,9 +30,9 @@ type engine struct {
 	ledger runnertest.Ledger
 }
 
-func (e *engine) Interactive() bool { return true }
+func (e *scripted) Interactive() bool { return true }
 
-func (e *engine) Start(ctx context.Context, spec telegram.Spec) (telegram.Conn, error) {
+func (e *scripted) Start(ctx context.Context, spec telegram.Spec) (telegram.Conn, error) {
 	chat, ok := e.chatOf(spec.SessionKey)
 	if !ok {
 		return nil, fmt.Errorf("load engine: unknown session key %q", spec.SessionKey)
@@ -48,7 +48,7 @@ func (e *engine) Start(ctx context.Context, spec telegram.Spec) (telegram.Conn, 
 	return runnertest.New(id, e.script(chat), runnertest.WithLedger(&e.ledger)), nil
 }
 
-func (e *engine) started() int {
+func (e *scripted) started() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.starts
@@ -116,7 +116,7 @@ func (d *driver) turnScript(chat int) runnertest.Script {
 		}
 		if !followup && d.asks(id) {
 			d.rec.asked(id)
-			dec := t.Ask(runner.ApprovalRequest{RequestID: "req-" + id.String(), ToolName: "Bash",
+			dec := t.Ask(engine.ApprovalRequest{RequestID: "req-" + id.String(), ToolName: "Bash",
 				Input:     json.RawMessage(`{"command":"rm -rf ./build && make release","description":"clean rebuild"}`),
 				ToolUseID: id.String() + "-ask"})
 			if dec.Interrupted || dec.Closed {
@@ -135,12 +135,12 @@ func (d *driver) tools(t *runnertest.Turn, id turnID, work time.Duration) bool {
 	end := time.Now().Add(work)
 	for n := 0; time.Now().Before(end); n++ {
 		tu := fmt.Sprintf("%s-tool%d", id, n)
-		t.Emit(runner.ActionStarted{ToolUseID: tu, Tool: "Bash", Kind: toolkinds.Command,
+		t.Emit(engine.ActionStarted{ToolUseID: tu, Tool: "Bash", Kind: toolkinds.Command,
 			Title: fmt.Sprintf("go test ./internal/pkg%02d/... -run Test%d", n%40, n)})
 		if !sleepOrInterrupt(t, gap) {
 			return false
 		}
-		t.Emit(runner.ActionCompleted{ToolUseID: tu, OK: n%11 != 7, Detail: fmt.Sprintf("ok  pkg%02d  0.%03ds", n%40, n%1000)})
+		t.Emit(engine.ActionCompleted{ToolUseID: tu, OK: n%11 != 7, Detail: fmt.Sprintf("ok  pkg%02d  0.%03ds", n%40, n%1000)})
 		if n%8 == 0 && n > 0 {
 			if !d.stream(t, id, fmt.Sprintf("Step %d of %s looks fine; moving on to the next package.", n, turnMark(id)), false) {
 				return false
@@ -179,7 +179,7 @@ func (d *driver) stream(t *runnertest.Turn, id turnID, text string, first bool) 
 				j = len(firstText(id)) // the marker goes out whole, in the first delta
 				d.rec.stamp(id, func(r *turnRec) { r.textAt = time.Now() })
 			}
-			t.Emit(runner.Text{Text: text[i:j], Partial: true})
+			t.Emit(engine.Text{Text: text[i:j], Partial: true})
 			i = j
 			if i < len(text) && !sleepOrInterrupt(t, deltaEvery) {
 				return false
@@ -188,7 +188,7 @@ func (d *driver) stream(t *runnertest.Turn, id turnID, text string, first bool) 
 	} else if first {
 		d.rec.stamp(id, func(r *turnRec) { r.textAt = time.Now() })
 	}
-	t.Emit(runner.Text{Text: text})
+	t.Emit(engine.Text{Text: text})
 	return true
 }
 

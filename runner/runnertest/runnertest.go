@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner"
 )
 
@@ -38,7 +39,7 @@ type Decision struct {
 type Session struct {
 	id     string
 	script Script
-	events chan runner.Event
+	events chan engine.Event
 	done   chan struct{}
 
 	mu        sync.Mutex
@@ -107,7 +108,7 @@ func WithLedger(l *Ledger) Option { return func(s *Session) { s.ledger = l } }
 
 // New starts a scripted session with the given id.
 func New(id string, script Script, opts ...Option) *Session {
-	s := &Session{id: id, script: script, events: make(chan runner.Event, 4096), done: make(chan struct{}),
+	s := &Session{id: id, script: script, events: make(chan engine.Event, 4096), done: make(chan struct{}),
 		prompts: make(chan string, 64), pending: map[string]chan Decision{}, mode: "default",
 		pid: int(1_000_000 + fakePids.Add(1))}
 	for _, o := range opts {
@@ -151,7 +152,7 @@ func (s *Session) loop() {
 func (s *Session) Pid() int { return s.pid }
 
 // Events implements the runner.Session method.
-func (s *Session) Events() <-chan runner.Event { return s.events }
+func (s *Session) Events() <-chan engine.Event { return s.events }
 
 // Done is closed when the session is closed.
 func (s *Session) Done() <-chan struct{} { return s.done }
@@ -243,7 +244,7 @@ func (s *Session) SetPermissionMode(ctx context.Context, mode string) error {
 	}
 	s.mode = mode
 	s.mu.Unlock()
-	s.emit(runner.PermissionModeChanged{Mode: mode})
+	s.emit(engine.PermissionModeChanged{Mode: mode})
 	return nil
 }
 
@@ -256,11 +257,11 @@ func (s *Session) Mode() string {
 
 // Close ends the session: pending requests see Closed, then Exited.
 func (s *Session) Close(ctx context.Context) error {
-	s.finish(runner.Exited{})
+	s.finish(engine.Exited{})
 	return nil
 }
 
-func (s *Session) finish(ex runner.Exited) {
+func (s *Session) finish(ex engine.Exited) {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.closed = true
@@ -277,7 +278,7 @@ func (s *Session) finish(ex runner.Exited) {
 
 // emit holds the lock while sending so finish cannot close the channel
 // under it; the channel is buffered far beyond what a test emits unread.
-func (s *Session) emit(evs ...runner.Event) {
+func (s *Session) emit(evs ...engine.Event) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -313,16 +314,16 @@ func (t *Turn) Interrupted() <-chan struct{} { return t.interrupted }
 func (t *Turn) Session() *Session { return t.s }
 
 // Emit sends events to the bot.
-func (t *Turn) Emit(evs ...runner.Event) { t.s.emit(evs...) }
+func (t *Turn) Emit(evs ...engine.Event) { t.s.emit(evs...) }
 
 // Start emits the system/init of the turn.
 func (t *Turn) Start(model string) {
-	t.Emit(runner.SessionStarted{SessionID: t.s.id, Model: model, PermissionMode: t.s.Mode()})
+	t.Emit(engine.SessionStarted{SessionID: t.s.id, Model: model, PermissionMode: t.s.Mode()})
 }
 
 // Ask emits an approval request and waits for the answer, an interrupt or
 // the session's end.
-func (t *Turn) Ask(req runner.ApprovalRequest) Decision {
+func (t *Turn) Ask(req engine.ApprovalRequest) Decision {
 	ch := make(chan Decision, 1)
 	t.s.mu.Lock()
 	if t.s.closed {
@@ -353,7 +354,7 @@ func (t *Turn) Withdraw(requestID string) {
 	ch, ok := t.s.pending[requestID]
 	delete(t.s.pending, requestID)
 	t.s.mu.Unlock()
-	t.Emit(runner.ApprovalCancelled{RequestID: requestID})
+	t.Emit(engine.ApprovalCancelled{RequestID: requestID})
 	if ok {
 		ch <- Decision{Withdrawn: true}
 	}
@@ -365,20 +366,20 @@ func (t *Turn) Complete(result string) { t.CompleteCosting(result, TurnCost) }
 // CompleteCosting ends the turn with an answer costing usd; the result
 // carries the session's running total, as the CLI's does.
 func (t *Turn) CompleteCosting(result string, usd float64) {
-	t.Emit(runner.TurnCompleted{SessionID: t.s.id, OK: true, Subtype: "success", Result: result, NumTurns: 1,
+	t.Emit(engine.TurnCompleted{SessionID: t.s.id, OK: true, Subtype: "success", Result: result, NumTurns: 1,
 		TotalCostUSD: t.s.ledger.add(t.s.id, usd), Duration: 1500 * time.Millisecond, TerminalReason: "completed",
-		Usage: runner.Usage{InputTokens: 1200, OutputTokens: 340}})
+		Usage: engine.Usage{InputTokens: 1200, OutputTokens: 340}})
 }
 
 // Aborted ends the turn as the CLI does after an interrupt (nothing spent).
 func (t *Turn) Aborted() {
-	t.Emit(runner.TurnCompleted{SessionID: t.s.id, Subtype: "error_during_execution", ErrorText: "interrupted",
+	t.Emit(engine.TurnCompleted{SessionID: t.s.id, Subtype: "error_during_execution", ErrorText: "interrupted",
 		TerminalReason: "aborted_streaming", TotalCostUSD: t.s.ledger.Total(t.s.id)})
 }
 
 // Fail ends the turn with an error result (e.g. an API error).
 func (t *Turn) Fail(msg string) {
-	t.Emit(runner.TurnCompleted{SessionID: t.s.id, Subtype: "success", Result: msg, ErrorText: msg, TerminalReason: "api_error",
+	t.Emit(engine.TurnCompleted{SessionID: t.s.id, Subtype: "success", Result: msg, ErrorText: msg, TerminalReason: "api_error",
 		TotalCostUSD: t.s.ledger.Total(t.s.id)})
 }
 
@@ -387,8 +388,8 @@ func (t *Turn) Fail(msg string) {
 // "rejected", then an api_error result, no retry (docs/protocol.md).
 func (t *Turn) LimitReached(limit string, resets time.Time) {
 	msg := "You've hit your limit · resets " + resets.Format("3:04pm")
-	t.Emit(runner.RateLimited{Status: "rejected", Limit: limit, ResetsAt: resets},
-		runner.TurnCompleted{SessionID: t.s.id, Subtype: "success", Result: msg, ErrorText: msg, NumTurns: 1,
+	t.Emit(engine.RateLimited{Status: "rejected", Limit: limit, ResetsAt: resets},
+		engine.TurnCompleted{SessionID: t.s.id, Subtype: "success", Result: msg, ErrorText: msg, NumTurns: 1,
 			TerminalReason: "api_error", APIError: "usage_limit_reached", TotalCostUSD: t.s.ledger.Total(t.s.id)})
 }
 
@@ -396,12 +397,12 @@ func (t *Turn) LimitReached(limit string, resets time.Time) {
 // is reached, after a model call costing usd (docs/protocol.md).
 func (t *Turn) OverBudget(limit, usd float64) {
 	msg := "Reached maximum budget ($" + strconv.FormatFloat(limit, 'f', -1, 64) + ")"
-	t.Emit(runner.TurnCompleted{SessionID: t.s.id, Subtype: "error_max_budget_usd", ErrorText: msg, NumTurns: 1,
+	t.Emit(engine.TurnCompleted{SessionID: t.s.id, Subtype: "error_max_budget_usd", ErrorText: msg, NumTurns: 1,
 		TerminalReason: "budget_exhausted", TotalCostUSD: t.s.ledger.add(t.s.id, usd), Duration: 900 * time.Millisecond})
 }
 
 // Crash ends the process mid-turn.
 func (t *Turn) Crash(code int, stderr string) {
 	t.crashed = true
-	t.s.finish(runner.Exited{ExitCode: code, StderrTail: stderr, MidTurn: true, Err: errors.New("claude exited without finishing the turn")})
+	t.s.finish(engine.Exited{ExitCode: code, StderrTail: stderr, MidTurn: true, Err: errors.New("claude exited without finishing the turn")})
 }
