@@ -3,11 +3,12 @@ package runner
 import (
 	"encoding/json"
 	"errors"
-	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/untether/untether/engine"
 
 	"github.com/untether/untether/runner/claudetest"
 	"github.com/untether/untether/toolkinds"
@@ -320,8 +321,8 @@ func TestContractInterruptWithPendingApproval(t *testing.T) {
 	if p := s.Pending(); len(p) != 0 {
 		t.Errorf("withdrawn request still pending: %v", p)
 	}
-	if err := s.Allow(ctxFor(t), req.RequestID, nil, nil); !errors.Is(err, ErrUnknownRequest) {
-		t.Errorf("late answer: %v, want ErrUnknownRequest", err)
+	if err := s.Allow(ctxFor(t), req.RequestID, nil, nil); !errors.Is(err, engine.ErrUnknownRequest) {
+		t.Errorf("late answer: %v, want engine.ErrUnknownRequest", err)
 	}
 	if again := turn(t, s, "Carry on.", nil); !again.done.OK || again.done.Result != "next turn works" {
 		t.Errorf("turn after the interrupt = %+v", again.done)

@@ -2,11 +2,12 @@ package runner
 
 import (
 	"context"
-	"github.com/untether/untether/engine"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/untether/untether/engine"
 
 	"github.com/untether/untether/runner/claudetest"
 )

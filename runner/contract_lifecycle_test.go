@@ -2,13 +2,14 @@ package runner
 
 import (
 	"errors"
-	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/untether/untether/engine"
 
 	"github.com/untether/untether/runner/claudetest"
 )
@@ -237,8 +238,8 @@ func TestContractCloseWithPendingApproval(t *testing.T) {
 	if ex := eventsOf[engine.Exited](rest); len(ex) != 1 || ex[0].ExitCode != 1 || ex[0].MidTurn {
 		t.Errorf("exit = %+v", ex)
 	}
-	if err := s.Allow(ctxFor(t), req.RequestID, nil, nil); !errors.Is(err, ErrClosed) {
-		t.Errorf("answer after close: %v, want ErrClosed", err)
+	if err := s.Allow(ctxFor(t), req.RequestID, nil, nil); !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("answer after close: %v, want engine.ErrClosed", err)
 	}
 	if exists(r.path("a.txt")) {
 		t.Error("the unanswered command ran")

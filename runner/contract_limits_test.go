@@ -1,12 +1,13 @@
 package runner
 
 import (
-	"github.com/untether/untether/engine"
 	"math"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/untether/untether/engine"
 
 	"github.com/untether/untether/runner/claudetest"
 )

@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/untether/untether/engine"
 
 	"github.com/untether/untether/runner/claudetest"
 )
@@ -77,8 +78,8 @@ func TestContractResumeModeNotKept(t *testing.T) {
 				}
 			})
 			st := eventsOf[engine.SessionStarted](log.events)
-			if len(st) != 1 || st[0].PermissionMode != DefaultPermissionMode {
-				t.Errorf("resumed session started as %+v, want mode %s", st, DefaultPermissionMode)
+			if len(st) != 1 || st[0].PermissionMode != engine.DefaultPermissionMode {
+				t.Errorf("resumed session started as %+v, want mode %s", st, engine.DefaultPermissionMode)
 			}
 			if len(asked) != 1 || asked[0].ToolName != "Bash" || inputField(t, asked[0].Input, "command") != askingCommand {
 				t.Errorf("asked %+v, want once, before %q%s", asked, askingCommand, log)
@@ -151,7 +152,7 @@ func TestContractModeOverridesSettingsDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := turn(t, r.start(), "Hello.", nil)
-	if st := eventsOf[engine.SessionStarted](log.events); len(st) != 1 || st[0].PermissionMode != DefaultPermissionMode {
-		t.Errorf("started as %+v, want %s despite the settings' defaultMode", st, DefaultPermissionMode)
+	if st := eventsOf[engine.SessionStarted](log.events); len(st) != 1 || st[0].PermissionMode != engine.DefaultPermissionMode {
+		t.Errorf("started as %+v, want %s despite the settings' defaultMode", st, engine.DefaultPermissionMode)
 	}
 }

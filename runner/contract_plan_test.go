@@ -1,11 +1,12 @@
 package runner
 
 import (
-	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+
+	"github.com/untether/untether/engine"
 
 	"github.com/untether/untether/runner/claudetest"
 )

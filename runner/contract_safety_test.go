@@ -1,12 +1,13 @@
 package runner
 
 import (
-	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/untether/untether/engine"
 
 	"github.com/untether/untether/runner/claudetest"
 )

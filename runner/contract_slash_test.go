@@ -1,11 +1,12 @@
 package runner
 
 import (
-	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/untether/untether/engine"
 )
 
 // TestContractSlashCommands pins down what the CLI does with a stream-json

@@ -9,13 +9,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/untether/untether/engine"
 
 	"github.com/untether/untether/runner/claudetest"
 )
@@ -432,8 +433,8 @@ func TestContractCloseExitsCleanly(t *testing.T) {
 	if n := liveInGroup(pid); n > 0 {
 		t.Errorf("%d processes of claude's group still alive", n)
 	}
-	if err := s.Send(context.Background(), "late"); !errors.Is(err, ErrClosed) {
-		t.Errorf("Send after Close: %v, want ErrClosed", err)
+	if err := s.Send(context.Background(), "late"); !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("Send after Close: %v, want engine.ErrClosed", err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {

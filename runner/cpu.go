@@ -97,6 +97,13 @@ func below(procs map[int]procStat, pid int) []int {
 	return out
 }
 
+// ProcCPU measures process trees through /proc (TreeCPU): the stall
+// watchdog's meter for Claude Code processes on this machine.
+type ProcCPU struct{}
+
+// TreeCPU implements the bot's CPU meter.
+func (ProcCPU) TreeCPU(pid int) (time.Duration, error) { return TreeCPU(pid) }
+
 // TreeCPU returns the CPU time pid and every process below it have used
 // so far (user and system, including children they reaped). Bash tools run
 // in sessions of their own but are still below the CLI. An error means pid

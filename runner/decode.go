@@ -3,9 +3,10 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/untether/untether/engine"
 	"strings"
 	"time"
+
+	"github.com/untether/untether/engine"
 
 	"github.com/untether/untether/toolkinds"
 )

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/untether/untether/engine"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/untether/untether/engine"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -2,8 +2,9 @@ package runner
 
 import (
 	"encoding/json"
-	"github.com/untether/untether/engine"
 	"time"
+
+	"github.com/untether/untether/engine"
 )
 
 // What the CLI says about limits and the context: usage limits

@@ -1,9 +1,10 @@
 package runner
 
 import (
-	"github.com/untether/untether/engine"
 	"testing"
 	"time"
+
+	"github.com/untether/untether/engine"
 )
 
 // Lines as CLI 2.1.330 wrote them (measured with the fake API, see

@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/untether/untether/engine"
 	"sync"
+
+	"github.com/untether/untether/engine"
 )
 
 // ErrBusyOneShot is returned by OneShotConn.Send while the previous
@@ -52,7 +53,7 @@ func (c *OneShotConn) Send(ctx context.Context, text string) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		return ErrClosed
+		return engine.ErrClosed
 	}
 	if c.current != nil {
 		c.mu.Unlock()

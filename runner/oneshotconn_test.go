@@ -3,9 +3,10 @@ package runner
 import (
 	"context"
 	"errors"
-	"github.com/untether/untether/engine"
 	"testing"
 	"time"
+
+	"github.com/untether/untether/engine"
 )
 
 // nextOn returns the next event of type T on a one-shot connection.
@@ -79,7 +80,7 @@ func TestOneShotConnResumesAcrossMessages(t *testing.T) {
 	default:
 		t.Fatal("Done not closed after Close")
 	}
-	if err := c.Send(context.Background(), "third"); !errors.Is(err, ErrClosed) {
+	if err := c.Send(context.Background(), "third"); !errors.Is(err, engine.ErrClosed) {
 		t.Errorf("send after close: %v", err)
 	}
 	for range c.Events() { // closed by Close: this ends

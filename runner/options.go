@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/redact"
 )
 
@@ -43,7 +44,7 @@ type Options struct {
 
 	Model string
 	// PermissionMode is passed as --permission-mode; "" passes
-	// DefaultPermissionMode (see permissionMode).
+	// engine.DefaultPermissionMode (see permissionMode).
 	PermissionMode string
 	// Resume continues an earlier session by id (--resume).
 	Resume string
@@ -156,11 +157,8 @@ func checkExtraArgs(args []string) error {
 	return nil
 }
 
-// DefaultPermissionMode is the mode of a session when none is configured.
-const DefaultPermissionMode = "default"
-
 // permissionMode is the --permission-mode of every start and resume: the
-// configured one, else DefaultPermissionMode. It is always said, so that a
+// configured one, else engine.DefaultPermissionMode. It is always said, so that a
 // resumed session runs in the bot's mode, never in the one it had where it
 // was made (a desk session in bypassPermissions, say; see docs/protocol.md
 // for what 2.1.330 does without the flag) nor in a defaultMode of Claude
@@ -173,7 +171,7 @@ func (o Options) permissionMode() string {
 	case o.SkipPermissions:
 		return ""
 	}
-	return DefaultPermissionMode
+	return engine.DefaultPermissionMode
 }
 
 // args builds the command line. prompt is only used in one-shot mode.

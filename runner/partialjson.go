@@ -2,8 +2,9 @@ package runner
 
 import (
 	"encoding/json"
-	"github.com/untether/untether/engine"
 	"strings"
+
+	"github.com/untether/untether/engine"
 
 	"github.com/untether/untether/toolkinds"
 )

@@ -3,8 +3,9 @@ package runner
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/untether/untether/engine"
 	"testing"
+
+	"github.com/untether/untether/engine"
 )
 
 // A Bash call streams its input in pieces (input_json_delta, as the pinned

@@ -6,12 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/untether/untether/engine"
 	"io"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
+
+	"github.com/untether/untether/engine"
 )
 
 // readerGrace bounds how long we wait for stdout/stderr to reach EOF after
@@ -153,7 +154,7 @@ func (s *Session) refuse(requestID, msg string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.opts.ControlTimeout)
 	defer cancel()
-	if err := s.write(ctx, line); err != nil && !errors.Is(err, ErrClosed) {
+	if err := s.write(ctx, line); err != nil && !errors.Is(err, engine.ErrClosed) {
 		s.logger().Warn("could not refuse control request", "request_id", requestID, "err", err)
 	}
 }

@@ -1,7 +1,10 @@
 package runner
 
-import "github.com/untether/untether/engine"
-import "sync"
+import (
+	"sync"
+
+	"github.com/untether/untether/engine"
+)
 
 // eventQueue decouples the stdout reader from the consumer: push never
 // blocks, so a slow consumer can neither stall the reader (which must keep

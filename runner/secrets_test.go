@@ -3,9 +3,10 @@ package runner
 import (
 	"context"
 	"encoding/json"
-	"github.com/untether/untether/engine"
 	"strings"
 	"testing"
+
+	"github.com/untether/untether/engine"
 
 	"github.com/untether/untether/redact"
 )

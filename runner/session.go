@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/untether/untether/engine"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -13,17 +12,13 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/untether/untether/engine"
 )
 
 var (
-	// ErrClosed is returned by calls on a session whose process has ended
-	// or is being closed.
-	ErrClosed = errors.New("claude session is closed")
 	// ErrNoControl is returned by control calls in one-shot mode.
 	ErrNoControl = errors.New("one-shot mode has no control channel")
-	// ErrUnknownRequest is returned when answering a request id that is not
-	// pending (already answered, or never asked).
-	ErrUnknownRequest = errors.New("no pending approval request with this id")
 	// ErrControlTimeout is returned when the CLI does not answer a control request in time.
 	ErrControlTimeout = errors.New("claude did not answer the control request in time")
 )
@@ -244,9 +239,9 @@ func (s *Session) answer(ctx context.Context, requestID string, resp map[string]
 	if !s.pending[requestID] {
 		s.mu.Unlock()
 		if s.isClosing() {
-			return fmt.Errorf("answer request %s: %w", requestID, ErrClosed)
+			return fmt.Errorf("answer request %s: %w", requestID, engine.ErrClosed)
 		}
-		return fmt.Errorf("answer request %s: %w", requestID, ErrUnknownRequest)
+		return fmt.Errorf("answer request %s: %w", requestID, engine.ErrUnknownRequest)
 	}
 	delete(s.pending, requestID)
 	s.mu.Unlock()
@@ -321,7 +316,7 @@ func (s *Session) control(ctx context.Context, req map[string]any) (json.RawMess
 		}
 		return r.Response, nil
 	case <-s.closing:
-		return nil, fmt.Errorf("%s: %w", subtype, ErrClosed)
+		return nil, fmt.Errorf("%s: %w", subtype, engine.ErrClosed)
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: %w", subtype, ErrControlTimeout)
@@ -343,12 +338,12 @@ func (s *Session) isClosing() bool {
 func (s *Session) write(ctx context.Context, line []byte) error {
 	req := writeReq{data: append(line, '\n'), done: make(chan error, 1)}
 	if s.isClosing() {
-		return ErrClosed
+		return engine.ErrClosed
 	}
 	select {
 	case s.writes <- req:
 	case <-s.closing:
-		return ErrClosed
+		return engine.ErrClosed
 	case <-ctx.Done():
 		return ctx.Err()
 	}
@@ -361,7 +356,7 @@ func (s *Session) write(ctx context.Context, line []byte) error {
 		case err := <-req.done:
 			return err
 		default:
-			return ErrClosed
+			return engine.ErrClosed
 		}
 	case <-ctx.Done():
 		return ctx.Err()
@@ -386,7 +381,7 @@ func (s *Session) writeLoop() {
 			for drained := false; !drained; {
 				select {
 				case req := <-s.writes:
-					req.done <- ErrClosed
+					req.done <- engine.ErrClosed
 				default:
 					drained = true
 				}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/untether/untether/engine"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/untether/untether/engine"
 
 	"github.com/untether/untether/runner/claudetest"
 )
@@ -137,8 +138,8 @@ func TestTwoTurnsOnOneProcess(t *testing.T) {
 	if ex.ExitCode != 0 || ex.MidTurn || ex.Err != nil {
 		t.Errorf("exit = %+v", ex)
 	}
-	if err := s.Send(context.Background(), "late"); !errors.Is(err, ErrClosed) {
-		t.Errorf("send after close: %v, want ErrClosed", err)
+	if err := s.Send(context.Background(), "late"); !errors.Is(err, engine.ErrClosed) {
+		t.Errorf("send after close: %v, want engine.ErrClosed", err)
 	}
 }
 
@@ -276,7 +277,7 @@ func TestApprovalAllowWithRewrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A second answer to the same request is refused, not written.
-	if err := s.Deny(context.Background(), req.RequestID, "no", false); !errors.Is(err, ErrUnknownRequest) {
+	if err := s.Deny(context.Background(), req.RequestID, "no", false); !errors.Is(err, engine.ErrUnknownRequest) {
 		t.Errorf("double answer: %v", err)
 	}
 	done := next[engine.ActionCompleted](t, s)
@@ -313,14 +314,14 @@ func TestApprovalDenyAndInterrupt(t *testing.T) {
 
 func TestUnknownIDAndClosedSession(t *testing.T) {
 	s := startFake(t, "echo")
-	if err := s.Allow(context.Background(), "nope", nil, nil); !errors.Is(err, ErrUnknownRequest) {
+	if err := s.Allow(context.Background(), "nope", nil, nil); !errors.Is(err, engine.ErrUnknownRequest) {
 		t.Errorf("unknown id: %v", err)
 	}
 	_ = s.Close(context.Background())
-	if err := s.Allow(context.Background(), "nope", nil, nil); !errors.Is(err, ErrClosed) {
+	if err := s.Allow(context.Background(), "nope", nil, nil); !errors.Is(err, engine.ErrClosed) {
 		t.Errorf("closed: %v", err)
 	}
-	if err := s.Interrupt(context.Background()); !errors.Is(err, ErrClosed) {
+	if err := s.Interrupt(context.Background()); !errors.Is(err, engine.ErrClosed) {
 		t.Errorf("interrupt on closed: %v", err)
 	}
 }
@@ -407,7 +408,7 @@ func TestCrashMidTurn(t *testing.T) {
 	if ex.ExitCode != 3 || !ex.MidTurn || ex.Err == nil || !strings.Contains(ex.StderrTail, "simulated crash") {
 		t.Errorf("exit = %+v", ex)
 	}
-	if err := s.Send(context.Background(), "again"); !errors.Is(err, ErrClosed) {
+	if err := s.Send(context.Background(), "again"); !errors.Is(err, engine.ErrClosed) {
 		t.Errorf("send after crash: %v", err)
 	}
 }

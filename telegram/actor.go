@@ -26,7 +26,7 @@ type actor struct {
 	running bool // the goroutine is alive
 	stopped bool
 	turn    *turn // the running turn, if any
-	conn    Conn
+	conn    engine.Conn
 	grant   *filesend.Grant // the send_file grant of conn's process, if any
 	// connSince is when conn was started, for /usage.
 	connSince time.Time
@@ -189,7 +189,7 @@ func (a *actor) restartAfterTurn() {
 }
 
 // liveConn returns the live connection, for switching modes on the fly.
-func (a *actor) liveConn() Conn {
+func (a *actor) liveConn() engine.Conn {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.conn
@@ -325,7 +325,7 @@ func (a *actor) idle(ctx context.Context) bool {
 }
 
 // ensureConn returns the live connection, starting (or resuming) one.
-func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
+func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	b := a.b
 	a.mu.Lock()
 	conn, restart := a.conn, a.restart
@@ -358,7 +358,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
 	startDir := resolvedDir(workDir)
 	st := b.settings(a.key)
-	spec := Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir,
+	spec := engine.Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir,
 		Partial: st.Stream != view.StreamOff}
 	if rec, ok, err := b.store.Session(a.key); err != nil {
 		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
@@ -368,6 +368,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (Conn, error) {
 	grant := a.openGrant(startDir)
 	if grant != nil {
 		spec.MCPConfig = grant.ConfigPath()
+		spec.AllowedTools = []string{filesend.AllowedTool} // the bot itself checks every path
 	}
 	conn, err = b.engine.Start(ctx, spec)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 
 // approval hands a can_use_tool request to the broker, and shows a prompt
 // when the user has to decide.
-func (t *turn) approval(ctx context.Context, conn Conn, e engine.ApprovalRequest) {
+func (t *turn) approval(ctx context.Context, conn engine.Conn, e engine.ApprovalRequest) {
 	a, b := t.a, t.a.b
 	st := b.settings(a.key)
 	a.mu.Lock()

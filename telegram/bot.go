@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/untether/untether/engine"
+
 	tgbot "github.com/go-telegram/bot"
 
 	"github.com/untether/untether/approvals"
@@ -134,8 +136,8 @@ type Config struct {
 	// nothing while a tool runs before the chat is told (stall.go);
 	// default 3m, negative: never.
 	StallAfter time.Duration
-	// CPU measures Claude's process trees for the stall watchdog; nil
-	// reads /proc.
+	// CPU measures Claude's process trees for the stall watchdog (the
+	// wiring gives runner.ProcCPU); nil: never known.
 	CPU CPUMeter
 }
 
@@ -193,7 +195,7 @@ func (c *Config) defaults() {
 		c.StallAfter = defaultStallAfter
 	}
 	if c.CPU == nil {
-		c.CPU = procCPU{}
+		c.CPU = noCPU{}
 	}
 	c.Voice.defaults()
 	if c.UploadDir == "" {
@@ -205,7 +207,7 @@ func (c *Config) defaults() {
 type Bot struct {
 	cfg    Config
 	log    *slog.Logger
-	engine Engine
+	engine engine.Engine
 	store  *prefs.Store
 	// redactor removes the token and Secrets from every text sent.
 	redactor *redact.Redactor
@@ -249,7 +251,7 @@ type botIdentity struct {
 }
 
 // New builds a bot. The store must be open; the engine starts Claude.
-func New(cfg Config, engine Engine, store *prefs.Store, log *slog.Logger) (*Bot, error) {
+func New(cfg Config, engine engine.Engine, store *prefs.Store, log *slog.Logger) (*Bot, error) {
 	cfg.defaults()
 	if cfg.Token == "" {
 		return nil, errors.New("telegram: bot token is empty")

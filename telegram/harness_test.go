@@ -25,7 +25,7 @@ const wait = 10 * time.Second
 type fakeEngine struct {
 	mu       sync.Mutex
 	script   runnertest.Script
-	specs    []telegram.Spec
+	specs    []engine.Spec
 	sessions []*runnertest.Session
 	startErr error
 	// ledger keeps each session's running cost across starts, so a
@@ -33,12 +33,12 @@ type fakeEngine struct {
 	ledger runnertest.Ledger
 	// wrap, if set, stands between the bot and a started session (a CLI
 	// that stops answering, say).
-	wrap func(spec telegram.Spec, s *runnertest.Session) telegram.Conn
+	wrap func(spec engine.Spec, s *runnertest.Session) engine.Conn
 }
 
 func (e *fakeEngine) Interactive() bool { return true }
 
-func (e *fakeEngine) Start(ctx context.Context, spec telegram.Spec) (telegram.Conn, error) {
+func (e *fakeEngine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.startErr != nil {
@@ -57,10 +57,10 @@ func (e *fakeEngine) Start(ctx context.Context, spec telegram.Spec) (telegram.Co
 	return s, nil
 }
 
-func (e *fakeEngine) starts() []telegram.Spec {
+func (e *fakeEngine) starts() []engine.Spec {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]telegram.Spec(nil), e.specs...)
+	return append([]engine.Spec(nil), e.specs...)
 }
 
 func (e *fakeEngine) session(i int) *runnertest.Session {

@@ -1,8 +1,8 @@
 package telegram
 
 import (
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -68,10 +68,10 @@ func startMode(planMode, configured string) string {
 
 // liveMode is the permission mode to switch a running process to: the
 // CLI refuses an empty one, which means no mode was configured, the same
-// as a new process gets (runner.DefaultPermissionMode).
+// as a new process gets (engine.DefaultPermissionMode).
 func (s chatSettings) liveMode() string {
 	if s.PermissionMode == "" {
-		return runner.DefaultPermissionMode
+		return engine.DefaultPermissionMode
 	}
 	return s.PermissionMode
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
@@ -24,15 +23,17 @@ import (
 // waiting for an approval is not stalled either: it waits for the owner.
 
 // CPUMeter tells how much CPU time a process and every process below it
-// have used so far. The default reads /proc (runner.TreeCPU); tests give
-// scripted figures.
+// have used so far: the machine's process table (runner.ProcCPU reads
+// /proc); tests give scripted figures.
 type CPUMeter interface {
 	TreeCPU(pid int) (time.Duration, error)
 }
 
-type procCPU struct{}
+// noCPU is the meter of a bot given none: the CPU time is never known, so
+// a quiet tool is taken for a stalled one.
+type noCPU struct{}
 
-func (procCPU) TreeCPU(pid int) (time.Duration, error) { return runner.TreeCPU(pid) }
+func (noCPU) TreeCPU(int) (time.Duration, error) { return 0, errors.New("no CPU meter") }
 
 // busyShare is the share of the time since the last look that a process
 // tree must have used the CPU to count as busy. An idle CLI waiting on a

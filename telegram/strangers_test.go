@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
@@ -123,7 +124,7 @@ func (h *harness) stickDM() {
 	key := strconv.FormatInt(h.dm.ID, 10)
 	h.eng.mu.Lock()
 	defer h.eng.mu.Unlock()
-	h.eng.wrap = func(spec telegram.Spec, s *runnertest.Session) telegram.Conn {
+	h.eng.wrap = func(spec engine.Spec, s *runnertest.Session) engine.Conn {
 		if spec.SessionKey == key {
 			return &stuckConn{Session: s, release: release}
 		}

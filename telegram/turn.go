@@ -170,7 +170,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 }
 
 // run consumes events until the turn ends.
-func (t *turn) run(ctx context.Context, conn Conn, progress chan int) {
+func (t *turn) run(ctx context.Context, conn engine.Conn, progress chan int) {
 	a := t.a
 	editTimer := time.NewTimer(time.Hour)
 	editTimer.Stop()
@@ -279,7 +279,7 @@ func (t *turn) sendProgress(ctx context.Context, progress chan int) {
 	}()
 }
 
-func (t *turn) doCancel(ctx context.Context, conn Conn) {
+func (t *turn) doCancel(ctx context.Context, conn engine.Conn) {
 	a, b := t.a, t.a.b
 	if t.cancelled {
 		return
@@ -300,7 +300,7 @@ func (t *turn) doCancel(ctx context.Context, conn Conn) {
 
 // handle applies one event. It returns a replacement conn after a failed
 // resume, and done when the turn is over.
-func (t *turn) handle(ctx context.Context, conn Conn, ev engine.Event, progress chan int) (Conn, bool) {
+func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, progress chan int) (engine.Conn, bool) {
 	a, b := t.a, t.a.b
 	switch e := b.redactEvent(ev).(type) {
 	case engine.SessionStarted:
@@ -379,7 +379,7 @@ func (t *turn) handle(ctx context.Context, conn Conn, ev engine.Event, progress 
 }
 
 // resumeFailed falls back to a fresh session once, telling the user.
-func (t *turn) resumeFailed(ctx context.Context, e engine.Exited, progress chan int) (Conn, bool) {
+func (t *turn) resumeFailed(ctx context.Context, e engine.Exited, progress chan int) (engine.Conn, bool) {
 	a, b := t.a, t.a.b
 	t.retried = true
 	b.log.Warn("resume failed, starting a fresh session", "chat_id", a.place.ChatID, "session_id", t.resumed, "exit_code", e.ExitCode)

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/telegram"
 )
 
@@ -90,7 +91,7 @@ type countingEngine struct {
 	open atomic.Int64
 }
 
-func (e *countingEngine) Start(ctx context.Context, spec telegram.Spec) (telegram.Conn, error) {
+func (e *countingEngine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
 	c, err := e.scripted.Start(ctx, spec)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/outbox"
@@ -58,7 +59,7 @@ type bot struct {
 	dir   string
 }
 
-func startBot(ctx context.Context, cfg telegram.Config, eng telegram.Engine, log *slog.Logger) (*bot, error) {
+func startBot(ctx context.Context, cfg telegram.Config, eng engine.Engine, log *slog.Logger) (*bot, error) {
 	dir, err := os.MkdirTemp("", "untether-load-*")
 	if err != nil {
 		return nil, fmt.Errorf("temp dir: %w", err)

@@ -13,7 +13,6 @@ import (
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/runner/runnertest"
-	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/toolkinds"
 )
 
@@ -32,7 +31,7 @@ type scripted struct {
 
 func (e *scripted) Interactive() bool { return true }
 
-func (e *scripted) Start(ctx context.Context, spec telegram.Spec) (telegram.Conn, error) {
+func (e *scripted) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
 	chat, ok := e.chatOf(spec.SessionKey)
 	if !ok {
 		return nil, fmt.Errorf("load engine: unknown session key %q", spec.SessionKey)

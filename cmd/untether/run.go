@@ -44,7 +44,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		defer files.Close() // Run closes it too; this is for a Run that never started
 		bc.Files = files
 	}
-	bot, err := telegram.New(bc, &telegram.RunnerEngine{Base: runnerOptions(cfg, log)}, store, log)
+	bot, err := telegram.New(bc, &runner.Engine{Base: runnerOptions(cfg, log)}, store, log)
 	if err != nil {
 		return err
 	}
@@ -105,6 +105,7 @@ func loadForRun(flags commonFlags, stderr io.Writer) (*Config, *slog.Logger, err
 func botConfig(cfg *Config) telegram.Config {
 	return telegram.Config{
 		Token:          cfg.Telegram.BotToken.Reveal(),
+		CPU:            runner.ProcCPU{},
 		APIURL:         cfg.Telegram.APIURL,
 		AllowedUsers:   cfg.Telegram.AllowedUserIDs,
 		AllowAnyUser:   cfg.Telegram.AllowAnyUser,

@@ -1,5 +1,5 @@
 // Package runnertest is an in-process, scripted Claude session for tests
-// and load runs of the bot: it has the runner.Session method set, emits
+// and load runs of the bot: it implements engine.Conn, as *runner.Session does, emits
 // runner events from a script, and records every answer written to it.
 package runnertest
 
@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner"
 )
 
 // Script runs one turn (one Send). It emits events through the Turn and
@@ -151,7 +150,7 @@ func (s *Session) loop() {
 // give the bot a CPUMeter that knows it (telegram.Config.CPU).
 func (s *Session) Pid() int { return s.pid }
 
-// Events implements the runner.Session method.
+// Events implements engine.Conn.
 func (s *Session) Events() <-chan engine.Event { return s.events }
 
 // Done is closed when the session is closed.
@@ -165,7 +164,7 @@ func (s *Session) Send(ctx context.Context, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return runner.ErrClosed
+		return engine.ErrClosed
 	}
 	select {
 	case s.prompts <- text:
@@ -190,12 +189,12 @@ func (s *Session) answer(id string, d Decision) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return runner.ErrClosed
+		return engine.ErrClosed
 	}
 	ch, ok := s.pending[id]
 	if !ok {
 		s.stray = append(s.stray, Answer{RequestID: id, Decision: d, At: time.Now()})
-		return runner.ErrUnknownRequest
+		return engine.ErrUnknownRequest
 	}
 	delete(s.pending, id)
 	s.answers = append(s.answers, Answer{RequestID: id, Decision: d, At: time.Now()})
@@ -224,7 +223,7 @@ func (s *Session) Interrupt(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return runner.ErrClosed
+		return engine.ErrClosed
 	}
 	if t := s.current; t != nil && !t.isInterrupted() {
 		close(t.interrupted)
@@ -240,7 +239,7 @@ func (s *Session) SetPermissionMode(ctx context.Context, mode string) error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return runner.ErrClosed
+		return engine.ErrClosed
 	}
 	s.mode = mode
 	s.mu.Unlock()

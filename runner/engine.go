@@ -1,0 +1,46 @@
+package runner
+
+import (
+	"context"
+	"slices"
+
+	"github.com/untether/untether/engine"
+)
+
+// Engine is the Claude Code engine: it starts real Claude Code processes
+// (interactive sessions, or one process per turn in one-shot mode).
+type Engine struct {
+	// Base holds everything but the per-chat fields of engine.Spec.
+	Base Options
+}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// Interactive implements engine.Engine.
+func (e *Engine) Interactive() bool { return e.Base.Mode != OneShot }
+
+// Start implements engine.Engine.
+func (e *Engine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
+	opts := e.Base
+	opts.Resume = spec.Resume
+	if spec.Model != "" {
+		opts.Model = spec.Model
+	}
+	if spec.PermissionMode != "" {
+		opts.PermissionMode = spec.PermissionMode
+	}
+	if spec.WorkDir != "" {
+		opts.WorkDir = spec.WorkDir
+	}
+	opts.IncludePartial = opts.IncludePartial || spec.Partial
+	if spec.MCPConfig != "" {
+		opts.MCPConfig = spec.MCPConfig
+	}
+	if len(spec.AllowedTools) > 0 {
+		opts.AllowedTools = append(slices.Clone(opts.AllowedTools), spec.AllowedTools...)
+	}
+	if opts.Mode == OneShot {
+		return NewOneShotConn(ctx, opts), nil
+	}
+	return Start(ctx, opts)
+}
