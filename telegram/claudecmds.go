@@ -21,13 +21,6 @@ import (
 // docs/protocol.md). The chat's command menu lists the project's commands
 // next to the bot's.
 
-// botCommands are the commands the bot answers itself (see command).
-var botCommands = map[string]bool{
-	"start": true, "help": true, "new": true, "cancel": true, "status": true, "planmode": true, "model": true,
-	"verbose": true, "cwd": true, "cd": true, "sessions": true, "resume": true, "get": true, "diff": true, "branch": true,
-	"stream": true, "usage": true,
-}
-
 // claudeBuiltins are Claude Code's built-in commands that make sense from
 // a chat. In a group they pass without naming the bot, like the project's
 // commands; any other command there must name it (/cmd@bot), since
@@ -77,7 +70,7 @@ func (b *Bot) claudeCommand(key string, pl place, m *models.Message, text string
 func (b *Bot) commandPrompt(ctx context.Context, dir, prompt string) string {
 	word, rest, _ := strings.Cut(prompt, " ")
 	name, ok := strings.CutPrefix(word, "/")
-	if !ok || name == "" || botCommands[strings.ToLower(name)] {
+	if !ok || name == "" || isBotCommand(strings.ToLower(name)) {
 		return prompt
 	}
 	c, found := projects.FindCommand(b.cmdLists.load(ctx, dir), name)

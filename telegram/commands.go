@@ -10,57 +10,107 @@ import (
 	"github.com/untether/untether/telegram/view"
 )
 
-// route runs a slash command; commands never wait behind a turn. /cancel
-// runs at once on the poll loop: it never waits, and it must reach a
-// session whose lane is stuck (it cancels the lane's running job too).
+// The bot's own commands: view.BotCommands lists them (names, aliases
+// and every text about them); commandHandlers says what each does. A new
+// command is an entry in each (the tests check they match).
+
+// commandCall is one use of a command.
+type commandCall struct {
+	key   string
+	pl    place
+	m     *models.Message
+	args  string
+	group bool
+}
+
+// commandHandler is what one of the bot's commands does.
+type commandHandler struct {
+	// atOnce runs it on the poll loop, not in the session's lane: /cancel
+	// never waits, and must reach a session whose lane is stuck.
+	atOnce bool
+	// run gets ctx from the lane (context.Background for atOnce).
+	run func(b *Bot, ctx context.Context, c commandCall)
+}
+
+// commandHandlers maps each name of view.BotCommands to its handler.
+var commandHandlers = map[string]commandHandler{
+	"start": {run: helpCommand},
+	"help":  {run: helpCommand},
+	"cancel": {atOnce: true, run: func(b *Bot, _ context.Context, c commandCall) {
+		stuck := b.lanes.cancelRunning(c.key)
+		a := b.existingActor(c.key)
+		b.answer(c, view.CancelReply(a != nil && a.requestCancel() || stuck))
+	}},
+	"new": {run: func(b *Bot, _ context.Context, c commandCall) {
+		a := b.actorFor(c.key, c.pl, c.group)
+		b.answer(c, view.NewSessionReply(a.requestReset()))
+	}},
+	"status": {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.statusText(c.key, c.pl, c.m.ID)) }},
+	"usage":  {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.usageText(c.key)) }},
+	"planmode": {run: func(b *Bot, ctx context.Context, c commandCall) {
+		b.answer(c, b.planModeCommand(ctx, c.key, c.pl, c.group, strings.ToLower(c.args)))
+	}},
+	"model": {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.modelCommand(c.key, c.args)) }},
+	"verbose": {run: func(b *Bot, _ context.Context, c commandCall) {
+		b.answer(c, b.verboseCommand(c.key, strings.ToLower(c.args)))
+	}},
+	"stream": {run: func(b *Bot, _ context.Context, c commandCall) {
+		b.answer(c, b.streamCommand(c.key, c.group, strings.ToLower(c.args)))
+	}},
+	"cwd":      {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.cwdCommand(c.key, c.pl, c.m.ID, c.args)) }},
+	"sessions": {run: func(b *Bot, ctx context.Context, c commandCall) { b.sessionsCommand(ctx, c.key, c.pl, c.m.ID) }},
+	"get":      {run: func(b *Bot, ctx context.Context, c commandCall) { b.getCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
+	"diff":     {run: func(b *Bot, ctx context.Context, c commandCall) { b.diffCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
+	"branch": {run: func(b *Bot, ctx context.Context, c commandCall) {
+		b.answer(c, b.branchCommand(ctx, c.key, c.pl, c.m.ID, c.args))
+	}},
+}
+
+// helpCommand answers /start and /help alike: a newcomer's first /start
+// gets the same introduction as /help.
+func helpCommand(b *Bot, _ context.Context, c commandCall) {
+	b.answer(c, view.HelpText(c.group, b.me.Username))
+}
+
+// ownCommands maps every name the bot answers to itself, aliases
+// included, to its command's name in view.BotCommands.
+var ownCommands = func() map[string]string {
+	own := map[string]string{}
+	for _, c := range view.BotCommands() {
+		own[c.Name] = c.Name
+		for _, a := range c.Aliases {
+			own[a] = c.Name
+		}
+	}
+	return own
+}()
+
+// isBotCommand says whether the bot answers cmd (lower case, without "/"
+// and "@bot") itself; any other command is Claude Code's (claudecmds.go).
+func isBotCommand(cmd string) bool {
+	_, ok := ownCommands[cmd]
+	return ok
+}
+
+// route runs one of the bot's commands (isBotCommand); commands never
+// wait behind a turn. /cancel runs at once on the poll loop (atOnce).
 // Every other command runs in its session's lane, since many wait for
 // Claude or the disk, and must stall only their own chat.
 func (b *Bot) route(key string, pl place, m *models.Message, cmd, args string) {
-	if cmd == "cancel" {
-		stuck := b.lanes.cancelRunning(key)
-		a := b.existingActor(key)
-		b.notify(pl, m.ID, view.CancelReply(a != nil && a.requestCancel() || stuck))
+	c := commandCall{key: key, pl: pl, m: m, args: args, group: isGroup(m.Chat.ID)}
+	h, ok := commandHandlers[ownCommands[cmd]]
+	if !ok { // a name in view.BotCommands without a handler: the tests rule it out
+		h.run = func(b *Bot, _ context.Context, c commandCall) { b.answer(c, view.UnknownCommand(cmd)) }
+	}
+	if h.atOnce {
+		h.run(b, context.Background(), c)
 		return
 	}
-	b.lanes.run(key, func(ctx context.Context) { b.command(ctx, key, pl, m, cmd, args) })
+	b.lanes.run(key, func(ctx context.Context) { h.run(b, ctx, c) })
 }
 
-// command runs a slash command other than /cancel, in the session's lane.
-func (b *Bot) command(ctx context.Context, key string, pl place, m *models.Message, cmd, args string) {
-	group := isGroup(m.Chat.ID)
-	reply := func(text string) { b.notify(pl, m.ID, text) }
-	switch cmd {
-	case "start", "help":
-		reply(view.HelpText(group, b.me.Username))
-	case "new":
-		a := b.actorFor(key, pl, group)
-		reply(view.NewSessionReply(a.requestReset()))
-	case "status":
-		reply(b.statusText(key, pl, m.ID))
-	case "usage":
-		reply(b.usageText(key))
-	case "planmode":
-		reply(b.planModeCommand(ctx, key, pl, group, strings.ToLower(args)))
-	case "model":
-		reply(b.modelCommand(key, args))
-	case "verbose":
-		reply(b.verboseCommand(key, strings.ToLower(args)))
-	case "stream":
-		reply(b.streamCommand(key, group, strings.ToLower(args)))
-	case "cwd", "cd":
-		reply(b.cwdCommand(key, pl, m.ID, args))
-	case "sessions", "resume":
-		b.sessionsCommand(ctx, key, pl, m.ID)
-	case "get":
-		b.getCommand(ctx, key, pl, m.ID, args)
-	case "diff":
-		b.diffCommand(ctx, key, pl, m.ID, args)
-	case "branch":
-		reply(b.branchCommand(ctx, key, pl, m.ID, args))
-	default: // botCommands and this switch name the same commands
-		reply(view.UnknownCommand(cmd))
-	}
-}
+// answer replies to the command's message.
+func (b *Bot) answer(c commandCall, text string) { b.notify(c.pl, c.m.ID, text) }
 
 // statusText shows the directory as checked (chatDir), not a stored one
 // that no longer passes.

@@ -87,7 +87,7 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	if group && !addressed {
 		return // skipped
 	}
-	if cmd != "" && botCommands[cmd] {
+	if cmd != "" && isBotCommand(cmd) {
 		if _, fresh := b.accept(updateID, key, nil); fresh {
 			b.route(key, pl, m, cmd, args)
 		}

@@ -1,36 +1,11 @@
 package view
 
-import (
-	"strconv"
-
-	"github.com/go-telegram/bot/models"
-)
+import "strconv"
 
 // Replies to the slash commands (/status and /help are in status.go,
-// /sessions in sessions.go). Values the user typed or the disk holds are
+// /sessions in sessions.go; the commands themselves, menu and /help lines,
+// in botcommands.go). Values the user typed or the disk holds are
 // escaped here; callers pass them raw.
-
-// Commands is the command menu Telegram shows (setMyCommands). Its
-// descriptions are plain text.
-func Commands() []models.BotCommand {
-	return []models.BotCommand{
-		{Command: "new", Description: "start a fresh Claude session"},
-		{Command: "cancel", Description: "stop the running turn"},
-		{Command: "status", Description: "session, model, mode, queue, cost"},
-		{Command: "usage", Description: "spend today and this month, usage limits, Claude processes"},
-		{Command: "planmode", Description: "on | off | auto | show | clear"},
-		{Command: "model", Description: "<name> | show | clear"},
-		{Command: "verbose", Description: "on | off: more detail in progress"},
-		{Command: "stream", Description: "off | edits | drafts: see the answer as it is written"},
-		{Command: "cwd", Description: "<dir> | show | clear: this chat's project directory"},
-		{Command: "sessions", Description: "this directory's Claude Code sessions, to continue one"},
-		{Command: "get", Description: "<path>: a file of this chat's project"},
-		{Command: "diff", Description: "[file]: uncommitted changes"},
-		{Command: "branch", Description: "[name]: worktrees; move this chat to one"},
-		{Command: "help", Description: "how to use this bot"},
-		{Command: "start", Description: "hello"},
-	}
-}
 
 // Usage lines for a command given an argument it does not take.
 const (

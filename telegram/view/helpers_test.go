@@ -12,7 +12,7 @@ import (
 	"github.com/untether/untether/telegram/render"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+var update = flag.Bool("update", false, "rewrite testdata/*.golden and the table of commands in docs/commands.md from the current output")
 
 // checkHTML asserts what every text of this package promises: valid
 // Telegram HTML, valid UTF-8, no control characters but \n and \t, some

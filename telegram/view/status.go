@@ -135,25 +135,7 @@ func HelpText(inGroup bool, botUsername string) string {
 	b.WriteString("<b>untether</b> runs Claude Code on your machine. Send a message and Claude works on it; " +
 		"you see its progress, approve what it asks for, and get the answer here.\n\n")
 	b.WriteString("<b>Commands</b>\n")
-	for _, c := range [][2]string{
-		{"/start", "say hello and check access"},
-		{"/help", "this help"},
-		{"/new", "start a fresh Claude session"},
-		{"/cancel", "stop the current turn"},
-		{"/status", "session, model and settings"},
-		{"/usage", "spend today and this month, usage limits, running Claude processes"},
-		{"/planmode on|off|auto|show|clear", "plan before acting: on asks you to approve the plan, auto approves it, clear uses the config"},
-		{"/model &lt;name&gt;|show|clear", "choose the Claude model for this chat"},
-		{"/verbose on|off", "more detail in progress messages"},
-		{"/stream off|edits|drafts", "see the answer as Claude writes it: drafts in private chats, the progress message in groups"},
-		{"/cwd &lt;dir&gt;|show|clear", "the project directory of this chat (a fresh session starts there)"},
-		{"/sessions", "this directory's Claude Code sessions (desk ones too): tap one to continue it"},
-		{"/get &lt;path&gt;", "a file of this chat's project, sent here"},
-		{"/diff [file]", "uncommitted changes in this chat's git repository"},
-		{"/branch [name]", "worktrees of the repository; a name moves this chat to that branch's worktree"},
-	} {
-		b.WriteString(c[0] + " — " + c[1] + "\n")
-	}
+	b.WriteString(helpLines())
 	b.WriteString("\nOther commands (/compact, /init, your own from .claude/commands) go to Claude Code.\n")
 	if inGroup {
 		b.WriteString("\n<b>In this group</b>\n")
