@@ -1,8 +1,7 @@
 // Package projects knows the owner's projects the way the owner's own tools
-// do: git repositories (status, diffs, worktrees) through the git CLI, and
-// Claude Code's session store and custom commands through the files Claude
-// Code writes. It knows no Telegram types and imports none of the bot's
-// packages, so it is tested without Telegram.
+// do: git repositories (status, diffs, worktrees) through the git CLI. It
+// knows neither Telegram nor the coding agent (Claude Code's own files are
+// runner/claudefiles'), so it is tested without either.
 package projects
 
 import (

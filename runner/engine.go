@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/runner/claudefiles"
 )
 
 // Engine is the Claude Code engine: it starts real Claude Code processes
@@ -12,6 +13,10 @@ import (
 type Engine struct {
 	// Base holds everything but the per-chat fields of engine.Spec.
 	Base Options
+	// Files are Claude Code's own files (its session store, custom
+	// commands): the engine's capabilities engine.SessionStore and
+	// engine.CommandSource.
+	claudefiles.Files
 }
 
 var _ engine.Engine = (*Engine)(nil)

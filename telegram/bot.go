@@ -116,11 +116,6 @@ type Config struct {
 	// Secrets are removed, like the token, from every text the bot sends
 	// (see redact.go): API keys from the environment, say.
 	Secrets []string
-	// ClaudeConfigDir is Claude Code's configuration directory, as the CLI
-	// the bot starts sees it: /sessions lists its session store (sessions
-	// started at the desk too) and the menu its user commands. "" leaves
-	// both out.
-	ClaudeConfigDir string
 	// WorktreesDir is [projects] worktrees_dir, where /branch makes
 	// worktrees; "" puts them beside the repository (see
 	// projects.WorktreePath). Either way a worktree must lie inside
@@ -227,7 +222,7 @@ type Bot struct {
 	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
 	limits   limitWatch            // the last usage-limit status, for /usage
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
-	cmdLists *commandLists         // each directory's Claude Code commands (claudecmds.go)
+	cmdLists *commandLists         // each directory's commands of the agent (cmdlists.go)
 	slowGit  projects.SlowDirs     // directories where a turn's snapshot ran out of time (projects.go)
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
@@ -251,7 +246,7 @@ type botIdentity struct {
 }
 
 // New builds a bot. The store must be open; the engine starts Claude.
-func New(cfg Config, engine engine.Engine, store *prefs.Store, log *slog.Logger) (*Bot, error) {
+func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*Bot, error) {
 	cfg.defaults()
 	if cfg.Token == "" {
 		return nil, errors.New("telegram: bot token is empty")
@@ -268,7 +263,7 @@ func New(cfg Config, engine engine.Engine, store *prefs.Store, log *slog.Logger)
 	b := &Bot{
 		cfg:          cfg,
 		log:          log,
-		engine:       engine,
+		engine:       eng,
 		store:        store,
 		redactor:     redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
 		allowedUsers: set(cfg.AllowedUsers),
@@ -276,8 +271,13 @@ func New(cfg Config, engine engine.Engine, store *prefs.Store, log *slog.Logger)
 		actors:       map[string]*actor{},
 		stopping:     make(chan struct{}),
 		accounts:     newAccounts(accountsKept, cfg.PressBurst),
-		cmdLists:     newCommandLists(cfg.ClaudeConfigDir),
 	}
+	b.cmdLists = newCommandLists(func() engine.CommandSource {
+		if c, ok := b.engine.(engine.Commander); ok {
+			return c.CommandSource()
+		}
+		return nil
+	})
 	b.lanes = newLanes(b, cfg.CommandWait)
 	tr := cfg.Transport
 	if tr == nil {

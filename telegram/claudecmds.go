@@ -10,7 +10,6 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
-	"github.com/untether/untether/projects"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
@@ -49,7 +48,7 @@ func (b *Bot) claudeCommand(key string, pl place, m *models.Message, text string
 		wait = groupListWait
 	}
 	cmds, _ := b.cmdLists.cached(b.chatDir(key, pl, m.ID), wait)
-	if c, found := projects.FindCommand(cmds, name); found {
+	if c, found := findCommand(cmds, name); found {
 		name, known = c.Name, true
 	}
 	if isGroup(m.Chat.ID) && !known && !(named && strings.EqualFold(target, b.me.Username)) {
@@ -73,7 +72,7 @@ func (b *Bot) commandPrompt(ctx context.Context, dir, prompt string) string {
 	if !ok || name == "" || isBotCommand(strings.ToLower(name)) {
 		return prompt
 	}
-	c, found := projects.FindCommand(b.cmdLists.load(ctx, dir), name)
+	c, found := findCommand(b.cmdLists.load(ctx, dir), name)
 	if !found || c.Name == name {
 		return prompt
 	}
@@ -94,7 +93,7 @@ func (b *Bot) commandPrompt(ctx context.Context, dir, prompt string) string {
 func (b *Bot) refreshMenu(ctx context.Context, chatID int64, dir string) {
 	var entries []view.MenuEntry
 	for _, c := range b.cmdLists.load(ctx, dir) {
-		if name, ok := projects.MenuName(c.Name); ok {
+		if name, ok := menuName(c.Name); ok {
 			entries = append(entries, view.MenuEntry{Name: name, Description: c.Description, User: c.User})
 		}
 	}

@@ -144,7 +144,7 @@ func (b *Bot) statusText(key string, pl place, replyTo int) string {
 			deskDir = as.Dir
 		}
 	}
-	s.Desk = deskCommand(s.SessionID, deskDir)
+	s.Desk = b.deskCommand(s.SessionID, deskDir)
 	return view.StatusText(s)
 }
 

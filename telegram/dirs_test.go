@@ -149,7 +149,8 @@ func TestSessionsDirReplacedByLinkFallsBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		root, api, _, outside := projects(t)
 		cfgDir := t.TempDir()
-		h := newHarness(t, echoScript, func(c *telegram.Config) { c.WorkDir, c.ClaudeConfigDir = root, cfgDir })
+		h := newHarness(t, echoScript, func(c *telegram.Config) { c.WorkDir = root })
+		h.eng.setClaudeDir(cfgDir)
 		h.say("/cwd api")
 		h.awaitText(h.dm.ID, "Working directory: "+api)
 		h.say("one")

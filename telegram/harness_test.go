@@ -13,6 +13,7 @@ import (
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/runner/claudefiles"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/outbox"
@@ -34,9 +35,31 @@ type fakeEngine struct {
 	// wrap, if set, stands between the bot and a started session (a CLI
 	// that stops answering, say).
 	wrap func(spec engine.Spec, s *runnertest.Session) engine.Conn
+	// claude are Claude Code's own files, as the real engine offers them
+	// (session store, commands, the desk command); the store only once a
+	// test gave it a configuration directory (setClaudeDir).
+	claude claudefiles.Files
 }
 
 func (e *fakeEngine) Interactive() bool { return true }
+
+// setClaudeDir gives the engine Claude Code's configuration directory: its
+// session store and the user's commands.
+func (e *fakeEngine) setClaudeDir(dir string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.claude.ConfigDir = dir
+}
+
+func (e *fakeEngine) files() claudefiles.Files {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.claude
+}
+
+func (e *fakeEngine) SessionStore() engine.SessionStore   { return e.files().SessionStore() }
+func (e *fakeEngine) CommandSource() engine.CommandSource { return e.files().CommandSource() }
+func (e *fakeEngine) ResumeCommand(dir, id string) string { return e.files().ResumeCommand(dir, id) }
 
 func (e *fakeEngine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
 	e.mu.Lock()

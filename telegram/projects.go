@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/telegram/view"
 )
@@ -71,16 +72,17 @@ func (t *turn) deskLine(sessionID string) string {
 	if dir == "" {
 		return ""
 	}
-	return projects.ResumeCommand(dir, sessionID)
+	return a.b.deskCommand(sessionID, dir)
 }
 
 // deskCommand is the command that continues the chat's session at the
 // desk, for /status: in the directory the session belongs to.
-func deskCommand(sessionID, dir string) string {
-	if sessionID == "" || dir == "" {
+func (b *Bot) deskCommand(sessionID, dir string) string {
+	d, ok := b.engine.(engine.DeskHandoff)
+	if sessionID == "" || dir == "" || !ok {
 		return ""
 	}
-	return projects.ResumeCommand(dir, sessionID)
+	return d.ResumeCommand(dir, sessionID)
 }
 
 // storeMark is what the bot last saw of its live session's file in Claude
@@ -97,8 +99,8 @@ func (a *actor) markStore(ctx context.Context, id string) {
 	dir := a.startDir
 	a.mu.Unlock()
 	var m storeMark
-	if cfg := a.b.cfg.ClaudeConfigDir; cfg != "" && id != "" && dir != "" {
-		if s, err := projects.ReadSession(ctx, cfg, dir, id); err == nil {
+	if past := a.b.pastStore(); past != nil && id != "" && dir != "" {
+		if s, err := past.ReadSession(ctx, dir, id); err == nil {
 			m = storeMark{id: id, size: s.Size, turns: s.Turns}
 		}
 	}
@@ -116,13 +118,13 @@ func (a *actor) continuedElsewhere(ctx context.Context) bool {
 	a.mu.Lock()
 	m, dir := a.mark, a.startDir
 	a.mu.Unlock()
-	cfg := a.b.cfg.ClaudeConfigDir
-	if m.id == "" || cfg == "" {
+	past := a.b.pastStore()
+	if m.id == "" || past == nil {
 		return false
 	}
-	if st, ok := projects.StatSession(cfg, dir, m.id); !ok || st.Size == m.size {
+	if st, ok := past.StatSession(dir, m.id); !ok || st.Size == m.size {
 		return false
 	}
-	s, err := projects.ReadSession(ctx, cfg, dir, m.id)
+	s, err := past.ReadSession(ctx, dir, m.id)
 	return err == nil && s.Turns > m.turns
 }

@@ -10,8 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	proj "github.com/untether/untether/projects"
-
+	"github.com/untether/untether/runner/claudefiles"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
@@ -184,7 +183,8 @@ func TestClaudeCommandsPassThrough(t *testing.T) {
 		writeFile(t, filepath.Join(dir, ".claude/commands/code-review.md"), "---\ndescription: Review the <diff>\n---\nReview $ARGUMENTS\n")
 		writeFile(t, filepath.Join(dir, ".claude/commands/status.md"), "the bot's /status wins\n")
 		writeFile(t, filepath.Join(dir, ".claude/skills/greet/SKILL.md"), "---\nname: greet\ndescription: Greets warmly\n---\n")
-		h := newHarness(t, echoScript, func(c *telegram.Config) { c.WorkDir = dir; c.ClaudeConfigDir = t.TempDir() })
+		h := newHarness(t, echoScript, func(c *telegram.Config) { c.WorkDir = dir })
+		h.eng.setClaudeDir(t.TempDir())
 
 		for send, want := range map[string]string{
 			"/compact":                    "Answer: /compact",
@@ -291,7 +291,7 @@ func storeSessionFrom(t *testing.T, configDir, dir, cwd, id string, when time.Ti
 		b.WriteString(`{"type":"user","message":{"role":"user","content":"` + p + `"},"cwd":"` + cwd + `","sessionId":"` + id + `"}` + "\n")
 		b.WriteString(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]}}` + "\n")
 	}
-	path := filepath.Join(proj.SessionsDir(configDir, dir), id+".jsonl")
+	path := filepath.Join(claudefiles.SessionsDir(configDir, dir), id+".jsonl")
 	writeFile(t, path, b.String())
 	if err := os.Chtimes(path, when, when); err != nil {
 		t.Fatal(err)
@@ -309,8 +309,9 @@ func TestSessionsFromClaudeCodesStore(t *testing.T) {
 		bo := tgtest.User{ID: 4243, FirstName: "Bo"}
 		other := tgtest.PrivateChat(bo)
 		h := newHarness(t, echoScript, func(c *telegram.Config) {
-			c.WorkDir, c.ClaudeConfigDir, c.AllowedUsers = dir, cfgDir, []int64{4242, bo.ID}
+			c.WorkDir, c.AllowedUsers = dir, []int64{4242, bo.ID}
 		})
+		h.eng.setClaudeDir(cfgDir)
 
 		h.say("first in the chat")
 		h.awaitText(h.dm.ID, "Answer: first in the chat")
@@ -398,7 +399,7 @@ func (h *harness) awaitAfter(chatID int64, after int, want string) tgtest.Messag
 func TestSessionContinuedAtTheDesk(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir, cfgDir := resolved(t, t.TempDir()), t.TempDir()
-		file := func(id string) string { return filepath.Join(proj.SessionsDir(cfgDir, dir), id+".jsonl") }
+		file := func(id string) string { return filepath.Join(claudefiles.SessionsDir(cfgDir, dir), id+".jsonl") }
 		appendLine := func(id, line string) {
 			if err := os.MkdirAll(filepath.Dir(file(id)), 0o755); err != nil {
 				t.Fatal(err)
@@ -421,7 +422,8 @@ func TestSessionContinuedAtTheDesk(t *testing.T) {
 			tr.Start("fake-model")
 			tr.Complete("Answer: " + tr.Prompt)
 		}
-		h := newHarness(t, script, func(c *telegram.Config) { c.WorkDir = dir; c.ClaudeConfigDir = cfgDir })
+		h := newHarness(t, script, func(c *telegram.Config) { c.WorkDir = dir })
+		h.eng.setClaudeDir(cfgDir)
 
 		h.say("one")
 		h.awaitText(h.dm.ID, "Answer: one")
@@ -476,7 +478,8 @@ func TestCommandFilesThatBlockStallNothing(t *testing.T) {
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, echoScript, func(c *telegram.Config) { c.WorkDir = dir; c.ClaudeConfigDir = t.TempDir() })
+		h := newHarness(t, echoScript, func(c *telegram.Config) { c.WorkDir = dir })
+		h.eng.setClaudeDir(t.TempDir())
 		g := tgtest.Supergroup(-100778, "team")
 		h.tg.AddChat(g)
 		// The group's first message: the list is read in the background.

@@ -6,8 +6,8 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/projects"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
@@ -44,9 +44,9 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 		return prefixSession + b.sessions.add(sessionChoice{key: key, chatID: pl.ChatID, thread: pl.Thread, past: p, created: now})
 	}
 	shown := map[string]bool{rec.SessionID: true}
-	if b.cfg.ClaudeConfigDir != "" {
+	if past := b.pastStore(); past != nil {
 		list.Dir = dir
-		here, err := projects.ListSessions(ctx, b.cfg.ClaudeConfigDir, dir, maxListed+1)
+		here, err := past.ListSessions(ctx, dir, maxListed+1)
 		if err != nil {
 			b.log.Warn("could not read Claude Code's sessions", "chat_id", pl.ChatID, "session_key", key, "err", err)
 		}
@@ -113,14 +113,15 @@ func (b *Bot) sessionOwners(key string, rec prefs.SessionRecord) (mine map[strin
 // process that is not one of the bot's own: a Claude Code in a terminal,
 // most likely. A time in the future counts as recent.
 func (b *Bot) inUseElsewhere(p prefs.PastSession) (age time.Duration, inUse bool) {
-	if b.cfg.ClaudeConfigDir == "" {
+	past := b.pastStore()
+	if past == nil {
 		return 0, false
 	}
 	dir := p.WorkDir
 	if dir == "" {
 		dir = b.cfg.WorkDir
 	}
-	s, ok := projects.StatSession(b.cfg.ClaudeConfigDir, dir, p.ID)
+	s, ok := past.StatSession(dir, p.ID)
 	if !ok {
 		return 0, false
 	}
@@ -133,22 +134,23 @@ func (b *Bot) inUseElsewhere(p prefs.PastSession) (age time.Duration, inUse bool
 
 // startedElsewhere tells a session that the store files under its
 // directory but that started in another one whose name encodes alike
-// (projects.Session.BelongsTo): /sessions does not list those, and a tap
+// (engine.PastSession.BelongsTo): /sessions does not list those, and a tap
 // on one listed before its file changed does not resume it. A session
 // the store does not have is not refused here: resuming it falls back to
 // a fresh one.
 func (b *Bot) startedElsewhere(ctx context.Context, p prefs.PastSession) bool {
-	if b.cfg.ClaudeConfigDir == "" {
+	past := b.pastStore()
+	if past == nil {
 		return false
 	}
 	dir := p.WorkDir
 	if dir == "" {
 		dir = b.cfg.WorkDir
 	}
-	if _, ok := projects.StatSession(b.cfg.ClaudeConfigDir, dir, p.ID); !ok {
+	if _, ok := past.StatSession(dir, p.ID); !ok {
 		return false
 	}
-	s, err := projects.ReadSession(ctx, b.cfg.ClaudeConfigDir, dir, p.ID)
+	s, err := past.ReadSession(ctx, dir, p.ID)
 	return err != nil || !s.BelongsTo(dir)
 }
 
@@ -178,4 +180,14 @@ func (b *Bot) askInUse(ctx context.Context, cq *models.CallbackQuery, c sessionC
 	if _, err := b.send(ctx, place{ChatID: c.chatID, Thread: c.thread}, replyTo, view.SessionInUse(item, view.Ago(age)), kb, outbox.High); err != nil {
 		b.log.Warn("could not send the session warning", "chat_id", c.chatID, "err", err)
 	}
+}
+
+// pastStore is the engine's store of past sessions (Claude Code's own),
+// nil when the engine keeps none in this configuration: /sessions then
+// lists only the chat's own. Asked at each use, never cached.
+func (b *Bot) pastStore() engine.SessionStore {
+	if s, ok := b.engine.(engine.Stores); ok {
+		return s.SessionStore()
+	}
+	return nil
 }

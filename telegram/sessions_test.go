@@ -14,7 +14,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/untether/untether/prefs"
-	proj "github.com/untether/untether/projects"
+	"github.com/untether/untether/runner/claudefiles"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -139,10 +139,11 @@ func TestSessionsOnlyThisDirectorysOwn(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if proj.SessionsDir(cfgDir, dir) != proj.SessionsDir(cfgDir, other) {
+		if claudefiles.SessionsDir(cfgDir, dir) != claudefiles.SessionsDir(cfgDir, other) {
 			t.Fatalf("%s and %s no longer share a folder of the store", dir, other)
 		}
-		h := newHarness(t, echoScript, func(c *telegram.Config) { c.WorkDir, c.ClaudeConfigDir = dir, cfgDir })
+		h := newHarness(t, echoScript, func(c *telegram.Config) { c.WorkDir = dir })
+		h.eng.setClaudeDir(cfgDir)
 		storeSessionFrom(t, cfgDir, dir, other, "desk-other", time.Now().Add(-time.Minute), "the api-v2 plan")
 		storeSession(t, cfgDir, dir, "desk-mine", time.Now().Add(-time.Hour), "the v2 plan")
 

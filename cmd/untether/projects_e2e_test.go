@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/untether/untether/projects"
+	"github.com/untether/untether/runner/claudefiles"
 	"github.com/untether/untether/runner/claudetest"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -47,14 +47,14 @@ func TestContractBotHandOffFromTheDesk(t *testing.T) {
 	if out, err := desk.CombinedOutput(); err != nil || !strings.Contains(string(out), "Answer at the desk.") {
 		t.Fatalf("claude at the desk: %v\n%s", err, out)
 	}
-	list, err := projects.ListSessions(context.Background(), filepath.Join(home, ".claude"), work, 0)
+	list, err := claudefiles.ListSessions(context.Background(), filepath.Join(home, ".claude"), work, 0)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("the desk session is not in the store: %+v %v", list, err)
 	}
 	id := list[0].ID
 	// Written a minute ago: not open in a terminal now (the warning for
 	// one that is has its own test, TestSessionsFromClaudeCodesStore).
-	path := filepath.Join(projects.SessionsDir(filepath.Join(home, ".claude"), work), id+".jsonl")
+	path := filepath.Join(claudefiles.SessionsDir(filepath.Join(home, ".claude"), work), id+".jsonl")
 	old := time.Now().Add(-time.Minute)
 	if err := os.Chtimes(path, old, old); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/runner"
+	"github.com/untether/untether/runner/claudefiles"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/voice"
@@ -44,7 +45,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		defer files.Close() // Run closes it too; this is for a Run that never started
 		bc.Files = files
 	}
-	bot, err := telegram.New(bc, &runner.Engine{Base: runnerOptions(cfg, log)}, store, log)
+	bot, err := telegram.New(bc, claudeEngine(cfg, log), store, log)
 	if err != nil {
 		return err
 	}
@@ -137,11 +138,8 @@ func botConfig(cfg *Config) telegram.Config {
 		CooldownMax:    cfg.Cooldown.Max,
 		Secrets:        chatSecrets(cfg),
 		Voice:          voiceConfig(cfg),
-		// The store and the user's commands are where the CLI the bot
-		// starts looks: [claude.env] may move them (CLAUDE_CONFIG_DIR).
-		ClaudeConfigDir: projects.ConfigDir(claudeEnv(cfg)),
-		WorktreesDir:    cfg.Projects.WorktreesDir,
-		Git:             projects.Git{Timeout: cfg.Projects.GitTimeout, Env: helperEnv(cfg)},
+		WorktreesDir:   cfg.Projects.WorktreesDir,
+		Git:            projects.Git{Timeout: cfg.Projects.GitTimeout, Env: helperEnv(cfg)},
 	}
 }
 
@@ -290,4 +288,11 @@ func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
 		Redact:      redact.New(chatSecrets(cfg)...).String,
 		Logger:      log,
 	}
+}
+
+// claudeEngine is the Claude Code engine the bot runs. Its store and the
+// user's commands are where the CLI it starts looks: [claude.env] may
+// move them (CLAUDE_CONFIG_DIR).
+func claudeEngine(cfg *Config, log *slog.Logger) *runner.Engine {
+	return &runner.Engine{Base: runnerOptions(cfg, log), Files: claudefiles.Files{ConfigDir: claudefiles.ConfigDir(claudeEnv(cfg))}}
 }

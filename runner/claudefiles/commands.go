@@ -1,4 +1,4 @@
-package projects
+package claudefiles
 
 import (
 	"context"
@@ -6,22 +6,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/safefile"
 )
 
-// Command is a custom slash command of Claude Code: a Markdown file in a
-// commands folder, or a skill (a folder with SKILL.md). Claude Code names
-// them as measured with CLI 2.1.330: ".claude/commands/hello.md" is
-// "hello", ".claude/commands/frontend/comp.md" is "frontend:comp" (case
-// kept), ".claude/skills/greet/SKILL.md" is its "name:" (else the folder's
-// name); the same under the configuration directory for the user's own.
-type Command struct {
-	Name        string
-	Description string
-	// User is true for the user's own (in the configuration directory),
-	// false for the project's.
-	User bool
-}
+// The names of custom commands, as measured with CLI 2.1.330:
+// ".claude/commands/hello.md" is "hello", ".claude/commands/frontend/comp.md"
+// is "frontend:comp" (case kept), ".claude/skills/greet/SKILL.md" is its
+// "name:" (else the folder's name); the same under the configuration
+// directory for the user's own.
 
 // maxCommands bounds the files read for one listing; maxDepth the folders
 // below a commands folder.
@@ -36,8 +29,8 @@ const (
 // hides the user's. The files are the project's, so each is read through
 // safefile: a FIFO or a device is skipped, never waited on, and no read
 // outlives ctx's deadline (safefile.DefaultTimeout without one).
-func Commands(ctx context.Context, configDir, dir string) []Command {
-	var out []Command
+func Commands(ctx context.Context, configDir, dir string) []engine.Command {
+	var out []engine.Command
 	seen := map[string]bool{}
 	for _, src := range []struct {
 		base string
@@ -46,10 +39,10 @@ func Commands(ctx context.Context, configDir, dir string) []Command {
 		if src.base == "" {
 			continue
 		}
-		var found []Command
+		var found []engine.Command
 		commandFiles(ctx, filepath.Join(src.base, "commands"), "", 0, &found)
 		found = append(found, skills(ctx, filepath.Join(src.base, "skills"))...)
-		slices.SortFunc(found, func(a, b Command) int { return strings.Compare(a.Name, b.Name) })
+		slices.SortFunc(found, func(a, b engine.Command) int { return strings.Compare(a.Name, b.Name) })
 		for _, c := range found {
 			if seen[c.Name] || len(out) >= maxCommands {
 				continue
@@ -65,7 +58,7 @@ func Commands(ctx context.Context, configDir, dir string) []Command {
 // commandFiles adds the commands of folder (named prefix, "" at the top)
 // and the folders below it to out. Links are not followed into folders,
 // as filepath.WalkDir did.
-func commandFiles(ctx context.Context, folder, prefix string, depth int, out *[]Command) {
+func commandFiles(ctx context.Context, folder, prefix string, depth int, out *[]engine.Command) {
 	entries, err := safefile.ReadDir(ctx, folder)
 	if err != nil || depth > maxDepth {
 		return
@@ -85,17 +78,17 @@ func commandFiles(ctx context.Context, folder, prefix string, depth int, out *[]
 		}
 		meta, body, ok := frontMatter(ctx, p)
 		if ok {
-			*out = append(*out, Command{Name: prefix + name, Description: describe(meta, body)})
+			*out = append(*out, engine.Command{Name: prefix + name, Description: describe(meta, body)})
 		}
 	}
 }
 
-func skills(ctx context.Context, root string) []Command {
+func skills(ctx context.Context, root string) []engine.Command {
 	entries, err := safefile.ReadDir(ctx, root)
 	if err != nil {
 		return nil
 	}
-	var out []Command
+	var out []engine.Command
 	for _, e := range entries {
 		if !e.IsDir() || len(out) >= maxCommands || ctx.Err() != nil {
 			continue
@@ -108,7 +101,7 @@ func skills(ctx context.Context, root string) []Command {
 		if name == "" {
 			name = e.Name()
 		}
-		out = append(out, Command{Name: name, Description: describe(meta, body)})
+		out = append(out, engine.Command{Name: name, Description: describe(meta, body)})
 	}
 	return out
 }
@@ -153,38 +146,4 @@ func describe(meta map[string]string, body string) string {
 		}
 	}
 	return ""
-}
-
-// MenuName is the name a command can have in Telegram's command menu,
-// which allows only a–z, 0–9 and "_" (at most 32): lower case, with "-"
-// and ":" as "_". ok is false when no such name exists.
-func MenuName(name string) (string, bool) {
-	m := strings.NewReplacer("-", "_", ":", "_").Replace(strings.ToLower(name))
-	if len(m) == 0 || len(m) > 32 {
-		return "", false
-	}
-	for i := 0; i < len(m); i++ {
-		c := m[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
-			return "", false
-		}
-	}
-	return m, true
-}
-
-// FindCommand returns the command a name typed in Telegram means: the
-// command of that exact name, else the one whose menu name it is (a tap in
-// the menu sends "/code_review" for "code-review").
-func FindCommand(cmds []Command, typed string) (Command, bool) {
-	for _, c := range cmds {
-		if c.Name == typed {
-			return c, true
-		}
-	}
-	for _, c := range cmds {
-		if m, ok := MenuName(c.Name); ok && m == strings.ToLower(typed) {
-			return c, true
-		}
-	}
-	return Command{}, false
 }

@@ -1,4 +1,4 @@
-package projects
+package claudefiles
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/untether/untether/engine"
 )
 
 func writeFile(t *testing.T, path, text string) {
@@ -33,7 +35,7 @@ func TestCommandsNamedLikeClaudeCode(t *testing.T) {
 	writeFile(t, filepath.Join(cfg, "commands/hello.md"), "the user's hello, hidden by the project's\n")
 
 	got := Commands(context.Background(), cfg, dir)
-	want := []Command{
+	want := []engine.Command{
 		{Name: "Code-Review_2", Description: "review it"},
 		{Name: "frontend:comp", Description: "Make a component"},
 		{Name: "greet", Description: "Greets the user warmly"},
@@ -47,26 +49,6 @@ func TestCommandsNamedLikeClaudeCode(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("command %d = %+v, want %+v", i, got[i], want[i])
 		}
-	}
-}
-
-func TestMenuNameAndFind(t *testing.T) {
-	for name, want := range map[string]string{"hello": "hello", "Code-Review_2": "code_review_2", "frontend:comp": "frontend_comp"} {
-		if got, ok := MenuName(name); !ok || got != want {
-			t.Errorf("MenuName(%q) = %q %v", name, got, ok)
-		}
-	}
-	for _, bad := range []string{"", "ünï", "a.b", "this-name-is-far-too-long-for-telegram-menus"} {
-		if got, ok := MenuName(bad); ok {
-			t.Errorf("MenuName(%q) = %q, want none", bad, got)
-		}
-	}
-	cmds := []Command{{Name: "code-review"}, {Name: "code_review_x"}}
-	if c, ok := FindCommand(cmds, "code_review"); !ok || c.Name != "code-review" {
-		t.Errorf("menu name not mapped back: %+v %v", c, ok)
-	}
-	if _, ok := FindCommand(cmds, "nope"); ok {
-		t.Error("found a command that is not there")
 	}
 }
 
@@ -103,7 +85,7 @@ func TestCommandsSkipFilesThatBlock(t *testing.T) {
 			}
 		}
 	})
-	done := make(chan []Command, 1)
+	done := make(chan []engine.Command, 1)
 	go func() { done <- Commands(context.Background(), cfg, dir) }()
 	select {
 	case got := <-done:

@@ -1,4 +1,4 @@
-package projects
+package claudefiles
 
 import (
 	"bufio"
@@ -14,9 +14,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf16"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/safefile"
 )
 
@@ -87,42 +87,11 @@ func SessionsDir(configDir, dir string) string {
 	return filepath.Join(configDir, "projects", EncodeDir(dir))
 }
 
-// Session is one Claude Code session of a working directory.
-type Session struct {
-	ID string
-	// Modified is when the session's file was last written: the end of its
-	// last turn, or now when a Claude Code is working in it.
-	Modified time.Time
-	// FirstPrompt is the text that started it (a command as "/name args").
-	FirstPrompt string
-	// Turns counts the prompts the user sent (commands that ran locally in
-	// Claude Code, such as /compact, are not turns).
-	Turns int
-	// Size is the file's size in bytes.
-	Size int64
-	// Dir is the directory the session started in: the cwd of the first
-	// line that records one, "" when none does. Later lines follow the
-	// Bash tool's cd (measured), so only the first one says whose it is.
-	Dir string
-}
-
-// BelongsTo tells whether the session started in dir. Claude Code files
-// the sessions of different directories under one folder when their
-// names encode alike (/code/api/v2 and /code/api-v2), so the folder alone
-// does not say. Both paths are cleaned, links are not resolved: the CLI
-// records the physical directory (measured), the bot's chat directories
-// are resolved when set, and a path that differs only by a link hides the
-// session rather than showing another directory's. A session that records
-// no directory belongs to none.
-func (s Session) BelongsTo(dir string) bool {
-	return s.Dir != "" && filepath.Clean(s.Dir) == filepath.Clean(dir)
-}
-
 // ListSessions returns the sessions of the working directory dir, newest
 // first, at most limit of them (0: all): those its folder holds that
-// started in dir (Session.BelongsTo). A folder that does not exist is an
+// started in dir (engine.PastSession.BelongsTo). A folder that does not exist is an
 // empty list. Files that cannot be read are skipped.
-func ListSessions(ctx context.Context, configDir, dir string, limit int) ([]Session, error) {
+func ListSessions(ctx context.Context, configDir, dir string, limit int) ([]engine.PastSession, error) {
 	folder := SessionsDir(configDir, dir)
 	entries, err := safefile.ReadDir(ctx, folder)
 	if errors.Is(err, os.ErrNotExist) {
@@ -131,7 +100,7 @@ func ListSessions(ctx context.Context, configDir, dir string, limit int) ([]Sess
 	if err != nil {
 		return nil, fmt.Errorf("read Claude Code's sessions of %s: %w", dir, err)
 	}
-	var list []Session
+	var list []engine.PastSession
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
 		if !ok || e.IsDir() || !validID(id) {
@@ -141,12 +110,12 @@ func ListSessions(ctx context.Context, configDir, dir string, limit int) ([]Sess
 		if err != nil {
 			continue
 		}
-		list = append(list, Session{ID: id, Modified: fi.ModTime(), Size: fi.Size()})
+		list = append(list, engine.PastSession{ID: id, Modified: fi.ModTime(), Size: fi.Size()})
 	}
-	slices.SortFunc(list, func(a, b Session) int { return b.Modified.Compare(a.Modified) })
+	slices.SortFunc(list, func(a, b engine.PastSession) int { return b.Modified.Compare(a.Modified) })
 	// Files are read newest first until limit of dir's own are found: a
 	// long-used directory has hundreds.
-	var mine []Session
+	var mine []engine.PastSession
 	for _, e := range list {
 		if limit > 0 && len(mine) == limit {
 			break
@@ -178,15 +147,15 @@ func validID(id string) bool {
 
 // StatSession returns the session's file time and size without reading it;
 // ok is false when the store has no such session for dir.
-func StatSession(configDir, dir, id string) (Session, bool) {
+func StatSession(configDir, dir, id string) (engine.PastSession, bool) {
 	if !validID(id) {
-		return Session{}, false
+		return engine.PastSession{}, false
 	}
 	fi, err := os.Stat(filepath.Join(SessionsDir(configDir, dir), id+".jsonl"))
 	if err != nil || !fi.Mode().IsRegular() {
-		return Session{}, false
+		return engine.PastSession{}, false
 	}
-	return Session{ID: id, Modified: fi.ModTime(), Size: fi.Size()}, true
+	return engine.PastSession{ID: id, Modified: fi.ModTime(), Size: fi.Size()}, true
 }
 
 // maxScanLine bounds the lines read in full; longer ones (a tool result
@@ -197,24 +166,24 @@ const maxScanLine = 1 << 20
 // ReadSession reads one session's file: its first prompt, turn count and
 // the directory it started in. It does not check that directory: callers
 // that offer the session to a chat check BelongsTo.
-func ReadSession(ctx context.Context, configDir, dir, id string) (Session, error) {
+func ReadSession(ctx context.Context, configDir, dir, id string) (engine.PastSession, error) {
 	if !validID(id) {
-		return Session{}, fmt.Errorf("no session %s of %s in the Claude Code store", id, dir)
+		return engine.PastSession{}, fmt.Errorf("no session %s of %s in the Claude Code store", id, dir)
 	}
 	// Through safefile: the store is written by Claude's processes, so a
 	// FIFO in a session file's place is refused, never waited on.
-	var s Session
+	var s engine.PastSession
 	err := safefile.Use(ctx, filepath.Join(SessionsDir(configDir, dir), id+".jsonl"), 0, func(f *os.File, fi fs.FileInfo) error {
-		s = Session{ID: id, Modified: fi.ModTime(), Size: fi.Size()}
+		s = engine.PastSession{ID: id, Modified: fi.ModTime(), Size: fi.Size()}
 		var err error
 		s.FirstPrompt, s.Turns, s.Dir, err = scanPrompts(f)
 		return err
 	})
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefile.ErrNotRegular) {
-		return Session{}, fmt.Errorf("no session %s of %s in the Claude Code store", id, dir)
+		return engine.PastSession{}, fmt.Errorf("no session %s of %s in the Claude Code store", id, dir)
 	}
 	if err != nil {
-		return Session{}, fmt.Errorf("read session %s: %w", id, err)
+		return engine.PastSession{}, fmt.Errorf("read session %s: %w", id, err)
 	}
 	return s, nil
 }

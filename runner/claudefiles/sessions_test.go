@@ -1,4 +1,4 @@
-package projects
+package claudefiles
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/untether/untether/engine"
 )
 
 // The folder names below were measured with CLI 2.1.330 (TestEncoding in
@@ -182,7 +184,7 @@ func TestListSessionsOnlyThisDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	prompts := func(list []Session) []string {
+	prompts := func(list []engine.PastSession) []string {
 		var out []string
 		for _, s := range list {
 			out = append(out, s.FirstPrompt)

@@ -1,0 +1,90 @@
+package engine
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+)
+
+// Capabilities some engines have. An Engine offers one by implementing
+// its accessor (Stores, Commander, DeskHandoff); an accessor may answer
+// nil when this configuration lacks it. The bot asks each time it needs
+// one and goes without when it is missing: no store in /sessions, no
+// project commands in the menu, no desk command in /status.
+
+// Stores is an Engine that may keep a SessionStore.
+type Stores interface {
+	SessionStore() SessionStore // nil: none configured
+}
+
+// Commander is an Engine that may list the agent's own commands.
+type Commander interface {
+	CommandSource() CommandSource // nil: none
+}
+
+// DeskHandoff is an Engine whose sessions can be continued at a terminal.
+type DeskHandoff interface {
+	// ResumeCommand is the shell command that continues session id in
+	// dir at a terminal.
+	ResumeCommand(dir, id string) string
+}
+
+// SessionStore is an engine's own record of past sessions on the machine
+// (Claude Code's ~/.claude/projects): the ones the bot ran and the ones
+// the owner ran at the desk, so a chat can pick one up (/sessions).
+type SessionStore interface {
+	// ListSessions returns the sessions that started in dir, newest
+	// first, at most limit (0: all).
+	ListSessions(ctx context.Context, dir string, limit int) ([]PastSession, error)
+	// ReadSession reads one session of dir's store folder; it does not
+	// check that the session started in dir (see PastSession.BelongsTo).
+	ReadSession(ctx context.Context, dir, id string) (PastSession, error)
+	// StatSession returns the session's time and size without reading it;
+	// ok is false when the store has no such session.
+	StatSession(dir, id string) (s PastSession, ok bool)
+}
+
+// PastSession is one session in an engine's store.
+type PastSession struct {
+	ID string
+	// Modified is when the session was last written: the end of its last
+	// turn, or now when an agent is working in it.
+	Modified time.Time
+	// FirstPrompt is the text that started it (a command as "/name args").
+	FirstPrompt string
+	// Turns counts the prompts the user sent.
+	Turns int
+	// Size is the size of the session's record in bytes: it grows with
+	// every turn, so a change tells that someone else continued it.
+	Size int64
+	// Dir is the directory the session started in, "" when unknown.
+	Dir string
+}
+
+// BelongsTo tells whether the session started in dir. Both paths are
+// cleaned, links are not resolved: an engine records the physical
+// directory, the bot's chat directories are resolved when set, and a path
+// that differs only by a link hides the session rather than showing
+// another directory's. A session that records no directory belongs to
+// none.
+func (s PastSession) BelongsTo(dir string) bool {
+	return s.Dir != "" && filepath.Clean(s.Dir) == filepath.Clean(dir)
+}
+
+// CommandSource lists the agent's own slash commands in a working
+// directory (Claude Code's custom commands and skills), which the bot
+// passes through and offers in the chat's menu.
+type CommandSource interface {
+	// Commands reads them now: the project's first, then the user's.
+	// The files are the project's: an implementation must never block on
+	// one (see package safefile) and must return by ctx's deadline.
+	Commands(ctx context.Context, dir string) []Command
+}
+
+// Command is one of the agent's own slash commands.
+type Command struct {
+	Name        string
+	Description string
+	// User is true for the user's own, false for the project's.
+	User bool
+}
