@@ -377,7 +377,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 		return nil, err
 	}
 	t.resumed = spec.Resume
-	t.sawInit = false
+	t.st.SawInit = false
 	a.mu.Lock()
 	a.conn, a.grant, a.connSince = conn, grant, time.Now()
 	a.mode = spec.PermissionMode

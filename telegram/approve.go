@@ -40,7 +40,7 @@ func (t *turn) approval(ctx context.Context, conn engine.Conn, e engine.Approval
 		}
 		return
 	}
-	t.state = view.StateWaiting
+	t.st.Phase = view.StateWaiting
 	t.dirty = true
 	t.live.pause(true) // no draft over the prompt
 	t.awaitProgress(ctx)

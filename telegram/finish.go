@@ -24,19 +24,19 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 	var parts []string
 	switch {
 	case tc.OK:
-		t.state = view.StateDone
+		t.st.Phase = view.StateDone
 		parts = view.FinalParts(tc.Result, footer, render.Message)
 	case overBudget:
-		t.state = view.StateBudgetStopped
+		t.st.Phase = view.StateBudgetStopped
 		parts = []string{view.TurnBudgetStopped(b.cfg.MaxTurnUSD, footer)}
 	case limited:
-		t.state = view.StateLimitStopped
+		t.st.Phase = view.StateLimitStopped
 		parts = []string{limitNotice}
 	case tc.TerminalReason == "aborted_streaming" || tc.TerminalReason == "aborted_tools" || t.cancelled:
-		t.state = view.StateCancelled
+		t.st.Phase = view.StateCancelled
 		parts = []string{view.CancelledText}
 	default:
-		t.state = view.StateFailed
+		t.st.Phase = view.StateFailed
 		parts = []string{view.ErrorText(view.TurnFailed(b.redact(tc.ErrorText)))}
 	}
 	// A progress edit still queued would spend the chat's budget between
@@ -91,7 +91,7 @@ var errTurnCancelled = errors.New("the turn was cancelled before Claude started 
 func (t *turn) finishStart(ctx context.Context, progress chan int, err error) {
 	if errors.Is(err, errTurnCancelled) {
 		t.cancelled = true
-		t.state = view.StateCancelled
+		t.st.Phase = view.StateCancelled
 		t.deliver(ctx, []string{view.CancelledBeforeStartText})
 		t.close(ctx, progress, false)
 		return
@@ -112,7 +112,7 @@ func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnEr
 	// shortens them.
 	b := t.a.b
 	e.Detail, e.StderrTail = b.redact(e.Detail), b.redact(e.StderrTail)
-	t.state = view.StateFailed
+	t.st.Phase = view.StateFailed
 	t.deliver(ctx, []string{view.ErrorText(e)})
 	t.close(ctx, progress, false)
 }

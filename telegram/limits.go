@@ -70,52 +70,40 @@ func limitView(e engine.RateLimited, now time.Time) view.Limit {
 // turn's view.
 func (t *turn) note(ev engine.Event) {
 	a, b := t.a, t.a.b
-	t.dirty = true
 	switch e := ev.(type) {
 	case engine.RateLimited:
 		b.log.Info("claude code reported a usage limit status", "chat_id", a.place.ChatID, "status", e.Status,
 			"limit", e.Limit, "resets_at", e.ResetsAt, "utilization", e.Utilization)
-		warn := b.limits.record(a.key, e, time.Now())
-		switch {
-		case e.Status == view.LimitRejected && !e.UsingOverage:
-			t.limit = &e // the turn ends: its final message says so
-		case e.Status == view.LimitAllowed:
-			t.limit = nil
-		}
-		if warn {
+		if b.limits.record(a.key, e, time.Now()) {
 			b.notify(a.place, t.qp.MessageID, view.UsageWarningNotice(limitView(e, time.Now())))
 		}
 	case engine.APIRetry:
 		b.log.Info("claude code retries an API call", "chat_id", a.place.ChatID, "attempt", e.Attempt,
 			"max_retries", e.MaxRetries, "delay", e.Delay, "status", e.HTTPStatus, "error", e.Error)
-		t.retry = &view.Retry{Attempt: e.Attempt, Max: e.MaxRetries, Delay: e.Delay, HTTPStatus: e.HTTPStatus, Error: e.Error}
-	case engine.Compacting:
-		t.compaction = &view.Compaction{Running: true}
 	case engine.Compacted:
 		b.log.Info("claude code compacted the conversation", "chat_id", a.place.ChatID, "trigger", e.Trigger,
 			"pre_tokens", e.PreTokens, "post_tokens", e.PostTokens)
-		t.compaction = &view.Compaction{Auto: e.Trigger == "auto", Pre: e.PreTokens, Post: e.PostTokens}
 	}
 }
 
 // limitStop tells whether tc ended at a usage limit, with the notice that
 // is then the turn's final message.
 func (t *turn) limitStop(tc engine.TurnCompleted) (string, bool) {
-	if tc.OK || (t.limit == nil && tc.APIError != "usage_limit_reached") {
+	if tc.OK || (t.st.Limit == nil && tc.APIError != "usage_limit_reached") {
 		return "", false
 	}
 	l := view.Limit{Status: view.LimitRejected}
-	if t.limit != nil {
-		l = limitView(*t.limit, time.Now())
+	if t.st.Limit != nil {
+		l = limitView(*t.st.Limit, time.Now())
 	}
 	return view.UsageLimitNotice(l), true
 }
 
 // limitNote is the progress line of a usage limit reached in this turn.
 func (t *turn) limitNote() *view.Limit {
-	if t.limit == nil {
+	if t.st.Limit == nil {
 		return nil
 	}
-	l := limitView(*t.limit, time.Now())
+	l := limitView(*t.st.Limit, time.Now())
 	return &l
 }

@@ -83,10 +83,6 @@ func (t *turn) watchC() <-chan time.Time {
 
 // heard is news from Claude: whatever stalled went on.
 func (t *turn) heard(ev engine.Event) {
-	if _, retry := ev.(engine.APIRetry); !retry && t.retry != nil {
-		t.retry = nil // the call went through
-		t.dirty = true
-	}
 	w := &t.watch
 	if w.timer == nil {
 		return
@@ -175,14 +171,7 @@ func (t *turn) checkStall() {
 }
 
 // runningTool is the newest action still running, nil if none.
-func (t *turn) runningTool() *view.Action {
-	for i := len(t.actions) - 1; i >= 0; i-- {
-		if t.actions[i].State == view.Running {
-			return &t.actions[i]
-		}
-	}
-	return nil
-}
+func (t *turn) runningTool() *view.Action { return t.st.Running() }
 
 // stallNote is the progress line of the stall, nil if none.
 func (t *turn) stallNote() *view.Stall {

@@ -131,11 +131,7 @@ func (t *turn) streamed(delta string) {
 	if t.live == nil || !t.live.show {
 		return
 	}
-	if t.streamDone { // a new block: the draft shows it alone
-		t.streamText, t.streamDone = "", false
-	}
-	t.streamText += delta
-	t.live.setText(t.streamText)
+	t.live.setText(t.st.AppendStream(delta)) // a new block: the draft shows it alone
 	if t.live.editing() {
 		t.dirty = true
 		return
@@ -164,7 +160,7 @@ func (t *turn) streaming() string {
 	if !t.live.editing() {
 		return ""
 	}
-	return t.a.b.redactor.Settled(t.streamText)
+	return t.a.b.redactor.Settled(t.st.Stream)
 }
 
 // invalidate says the chat got a message from the bot, which removes the

@@ -12,6 +12,7 @@ import (
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/telegram/outbox"
+	"github.com/untether/untether/telegram/turnstate"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -37,15 +38,13 @@ type turn struct {
 	mu     sync.Mutex // guards queued: enqueue runs on the router
 	queued int
 
-	state      string
-	actions    []view.Action
-	index      map[string]int
-	lastText   string
+	// st is what the turn knows, folded from Claude's events
+	// (turnstate: no bot, no outbox); the rest of turn presents it.
+	st         *turnstate.State
 	progressID int
 	rendered   string
 	lastEdit   time.Time
 	dirty      bool
-	sawInit    bool
 	resumed    string // session id this process was started to resume
 	retried    bool
 	cancelled  bool
@@ -60,15 +59,9 @@ type turn struct {
 	progressSent bool
 	progressGot  bool
 	live         *streamer // activity and Claude's text as it is written
-	streamText   string    // the text block Claude is writing (redacted)
-	streamDone   bool      // that block is complete: the next delta starts another
 	lastDelta    time.Time // when a draft last got new text
 
-	// What the owner cannot see from the phone (limits.go, stall.go).
-	limit      *engine.RateLimited // a usage limit reached in this turn
-	retry      *view.Retry         // Claude waits to call the API again
-	compaction *view.Compaction
-	watch      stallWatch
+	watch stallWatch // the stall watchdog (stall.go)
 }
 
 func (t *turn) setQueued(n int) {
@@ -81,7 +74,7 @@ func (t *turn) setQueued(n int) {
 // other items): done together with qp.
 func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...uint64) {
 	b := a.b
-	t := &turn{a: a, qp: qp, merged: merged, started: time.Now(), state: view.StateStarting, index: map[string]int{}}
+	t := &turn{a: a, qp: qp, merged: merged, started: time.Now(), st: turnstate.New()}
 	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
 	defer t.requestCancel()
 	t.cancelT = b.cancels.add(cancelRef{key: a.key, chatID: a.place.ChatID})
@@ -164,7 +157,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		t.finishStart(ctx, progress, err)
 		return
 	}
-	t.state = view.StateWorking
+	t.st.Phase = view.StateWorking
 	t.dirty = true
 	t.run(ctx, conn, progress)
 }
@@ -204,7 +197,7 @@ func (t *turn) run(ctx context.Context, conn engine.Conn, progress chan int) {
 			t.doCancel(ctx, conn)
 			t.schedule(editTimer)
 		case <-a.quit:
-			t.state = view.StateShuttingDown
+			t.st.Phase = view.StateShuttingDown
 			a.closeConn(ctx, view.ReasonBotStopping)
 			t.finishStopped(ctx, progress)
 			return
@@ -217,7 +210,7 @@ func (t *turn) run(ctx context.Context, conn engine.Conn, progress chan int) {
 			if done {
 				return
 			}
-			t.live.pause(t.state == view.StateWaiting)
+			t.live.pause(t.st.Phase == view.StateWaiting)
 			if next != nil {
 				conn = next
 			}
@@ -285,7 +278,7 @@ func (t *turn) doCancel(ctx context.Context, conn engine.Conn) {
 		return
 	}
 	t.cancelled = true
-	t.state = view.StateCancelling
+	t.st.Phase = view.StateCancelling
 	t.dirty = true
 	if _, err := b.broker.CancelSession(ctx, a.key, view.ReasonTurnCancelled); err != nil {
 		b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
@@ -302,56 +295,35 @@ func (t *turn) doCancel(ctx context.Context, conn engine.Conn) {
 // resume, and done when the turn is over.
 func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, progress chan int) (engine.Conn, bool) {
 	a, b := t.a, t.a.b
-	switch e := b.redactEvent(ev).(type) {
+	ev = b.redactEvent(ev)
+	if t.st.Apply(ev) {
+		t.dirty = true
+	}
+	switch e := ev.(type) {
 	case engine.SessionStarted:
-		t.sawInit = true
 		a.mu.Lock()
 		a.model, a.mode = e.Model, e.PermissionMode
 		a.mu.Unlock()
 		t.storeSession(e.SessionID)
-		t.dirty = true
 	case engine.ActionStarted:
-		if e.ParentToolUseID != "" {
-			return nil, false // subagent internals: the Task line stands for them
+		if e.ParentToolUseID == "" {
+			t.lastDelta = time.Time{} // the action list changes: the progress message shows it
 		}
-		t.lastDelta = time.Time{} // the action list changes: the progress message shows it
-		if i, ok := t.index[e.ToolUseID]; ok {
-			// The command as written so far (Partial), or complete now.
-			t.actions[i].Kind, t.actions[i].Title = e.Kind, e.Title
-			t.dirty = true
-			break
-		}
-		t.index[e.ToolUseID] = len(t.actions)
-		t.actions = append(t.actions, view.Action{ID: e.ToolUseID, Kind: e.Kind, Title: e.Title, State: view.Running})
-		t.dirty = true
 	case engine.ActionCompleted:
 		t.lastDelta = time.Time{}
-		if i, ok := t.index[e.ToolUseID]; ok {
-			t.actions[i].State = view.Done
-			if !e.OK {
-				t.actions[i].State = view.Failed
-			}
-			t.actions[i].Detail = e.Detail
-			t.dirty = true
-		}
-		if t.state == view.StateWaiting && len(b.broker.Pending(a.key)) == 0 {
-			t.state = view.StateWorking
+		if t.st.Phase == view.StateWaiting && len(b.broker.Pending(a.key)) == 0 {
+			t.st.Phase = view.StateWorking
 		}
 	case engine.Text:
-		if e.ParentToolUseID != "" {
-			break // a subagent's text is not the answer
-		}
-		if e.Partial {
+		switch {
+		case e.ParentToolUseID != "": // a subagent's text is not the answer
+		case e.Partial:
 			t.streamed(e.Text)
-			break
+		default:
+			b.broker.NoteAssistantText(a.key, e.Text)
 		}
-		b.broker.NoteAssistantText(a.key, e.Text)
-		t.lastText = e.Text
-		t.streamDone = true
-		t.dirty = true
 	case engine.PermissionModeChanged:
 		a.setMode(e.Mode)
-		t.dirty = true
 	case engine.RateLimited, engine.APIRetry, engine.Compacting, engine.Compacted:
 		t.note(e)
 	case engine.ApprovalRequest:
@@ -359,8 +331,8 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 	case engine.ApprovalCancelled:
 		// Claude took the request back: its prompt loses its buttons now,
 		// not when the turn ends.
-		if b.broker.Withdraw(a.key, e.RequestID) && t.state == view.StateWaiting && len(b.broker.Pending(a.key)) == 0 {
-			t.state = view.StateWorking
+		if b.broker.Withdraw(a.key, e.RequestID) && t.st.Phase == view.StateWaiting && len(b.broker.Pending(a.key)) == 0 {
+			t.st.Phase = view.StateWorking
 			t.dirty = true
 		}
 	case engine.TurnCompleted:
@@ -369,7 +341,7 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 		return nil, true
 	case engine.Exited:
 		a.forgetConn()
-		if t.resumed != "" && !t.sawInit && !t.retried && !t.cancelled {
+		if t.resumed != "" && !t.st.SawInit && !t.retried && !t.cancelled {
 			return t.resumeFailed(ctx, e, progress)
 		}
 		t.finishError(ctx, progress, exitErrorView(e, b.redact))
@@ -428,10 +400,10 @@ func (t *turn) view() view.Progress {
 	queued := t.queued
 	t.mu.Unlock()
 	return view.Progress{
-		State: t.state, Elapsed: time.Since(t.started), Steps: len(t.actions), Actions: t.actions,
+		State: t.st.Phase, Elapsed: time.Since(t.started), Steps: len(t.st.Actions), Actions: t.st.Actions,
 		MaxActions: a.b.cfg.MaxActions, Verbose: st.Verbose, Model: model, PermissionMode: mode,
-		LastText: t.lastText, Queued: queued, Streaming: t.streaming(),
-		Limit: t.limitNote(), Retry: t.retry, Compaction: t.compaction, Stall: t.stallNote(),
+		LastText: t.st.LastText, Queued: queued, Streaming: t.streaming(),
+		Limit: t.limitNote(), Retry: t.st.Retry, Compaction: t.st.Compaction, Stall: t.stallNote(),
 	}
 }
 
