@@ -82,7 +82,7 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	a.mu.Unlock()
 	signal(a.wake)
 	if busy {
-		a.b.notify(a.place, qp.MessageID, view.QueuedNote(ahead))
+		a.b.api.notify(a.place, qp.MessageID, view.QueuedNote(ahead))
 	}
 }
 
@@ -224,7 +224,7 @@ func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
 	if err != nil {
 		b.log.Warn("could not drop a refused prompt", "chat_id", qp.ChatID, "session_key", a.key, "err", err)
 	}
-	b.notify(a.place, qp.MessageID, view.NotAllowedNote(!chatOK))
+	b.api.notify(a.place, qp.MessageID, view.NotAllowedNote(!chatOK))
 	return false
 }
 
@@ -338,7 +338,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	if conn != nil && a.continuedElsewhere(ctx) {
 		// Resuming afresh loads what was said at the desk.
 		b.log.Info("the session was continued elsewhere: resuming it afresh", "chat_id", a.place.ChatID, "session_key", a.key)
-		b.notify(a.place, t.qp.MessageID, view.ContinuedElsewhere)
+		b.api.notify(a.place, t.qp.MessageID, view.ContinuedElsewhere)
 		a.closeConn(ctx, view.ReasonContinuedElsewhere)
 		conn = nil
 	}
@@ -347,7 +347,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 		return conn, nil
 	}
 	err := b.pool.acquire(t.cancelReq, a, func(h *actor) bool { return h.busy() }, func() {
-		b.notify(a.place, t.qp.MessageID, view.WaitingForSlot(b.cfg.MaxLive))
+		b.api.notify(a.place, t.qp.MessageID, view.WaitingForSlot(b.cfg.MaxLive))
 	})
 	if err != nil {
 		if t.cancelReq.Err() != nil {

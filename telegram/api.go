@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"log/slog"
 	"net/url"
 	"regexp"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/redact"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
@@ -20,10 +22,24 @@ import (
 // Every call to Telegram below goes through the outbox, except getMe at
 // start-up and polling.
 
-func (b *Bot) getMe(ctx context.Context) (botIdentity, error) {
-	u, err := b.client.GetMe(ctx)
+// tgAPI is the bot's way to Telegram: each message, edit, document,
+// answer to a press and command menu goes through it, paced by the outbox
+// and passed through the redactor. It knows nothing of chats' sessions or
+// turns; the bot and its features hold one.
+type tgAPI struct {
+	client   *tgbot.Bot
+	out      *outbox.Outbox
+	redactor *redact.Redactor
+	log      *slog.Logger
+}
+
+// redact is the one redactor's plain form (see Bot.redact).
+func (api *tgAPI) redact(s string) string { return api.redactor.String(s) }
+
+func (api *tgAPI) getMe(ctx context.Context) (botIdentity, error) {
+	u, err := api.client.GetMe(ctx)
 	if err != nil {
-		return botIdentity{}, fmt.Errorf("telegram getMe (is the bot token valid? is api_url right?): %s", b.redact(err.Error()))
+		return botIdentity{}, fmt.Errorf("telegram getMe (is the bot token valid? is api_url right?): %s", api.redact(err.Error()))
 	}
 	return botIdentity{ID: u.ID, Username: u.Username}, nil
 }
@@ -31,10 +47,10 @@ func (b *Bot) getMe(ctx context.Context) (botIdentity, error) {
 // dropWebhook removes a webhook left set for this bot (by another
 // deployment, or an earlier experiment): while one is set, Telegram refuses
 // getUpdates with 409 and the bot would never see a message.
-func (b *Bot) dropWebhook(ctx context.Context) error {
-	info, err := b.client.GetWebhookInfo(ctx)
+func (api *tgAPI) dropWebhook(ctx context.Context) error {
+	info, err := api.client.GetWebhookInfo(ctx)
 	if err != nil {
-		return fmt.Errorf("telegram getWebhookInfo: %s", b.redact(err.Error()))
+		return fmt.Errorf("telegram getWebhookInfo: %s", api.redact(err.Error()))
 	}
 	if info.URL == "" {
 		return nil
@@ -43,26 +59,26 @@ func (b *Bot) dropWebhook(ctx context.Context) error {
 	if u, err := url.Parse(info.URL); err == nil {
 		host = u.Host
 	}
-	b.log.Warn("a webhook is set for this bot; removing it so long polling works (pending updates are kept)", "webhook_host", host)
-	if _, err := b.client.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{DropPendingUpdates: false}); err != nil {
-		return fmt.Errorf("telegram deleteWebhook: %s", b.redact(err.Error()))
+	api.log.Warn("a webhook is set for this bot; removing it so long polling works (pending updates are kept)", "webhook_host", host)
+	if _, err := api.client.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{DropPendingUpdates: false}); err != nil {
+		return fmt.Errorf("telegram deleteWebhook: %s", api.redact(err.Error()))
 	}
 	return nil
 }
 
-func (b *Bot) setCommands(ctx context.Context) error {
-	return b.out.Send(ctx, outbox.Job{Unpaced: true, Do: func(ctx context.Context) error {
-		_, err := b.client.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: view.Commands()})
-		return b.wrap("setMyCommands", err)
+func (api *tgAPI) setCommands(ctx context.Context) error {
+	return api.out.Send(ctx, outbox.Job{Unpaced: true, Do: func(ctx context.Context) error {
+		_, err := api.client.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: view.Commands()})
+		return api.wrap("setMyCommands", err)
 	}})
 }
 
 // wrap adds the method and removes the token from an API error.
-func (b *Bot) wrap(method string, err error) error {
+func (api *tgAPI) wrap(method string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return &apiError{method: method, err: err, msg: b.redact(err.Error())}
+	return &apiError{method: method, err: err, msg: api.redact(err.Error())}
 }
 
 type apiError struct {
@@ -107,9 +123,9 @@ var noPreview = &models.LinkPreviewOptions{IsDisabled: tgbot.True()}
 // send posts an HTML message and returns its id, waiting for delivery.
 // If Telegram rejects the HTML, the plain text is sent instead. Like edit
 // and answerCallback, it redacts everything it sends.
-func (b *Bot) send(ctx context.Context, p place, replyTo int, text string, kb view.Keyboard, prio outbox.Priority) (int, error) {
+func (api *tgAPI) send(ctx context.Context, p place, replyTo int, text string, kb view.Keyboard, prio outbox.Priority) (int, error) {
 	var id int
-	text, kb = b.redact(text), b.redactKeyboard(kb)
+	text, kb = api.redact(text), api.redactKeyboard(kb)
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {
 			params := &tgbot.SendMessageParams{
@@ -124,20 +140,20 @@ func (b *Bot) send(ctx context.Context, p place, replyTo int, text string, kb vi
 			} else {
 				// Unescaping and dropping tags can join a secret the
 				// HTML held apart.
-				params.Text = b.redact(plainText(text))
+				params.Text = api.redact(plainText(text))
 			}
 			if replyTo != 0 {
 				params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
 			}
-			m, err := b.client.SendMessage(ctx, params)
+			m, err := api.client.SendMessage(ctx, params)
 			if err != nil {
-				return b.wrap("sendMessage", err)
+				return api.wrap("sendMessage", err)
 			}
 			id = m.ID
 			return nil
 		}
 	}
-	if err := b.sendParsed(ctx, p.ChatID, prio, do); err != nil {
+	if err := api.sendParsed(ctx, p.ChatID, prio, do); err != nil {
 		// The job may still be running (ctx ended first): id is its to write.
 		return 0, err
 	}
@@ -146,11 +162,11 @@ func (b *Bot) send(ctx context.Context, p place, replyTo int, text string, kb vi
 
 // sendParsed runs a send with parse_mode HTML and, if Telegram rejects the
 // HTML, once more as plain text (do(false)).
-func (b *Bot) sendParsed(ctx context.Context, chatID int64, prio outbox.Priority, do func(parse bool) func(context.Context) error) error {
-	err := b.out.Send(ctx, outbox.Job{ChatID: chatID, Priority: prio, Do: do(true)})
+func (api *tgAPI) sendParsed(ctx context.Context, chatID int64, prio outbox.Priority, do func(parse bool) func(context.Context) error) error {
+	err := api.out.Send(ctx, outbox.Job{ChatID: chatID, Priority: prio, Do: do(true)})
 	if isParseError(err) {
-		b.log.Warn("telegram rejected HTML, sending plain text", "chat_id", chatID, "err", err)
-		err = b.out.Send(ctx, outbox.Job{ChatID: chatID, Priority: prio, Do: do(false)})
+		api.log.Warn("telegram rejected HTML, sending plain text", "chat_id", chatID, "err", err)
+		err = api.out.Send(ctx, outbox.Job{ChatID: chatID, Priority: prio, Do: do(false)})
 	}
 	return err
 }
@@ -158,8 +174,8 @@ func (b *Bot) sendParsed(ctx context.Context, chatID int64, prio outbox.Priority
 // edit replaces a message's text and keyboard (no keyboard removes it).
 // With a key, a queued older edit of the same message is superseded and the
 // call does not wait; onDone, if set, gets the result.
-func (b *Bot) edit(ctx context.Context, chatID int64, msgID int, text string, kb view.Keyboard, prio outbox.Priority, key string, onDone func(error)) error {
-	text, kb = b.redact(text), b.redactKeyboard(kb)
+func (api *tgAPI) edit(ctx context.Context, chatID int64, msgID int, text string, kb view.Keyboard, prio outbox.Priority, key string, onDone func(error)) error {
+	text, kb = api.redact(text), api.redactKeyboard(kb)
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {
 			params := &tgbot.EditMessageTextParams{ChatID: chatID, MessageID: msgID, Text: text,
@@ -169,10 +185,10 @@ func (b *Bot) edit(ctx context.Context, chatID int64, msgID int, text string, kb
 			} else {
 				// Unescaping and dropping tags can join a secret the
 				// HTML held apart.
-				params.Text = b.redact(plainText(text))
+				params.Text = api.redact(plainText(text))
 			}
-			_, err := b.client.EditMessageText(ctx, params)
-			return b.wrap("editMessageText", err)
+			_, err := api.client.EditMessageText(ctx, params)
+			return api.wrap("editMessageText", err)
 		}
 	}
 	job := outbox.Job{ChatID: chatID, Priority: prio, Key: key, Do: do(true)}
@@ -180,48 +196,48 @@ func (b *Bot) edit(ctx context.Context, chatID int64, msgID int, text string, kb
 		job.OnDone = func(err error) {
 			if isParseError(err) {
 				job.Do, job.OnDone = do(false), onDone
-				b.out.Replace(job)
+				api.out.Replace(job)
 				return
 			}
 			if onDone != nil {
 				onDone(err)
 			}
 		}
-		b.out.Replace(job)
+		api.out.Replace(job)
 		return nil
 	}
-	err := b.out.Send(ctx, job)
+	err := api.out.Send(ctx, job)
 	if isParseError(err) {
 		job.Do = do(false)
-		err = b.out.Send(ctx, job)
+		err = api.out.Send(ctx, job)
 	}
 	return err
 }
 
 // answerCallback shows a toast; it never waits behind chat messages.
-func (b *Bot) answerCallback(ctx context.Context, id, text string) {
-	b.out.Enqueue(outbox.Job{Unpaced: true, Do: b.answerDo(id, text)})
+func (api *tgAPI) answerCallback(ctx context.Context, id, text string) {
+	api.out.Enqueue(outbox.Job{Unpaced: true, Do: api.answerDo(id, text)})
 }
 
 // answerDo answers a press; like send, it redacts what it sends.
-func (b *Bot) answerDo(id, text string) func(context.Context) error {
-	text = b.redact(text)
+func (api *tgAPI) answerDo(id, text string) func(context.Context) error {
+	text = api.redact(text)
 	return func(ctx context.Context) error {
-		_, err := b.client.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
+		_, err := api.client.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
 		if err != nil && strings.Contains(err.Error(), "query is too old") {
 			return nil
 		}
-		return b.wrap("answerCallbackQuery", err)
+		return api.wrap("answerCallbackQuery", err)
 	}
 }
 
 // notify sends a short message without waiting for it.
-func (b *Bot) notify(p place, replyTo int, text string) {
+func (api *tgAPI) notify(p place, replyTo int, text string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	go func() {
 		defer cancel()
-		if _, err := b.send(ctx, p, replyTo, text, nil, outbox.Normal); err != nil && !errors.Is(err, outbox.ErrClosed) {
-			b.log.Warn("could not send a notice", "chat_id", p.ChatID, "err", err)
+		if _, err := api.send(ctx, p, replyTo, text, nil, outbox.Normal); err != nil && !errors.Is(err, outbox.ErrClosed) {
+			api.log.Warn("could not send a notice", "chat_id", p.ChatID, "err", err)
 		}
 	}()
 }

@@ -36,7 +36,7 @@ func (t *turn) approval(ctx context.Context, conn engine.Conn, e engine.Approval
 	}
 	if sub.Auto() {
 		if sub.Outcome == approvals.OutcomeDenied {
-			b.notify(a.place, t.progressID, view.AutoNotice(b.redact(sub.Reason), b.redact(sub.Message)))
+			b.api.notify(a.place, t.progressID, view.AutoNotice(b.redact(sub.Reason), b.redact(sub.Message)))
 		}
 		return
 	}
@@ -72,7 +72,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 		kb = view.QuestionKeyboard(p.Question, prefixApproval)
 	} else {
 		if at.File = view.PromptFullInput(p, workDir, now); at.File != nil {
-			id, err := b.sendDocument(ctx, a.place, replyTo, at.File.Name, []byte(at.File.Text), view.FullInputCaption(at.File), outbox.High)
+			id, err := b.api.sendDocument(ctx, a.place, replyTo, at.File.Name, []byte(at.File.Text), view.FullInputCaption(at.File), outbox.High)
 			if err != nil {
 				b.log.Warn("full input of an approval prompt not delivered: only Deny is offered", "chat_id", a.place.ChatID,
 					"request_id", p.Request.RequestID, "err", err)
@@ -90,7 +90,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 		if i == len(parts)-1 {
 			k = kb
 		}
-		id, err := b.send(ctx, a.place, replyTo, part, k, outbox.High)
+		id, err := b.api.send(ctx, a.place, replyTo, part, k, outbox.High)
 		if err != nil {
 			b.log.Error("approval prompt not delivered", "chat_id", a.place.ChatID, "request_id", p.Request.RequestID, "err", err)
 			b.prompts.abandon(key)
@@ -160,7 +160,7 @@ func (b *Bot) editPrompt(ref promptRef, text string, kb view.Keyboard) {
 	if kb != nil {
 		prio = outbox.High
 	}
-	_ = b.edit(context.Background(), ref.ChatID, ref.MessageID, text, kb, prio, promptEditKey(ref), func(err error) {
+	_ = b.api.edit(context.Background(), ref.ChatID, ref.MessageID, text, kb, prio, promptEditKey(ref), func(err error) {
 		if err != nil && !errors.Is(err, outbox.ErrClosed) {
 			b.log.Warn("could not edit prompt", "chat_id", ref.ChatID, "err", err)
 		}

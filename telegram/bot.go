@@ -207,6 +207,7 @@ type Bot struct {
 	// redactor removes the token and Secrets from every text sent.
 	redactor *redact.Redactor
 	client   *tgbot.Bot
+	api      *tgAPI       // every call to Telegram but polling (api.go)
 	files    *http.Client // downloads of users' files
 	out      *outbox.Outbox
 	broker   *approvals.Broker
@@ -307,6 +308,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		ob.Logger = log
 	}
 	b.out = outbox.New(ob)
+	b.api = &tgAPI{client: b.client, out: b.out, redactor: b.redactor, log: b.log}
 	b.broker = approvals.New(approvals.Config{
 		AllowList:       cfg.AllowList,
 		Paths:           scope.Rule{Roots: cfg.AddDirs, Forbidden: append(slices.Clone(cfg.PrivatePaths), cfg.UploadDir)},
@@ -335,16 +337,16 @@ func (b *Bot) userAllowed(id int64) bool { return b.cfg.AllowAnyUser || b.allowe
 // the bot is stopping, sessions are closed within ShutdownWait.
 func (b *Bot) Run(ctx context.Context) error {
 	b.baseCtx = context.WithoutCancel(ctx)
-	me, err := b.getMe(ctx)
+	me, err := b.api.getMe(ctx)
 	if err != nil {
 		return err
 	}
 	b.me = me
-	if err := b.dropWebhook(ctx); err != nil {
+	if err := b.api.dropWebhook(ctx); err != nil {
 		return err
 	}
 	b.log.Info("telegram bot ready", "username", me.Username)
-	if err := b.setCommands(ctx); err != nil {
+	if err := b.api.setCommands(ctx); err != nil {
 		b.log.Warn("could not register commands", "err", b.redact(err.Error()))
 	}
 	if err := b.recover(ctx); err != nil {

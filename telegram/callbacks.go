@@ -48,7 +48,7 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 	case strings.HasPrefix(cq.Data, prefixKeep):
 		b.pressKeep(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixKeep))
 	default:
-		b.answerCallback(ctx, cq.ID, view.ToastExpired)
+		b.api.answerCallback(ctx, cq.ID, view.ToastExpired)
 	}
 }
 
@@ -58,10 +58,10 @@ func (b *Bot) pressApproval(ctx context.Context, cq *models.CallbackQuery, chatI
 	res, err := b.broker.Press(ctx, tok, cq.From.ID, chatID)
 	var ref *approvals.Refusal
 	if errors.As(err, &ref) {
-		b.answerCallback(ctx, cq.ID, view.RefusalToast(ref.Kind))
+		b.api.answerCallback(ctx, cq.ID, view.RefusalToast(ref.Kind))
 		return
 	}
-	b.answerCallback(ctx, cq.ID, view.PressToast(res, isGroup(chatID)))
+	b.api.answerCallback(ctx, cq.ID, view.PressToast(res, isGroup(chatID)))
 	if err != nil {
 		b.log.Warn("decision could not reach claude", "chat_id", chatID, "user_id", cq.From.ID, "request_id", res.Request.RequestID, "err", err)
 	}
@@ -75,11 +75,11 @@ func (b *Bot) pressApproval(ctx context.Context, cq *models.CallbackQuery, chatI
 func (b *Bot) refusePress(ctx context.Context, cq *models.CallbackQuery, known bool, chatID, tokenChat int64, unknown string) bool {
 	switch {
 	case !b.userAllowed(cq.From.ID):
-		b.answerCallback(ctx, cq.ID, view.ToastNotAllowedToDo)
+		b.api.answerCallback(ctx, cq.ID, view.ToastNotAllowedToDo)
 	case !known:
-		b.answerCallback(ctx, cq.ID, unknown)
+		b.api.answerCallback(ctx, cq.ID, unknown)
 	case tokenChat != chatID:
-		b.answerCallback(ctx, cq.ID, view.ToastForeignChat)
+		b.api.answerCallback(ctx, cq.ID, view.ToastForeignChat)
 	default:
 		return false
 	}
@@ -94,9 +94,9 @@ func (b *Bot) pressCancel(ctx context.Context, cq *models.CallbackQuery, chatID 
 	}
 	a := b.existingActor(target.key)
 	if a != nil && a.requestCancel() {
-		b.answerCallback(ctx, cq.ID, view.ToastCancelling)
+		b.api.answerCallback(ctx, cq.ID, view.ToastCancelling)
 	} else {
-		b.answerCallback(ctx, cq.ID, view.ToastTurnOver)
+		b.api.answerCallback(ctx, cq.ID, view.ToastTurnOver)
 	}
 }
 
@@ -107,31 +107,31 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 	ok = ok && time.Since(c.created) <= sessionTokenLife
 	switch {
 	case !b.userAllowed(cq.From.ID):
-		b.answerCallback(ctx, cq.ID, view.ToastNotAllowedToDo)
+		b.api.answerCallback(ctx, cq.ID, view.ToastNotAllowedToDo)
 		return
 	case !ok:
-		b.answerCallback(ctx, cq.ID, view.ToastSessionsStale)
+		b.api.answerCallback(ctx, cq.ID, view.ToastSessionsStale)
 		return
 	case c.chatID != chatID:
-		b.answerCallback(ctx, cq.ID, view.ToastForeignChat)
+		b.api.answerCallback(ctx, cq.ID, view.ToastForeignChat)
 		return
 	}
 	if c.cancel {
 		b.sessions.removeIf(func(o sessionChoice) bool { return o.key == c.key && (o.force || o.cancel) })
-		b.answerCallback(ctx, cq.ID, view.ToastNotResumed)
+		b.api.answerCallback(ctx, cq.ID, view.ToastNotResumed)
 		if m := cq.Message.Message; m != nil {
-			_ = b.edit(ctx, chatID, m.ID, view.SessionResumeCancelled, nil, outbox.High, "", nil)
+			_ = b.api.edit(ctx, chatID, m.ID, view.SessionResumeCancelled, nil, outbox.High, "", nil)
 		}
 		return
 	}
 	a := b.existingActor(c.key)
 	if a != nil && a.working() {
-		b.answerCallback(ctx, cq.ID, view.ToastSessionBusy)
+		b.api.answerCallback(ctx, cq.ID, view.ToastSessionBusy)
 		return
 	}
 	if b.startedElsewhere(ctx, c.past) {
 		b.log.Warn("refused a session of another directory", "chat_id", chatID, "session_id", c.past.ID, "work_dir", c.past.WorkDir)
-		b.answerCallback(ctx, cq.ID, view.ToastSessionForeign)
+		b.api.answerCallback(ctx, cq.ID, view.ToastSessionForeign)
 		return
 	}
 	if age, inUse := b.inUseElsewhere(c.past); inUse && !c.force {
@@ -142,7 +142,7 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 	if c.past.WorkDir != "" && c.past.WorkDir != b.cfg.WorkDir {
 		resolved, err := b.resolveWorkDir(b.cfg.WorkDir, c.past.WorkDir)
 		if err != nil {
-			b.answerCallback(ctx, cq.ID, view.ToastSessionDir)
+			b.api.answerCallback(ctx, cq.ID, view.ToastSessionDir)
 			return
 		}
 		dir = resolved
@@ -153,7 +153,7 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 	}
 	if err != nil {
 		b.log.Warn("could not switch sessions", "chat_id", chatID, "session_id", c.past.ID, "err", err)
-		b.answerCallback(ctx, cq.ID, view.ToastSwitchFailed)
+		b.api.answerCallback(ctx, cq.ID, view.ToastSwitchFailed)
 		return
 	}
 	// One was used; the others describe a history that just changed.
@@ -161,10 +161,10 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 	if a != nil {
 		a.restartAfterTurn() // the next turn starts a process resuming the chosen id
 	}
-	b.answerCallback(ctx, cq.ID, view.ToastSwitched)
+	b.api.answerCallback(ctx, cq.ID, view.ToastSwitched)
 	if m := cq.Message.Message; m != nil {
 		item := view.SessionItem{Title: c.past.Title, WorkDir: c.past.WorkDir}
-		_ = b.edit(ctx, chatID, m.ID, view.SessionSwitched(item, displayName(&cq.From)), nil, outbox.High, "", nil)
+		_ = b.api.edit(ctx, chatID, m.ID, view.SessionSwitched(item, displayName(&cq.From)), nil, outbox.High, "", nil)
 	}
 }
 

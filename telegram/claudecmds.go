@@ -111,7 +111,7 @@ func (b *Bot) refreshMenu(ctx context.Context, chatID int64, dir string) {
 	b.out.Replace(outbox.Job{Unpaced: true, Priority: outbox.Low, Key: "menu:" + strconv.FormatInt(chatID, 10),
 		Do: func(ctx context.Context) error {
 			_, err := b.client.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: cmds, Scope: &models.BotCommandScopeChat{ChatID: chatID}})
-			return b.wrap("setMyCommands", err)
+			return b.api.wrap("setMyCommands", err)
 		},
 		OnDone: func(err error) {
 			if err != nil && !errors.Is(err, outbox.ErrSuperseded) {

@@ -110,7 +110,7 @@ func (b *Bot) route(key string, pl place, m *models.Message, cmd, args string) {
 }
 
 // answer replies to the command's message.
-func (b *Bot) answer(c commandCall, text string) { b.notify(c.pl, c.m.ID, text) }
+func (b *Bot) answer(c commandCall, text string) { b.api.notify(c.pl, c.m.ID, text) }
 
 // statusText shows the directory as checked (chatDir), not a stored one
 // that no longer passes.

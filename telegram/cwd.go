@@ -175,7 +175,7 @@ func (b *Bot) checkedWorkDir(key string, pl place, replyTo int, setAside func())
 		b.log.Warn("could not clear the working directory", "chat_id", pl.ChatID, "session_key", key, "err", err)
 	}
 	setAside()
-	b.notify(pl, replyTo, view.WorkDirFallback(st.WorkDir, why, resolved, b.cfg.WorkDir))
+	b.api.notify(pl, replyTo, view.WorkDirFallback(st.WorkDir, why, resolved, b.cfg.WorkDir))
 	return b.cfg.WorkDir
 }
 

@@ -25,11 +25,11 @@ func (b *Bot) diffCommand(ctx context.Context, key string, pl place, replyTo int
 	files, patch, cut, err := b.cfg.Git.Uncommitted(ctx, dir, paths...)
 	switch {
 	case errors.Is(err, projects.ErrNotRepo):
-		b.notify(pl, replyTo, view.NotARepo(dir))
+		b.api.notify(pl, replyTo, view.NotARepo(dir))
 		return
 	case err != nil:
 		b.log.Warn("/diff: git failed", "chat_id", pl.ChatID, "session_key", key, "err", err)
-		b.notify(pl, replyTo, view.GitFailed(b.redact(err.Error())))
+		b.api.notify(pl, replyTo, view.GitFailed(b.redact(err.Error())))
 		return
 	}
 	summary := view.DiffSummary(dir, only, diffFiles(files))
@@ -38,18 +38,18 @@ func (b *Bot) diffCommand(ctx context.Context, key string, pl place, replyTo int
 		if len(files) == 0 {
 			text = summary
 		}
-		if _, err := b.send(ctx, pl, replyTo, text, nil, outbox.Normal); err != nil {
+		if _, err := b.api.send(ctx, pl, replyTo, text, nil, outbox.Normal); err != nil {
 			b.log.Warn("could not send /diff", "chat_id", pl.ChatID, "err", err)
 		}
 		return
 	}
-	id, err := b.send(ctx, pl, replyTo, summary, nil, outbox.Normal)
+	id, err := b.api.send(ctx, pl, replyTo, summary, nil, outbox.Normal)
 	if err != nil {
 		b.log.Warn("could not send /diff", "chat_id", pl.ChatID, "err", err)
 		return
 	}
 	name := view.DiffFileName(dir, only)
-	if _, err := b.sendDocument(ctx, pl, id, name, []byte(patch), view.DiffCaption(cut), outbox.Normal); err != nil {
+	if _, err := b.api.sendDocument(ctx, pl, id, name, []byte(patch), view.DiffCaption(cut), outbox.Normal); err != nil {
 		b.log.Warn("could not send the /diff document", "chat_id", pl.ChatID, "err", err)
 	}
 }

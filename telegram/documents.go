@@ -35,12 +35,12 @@ type upload struct {
 // returns the message id, waiting for delivery. It is paced like any
 // message of the chat. If Telegram rejects the caption's HTML, the plain
 // text is sent instead.
-func (b *Bot) sendDocument(ctx context.Context, p place, replyTo int, name string, data []byte, caption string, prio outbox.Priority) (int, error) {
-	return b.sendUpload(ctx, p, replyTo, upload{name: name, data: data, caption: caption}, prio)
+func (api *tgAPI) sendDocument(ctx context.Context, p place, replyTo int, name string, data []byte, caption string, prio outbox.Priority) (int, error) {
+	return api.sendUpload(ctx, p, replyTo, upload{name: name, data: data, caption: caption}, prio)
 }
 
 // sendUpload sends one file as a photo or a document (see sendDocument).
-func (b *Bot) sendUpload(ctx context.Context, p place, replyTo int, u upload, prio outbox.Priority) (int, error) {
+func (api *tgAPI) sendUpload(ctx context.Context, p place, replyTo int, u upload, prio outbox.Priority) (int, error) {
 	method, limit := "sendDocument", maxUpload
 	if u.photo {
 		method, limit = "sendPhoto", maxPhoto
@@ -51,13 +51,13 @@ func (b *Bot) sendUpload(ctx context.Context, p place, replyTo int, u upload, pr
 	// Like send, a backstop: the caption and name never carry a secret. The
 	// contents are the caller's (an approval's input is redacted before it
 	// is written out; a file may be binary).
-	u.name, u.caption = b.redact(u.name), b.redact(u.caption)
+	u.name, u.caption = api.redact(u.name), api.redact(u.caption)
 	var id int
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {
 			caption, mode := u.caption, models.ParseModeHTML
 			if !parse {
-				caption, mode = b.redact(plainText(caption)), ""
+				caption, mode = api.redact(plainText(caption)), ""
 			}
 			// A fresh reader per attempt: the outbox may retry.
 			file := &models.InputFileUpload{Filename: u.name, Data: bytes.NewReader(u.data)}
@@ -68,20 +68,20 @@ func (b *Bot) sendUpload(ctx context.Context, p place, replyTo int, u upload, pr
 			var m *models.Message
 			var err error
 			if u.photo {
-				m, err = b.client.SendPhoto(ctx, &tgbot.SendPhotoParams{ChatID: p.ChatID, MessageThreadID: p.Thread,
+				m, err = api.client.SendPhoto(ctx, &tgbot.SendPhotoParams{ChatID: p.ChatID, MessageThreadID: p.Thread,
 					Photo: file, Caption: caption, ParseMode: mode, ReplyParameters: reply})
 			} else {
-				m, err = b.client.SendDocument(ctx, &tgbot.SendDocumentParams{ChatID: p.ChatID, MessageThreadID: p.Thread,
+				m, err = api.client.SendDocument(ctx, &tgbot.SendDocumentParams{ChatID: p.ChatID, MessageThreadID: p.Thread,
 					Document: file, Caption: caption, ParseMode: mode, ReplyParameters: reply})
 			}
 			if err != nil {
-				return b.wrap(method, err)
+				return api.wrap(method, err)
 			}
 			id = m.ID
 			return nil
 		}
 	}
-	if err := b.sendParsed(ctx, p.ChatID, prio, do); err != nil {
+	if err := api.sendParsed(ctx, p.ChatID, prio, do); err != nil {
 		// The job may still be running (ctx ended first): id is its to write.
 		return 0, err
 	}
@@ -91,7 +91,7 @@ func (b *Bot) sendUpload(ctx context.Context, p place, replyTo int, u upload, pr
 // sendAlbum sends 2 to maxAlbum files as one album: all photos, or all
 // documents (Telegram groups documents only with documents), with a total
 // the Bot API takes in one request (maxUpload).
-func (b *Bot) sendAlbum(ctx context.Context, p place, replyTo int, items []upload, prio outbox.Priority) error {
+func (api *tgAPI) sendAlbum(ctx context.Context, p place, replyTo int, items []upload, prio outbox.Priority) error {
 	total := 0
 	for _, u := range items {
 		total += len(u.data)
@@ -100,7 +100,7 @@ func (b *Bot) sendAlbum(ctx context.Context, p place, replyTo int, items []uploa
 		return fmt.Errorf("telegram sendMediaGroup: %d files of %d bytes, want 2 to %d of at most %d", len(items), total, maxAlbum, maxUpload)
 	}
 	for i := range items {
-		items[i].name, items[i].caption = b.redact(items[i].name), b.redact(items[i].caption)
+		items[i].name, items[i].caption = api.redact(items[i].name), api.redact(items[i].caption)
 	}
 	names := attachNames(items)
 	do := func(parse bool) func(context.Context) error {
@@ -109,7 +109,7 @@ func (b *Bot) sendAlbum(ctx context.Context, p place, replyTo int, items []uploa
 			for i, u := range items {
 				caption, mode := u.caption, models.ParseModeHTML
 				if !parse {
-					caption, mode = b.redact(plainText(caption)), ""
+					caption, mode = api.redact(plainText(caption)), ""
 				}
 				// The part's name is the file's name in the chat: the library
 				// names the upload after it.
@@ -124,11 +124,11 @@ func (b *Bot) sendAlbum(ctx context.Context, p place, replyTo int, items []uploa
 			if replyTo != 0 {
 				params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
 			}
-			_, err := b.client.SendMediaGroup(ctx, params)
-			return b.wrap("sendMediaGroup", err)
+			_, err := api.client.SendMediaGroup(ctx, params)
+			return api.wrap("sendMediaGroup", err)
 		}
 	}
-	return b.sendParsed(ctx, p.ChatID, prio, do)
+	return api.sendParsed(ctx, p.ChatID, prio, do)
 }
 
 // attachNames are the items' names, made unique (an album's parts are

@@ -30,11 +30,11 @@ func (b *Bot) handleEdit(updateID int64, m *models.Message) {
 	b.lanes.inOrder(key, func() {
 		switch b.existingActor(key).edit(m.ID, text) {
 		case editApplied:
-			b.notify(pl, m.ID, view.EditApplied)
+			b.api.notify(pl, m.ID, view.EditApplied)
 		case editRunning:
-			b.notify(pl, m.ID, view.EditRunning)
+			b.api.notify(pl, m.ID, view.EditRunning)
 		default:
-			b.notify(pl, m.ID, view.EditTooLate)
+			b.api.notify(pl, m.ID, view.EditTooLate)
 		}
 	})
 }

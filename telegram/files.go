@@ -127,7 +127,7 @@ func (b *Bot) download(ctx context.Context, f prefs.File, path string) error {
 	defer cancel()
 	tf, err := b.client.GetFile(ctx, &tgbot.GetFileParams{FileID: f.FileID})
 	if err != nil {
-		return b.wrap("getFile", err)
+		return b.api.wrap("getFile", err)
 	}
 	body, err := b.openFile(ctx, tf)
 	if err != nil {

@@ -63,7 +63,7 @@ func (t *turn) deliver(ctx context.Context, parts []string) {
 		if i == 0 {
 			replyTo = t.qp.MessageID
 		}
-		_, err := b.send(ctx, a.place, replyTo, p, nil, outbox.High)
+		_, err := b.api.send(ctx, a.place, replyTo, p, nil, outbox.High)
 		if isTooLong(err) {
 			// Parts are cut by what Telegram is known to count; should it
 			// count markup after all, cut by HTML length, which it never
@@ -71,7 +71,7 @@ func (t *turn) deliver(ctx context.Context, parts []string) {
 			b.log.Warn("telegram refused an answer part as too long, sending it in smaller parts",
 				"chat_id", a.place.ChatID, "part", i, "err", err)
 			for _, q := range render.Split(p, render.MaxMessage) {
-				if _, err = b.send(ctx, a.place, replyTo, q, nil, outbox.High); err != nil {
+				if _, err = b.api.send(ctx, a.place, replyTo, q, nil, outbox.High); err != nil {
 					break
 				}
 				replyTo = 0
@@ -154,7 +154,7 @@ func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 	summary := view.ProgressSummary(t.view(), ok)
 	// Same key as the progress edits: a queued edit is superseded. Low:
 	// housekeeping yields to the next turn's answer and prompts.
-	_ = b.edit(ctx, a.place.ChatID, t.progressID, summary, nil, outbox.Low, t.progressKey(), nil)
+	_ = b.api.edit(ctx, a.place.ChatID, t.progressID, summary, nil, outbox.Low, t.progressKey(), nil)
 }
 
 // exitErrorView tells a turn that ended because Claude exited.

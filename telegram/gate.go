@@ -68,7 +68,7 @@ func (b *Bot) refuse(p place, userID int64, group bool) {
 // beyond the limit): in the outbox's background, after every message that
 // is ready to go, without a goroutine of its own.
 func (b *Bot) answerQuiet(id, text string) {
-	b.out.Enqueue(outbox.Job{Unpaced: true, Priority: outbox.Low, Do: b.answerDo(id, text)})
+	b.out.Enqueue(outbox.Job{Unpaced: true, Priority: outbox.Low, Do: b.api.answerDo(id, text)})
 }
 
 // post sends a notice at low priority without waiting for it or holding a
@@ -77,7 +77,7 @@ func (b *Bot) post(p place, text string) {
 	b.out.Enqueue(outbox.Job{ChatID: p.ChatID, Priority: outbox.Low, Do: func(ctx context.Context) error {
 		_, err := b.client.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: p.ChatID, MessageThreadID: p.Thread,
 			Text: text, ParseMode: models.ParseModeHTML, LinkPreviewOptions: noPreview})
-		return b.wrap("sendMessage", err)
+		return b.api.wrap("sendMessage", err)
 	}, OnDone: func(err error) {
 		if err != nil {
 			b.log.Debug("could not send a notice", "chat_id", p.ChatID, "err", err)

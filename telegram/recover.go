@@ -22,7 +22,7 @@ func (b *Bot) recover(ctx context.Context) error {
 		if m.Kind == prefs.LiveTurn {
 			// Claude had the prompt, no progress message existed: say
 			// so in reply to the user's message.
-			b.notify(place{ChatID: m.ChatID, Thread: m.ThreadID}, m.MessageID, view.RestartedText)
+			b.api.notify(place{ChatID: m.ChatID, Thread: m.ThreadID}, m.MessageID, view.RestartedText)
 			if err := b.store.RemoveLive(m.ChatID, m.MessageID); err != nil {
 				return fmt.Errorf("forget live turn: %w", err)
 			}
@@ -32,7 +32,7 @@ func (b *Bot) recover(ctx context.Context) error {
 		if m.Kind == prefs.LivePrompt {
 			text = view.OutcomeText("", view.Outcome{Kind: view.OutcomeExpired})
 		}
-		if err := b.edit(ctx, m.ChatID, m.MessageID, text, nil, outbox.Normal, "", nil); err != nil && !isNotFound(err) {
+		if err := b.api.edit(ctx, m.ChatID, m.MessageID, text, nil, outbox.Normal, "", nil); err != nil && !isNotFound(err) {
 			b.log.Warn("could not mark an orphaned message", "chat_id", m.ChatID, "err", err)
 		}
 		if err := b.store.RemoveLive(m.ChatID, m.MessageID); err != nil {
@@ -46,7 +46,7 @@ func (b *Bot) recover(ctx context.Context) error {
 	for _, qp := range pending {
 		pl := place{ChatID: qp.ChatID, Thread: qp.ThreadID}
 		if age := time.Since(qp.Date); age > b.cfg.MaxBacklogAge {
-			b.notify(pl, qp.MessageID, view.SkippedNote(age))
+			b.api.notify(pl, qp.MessageID, view.SkippedNote(age))
 			if err := b.store.DonePrompt(qp.Key, qp.Seq); err != nil {
 				return fmt.Errorf("drop stale prompt: %w", err)
 			}

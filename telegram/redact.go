@@ -100,7 +100,7 @@ func (b *Bot) redactOutcome(o view.Outcome) view.Outcome {
 
 // redactKeyboard redacts button labels (question options come from
 // Claude); callback data is the bot's own.
-func (b *Bot) redactKeyboard(kb view.Keyboard) view.Keyboard {
+func (api *tgAPI) redactKeyboard(kb view.Keyboard) view.Keyboard {
 	if kb == nil {
 		return nil
 	}
@@ -108,7 +108,7 @@ func (b *Bot) redactKeyboard(kb view.Keyboard) view.Keyboard {
 	for i, row := range kb {
 		out[i] = make([]view.Button, len(row))
 		for j, btn := range row {
-			btn.Text = b.redact(btn.Text)
+			btn.Text = api.redact(btn.Text)
 			out[i][j] = btn
 		}
 	}

@@ -103,19 +103,19 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	files, other := attachments(m)
 	if text == "" && len(files) == 0 {
 		if _, fresh := b.accept(updateID, "", nil); fresh && other != "" {
-			b.notify(pl, m.ID, view.Unsupported(other))
+			b.api.notify(pl, m.ID, view.Unsupported(other))
 		}
 		return
 	}
 	if why := b.recordingRefusal(files); why != "" {
 		if _, fresh := b.accept(updateID, "", nil); fresh {
-			b.notify(pl, m.ID, why)
+			b.api.notify(pl, m.ID, why)
 		}
 		return
 	}
 	if f, big := tooBig(files); big {
 		if _, fresh := b.accept(updateID, "", nil); fresh {
-			b.notify(pl, m.ID, view.FileTooBig(f.Size, maxDownload))
+			b.api.notify(pl, m.ID, view.FileTooBig(f.Size, maxDownload))
 		}
 		return
 	}
@@ -134,7 +134,7 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		if _, fresh := b.accept(updateID, "", nil); !fresh {
 			return
 		}
-		b.notify(pl, m.ID, view.SkippedNote(age))
+		b.api.notify(pl, m.ID, view.SkippedNote(age))
 		return
 	}
 	seq, fresh := b.accept(updateID, key, p)
@@ -161,7 +161,7 @@ func (b *Bot) typedAnswer(key string, pl place, group bool, p *prefs.Prompt, fro
 		if !consumed {
 			if age, old := b.tooOld(p); old {
 				b.donePrompt(key, seq)
-				b.notify(pl, p.MessageID, view.SkippedNote(age))
+				b.api.notify(pl, p.MessageID, view.SkippedNote(age))
 				return
 			}
 			b.actorFor(key, pl, group).enqueue(qp)

@@ -80,7 +80,7 @@ func (b *Bot) sendFiles(ctx context.Context, p place, replyTo int, files []files
 			for j, i := range album {
 				items[j] = ups[i]
 			}
-			err := b.sendAlbum(ctx, p, replyTo, items, outbox.Normal)
+			err := b.api.sendAlbum(ctx, p, replyTo, items, outbox.Normal)
 			if err == nil {
 				continue
 			}
@@ -124,11 +124,11 @@ func albums(group []int, ups []upload) [][]int {
 // sendOne sends one file; an image Telegram will not take as a photo
 // (its dimensions, its format) goes as a document instead.
 func (b *Bot) sendOne(ctx context.Context, p place, replyTo int, u upload) error {
-	_, err := b.sendUpload(ctx, p, replyTo, u, outbox.Normal)
+	_, err := b.api.sendUpload(ctx, p, replyTo, u, outbox.Normal)
 	if err != nil && u.photo && photoRefused(err) {
 		b.log.Info("telegram refused an image as a photo, sending it as a file", "chat_id", p.ChatID, "err", err)
 		u.photo = false
-		_, err = b.sendUpload(ctx, p, replyTo, u, outbox.Normal)
+		_, err = b.api.sendUpload(ctx, p, replyTo, u, outbox.Normal)
 	}
 	return err
 }
@@ -146,7 +146,7 @@ const folderListed = 8
 // rule as the files Claude reads and sends.
 func (b *Bot) getCommand(ctx context.Context, key string, pl place, replyTo int, arg string) {
 	if arg == "" {
-		b.notify(pl, replyTo, view.GetUsage)
+		b.api.notify(pl, replyTo, view.GetUsage)
 		return
 	}
 	// The chat's directory as checked now, links resolved (WorkDirResolved:
@@ -158,16 +158,16 @@ func (b *Bot) getCommand(ctx context.Context, key string, pl place, replyTo int,
 	switch {
 	case errors.As(err, &pe) && pe.Kind == filesend.Folder:
 		names, more := folderFiles(ctx, pe.Path)
-		b.notify(pl, replyTo, view.GetFolder(b.redact(pe.Path), names, more))
+		b.api.notify(pl, replyTo, view.GetFolder(b.redact(pe.Path), names, more))
 		return
 	case err != nil:
 		b.log.Info("/get refused", "chat_id", pl.ChatID, "session_key", key, "err", err)
-		b.notify(pl, replyTo, view.GetRefused(b.redact(err.Error())))
+		b.api.notify(pl, replyTo, view.GetRefused(b.redact(err.Error())))
 		return
 	}
 	if err := b.sendFiles(ctx, pl, replyTo, []filesend.File{f})[0]; err != nil && !errors.Is(err, outbox.ErrClosed) {
 		b.log.Warn("/get not sent", "chat_id", pl.ChatID, "path", f.Path, "err", err)
-		b.notify(pl, replyTo, view.GetNotSent(b.redact(err.Error())))
+		b.api.notify(pl, replyTo, view.GetNotSent(b.redact(err.Error())))
 	}
 }
 

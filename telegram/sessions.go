@@ -30,7 +30,7 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 	dir := b.chatDir(key, pl, replyTo)
 	rec, _, err := b.store.Session(key)
 	if err != nil {
-		b.notify(pl, replyTo, view.SessionsUnreadable(b.redact(err.Error())))
+		b.api.notify(pl, replyTo, view.SessionsUnreadable(b.redact(err.Error())))
 		return
 	}
 	now := time.Now()
@@ -71,7 +71,7 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 		list.Earlier = append(list.Earlier, view.SessionItem{Title: b.redact(p.Title), WorkDir: p.WorkDir, When: p.Ended, Data: choose(p)})
 	}
 	// Sent from the session's lane: what the chat sends next waits for it.
-	if _, err := b.send(ctx, pl, replyTo, view.SessionsText(list), view.SessionsKeyboard(list.Items()), outbox.Normal); err != nil {
+	if _, err := b.api.send(ctx, pl, replyTo, view.SessionsText(list), view.SessionsKeyboard(list.Items()), outbox.Normal); err != nil {
 		b.log.Warn("could not send the session list", "chat_id", pl.ChatID, "err", err)
 	}
 }
@@ -176,8 +176,8 @@ func (b *Bot) askInUse(ctx context.Context, cq *models.CallbackQuery, c sessionC
 		replyTo = m.ID
 	}
 	item := view.SessionItem{Title: b.redact(c.past.Title)}
-	b.answerCallback(ctx, cq.ID, view.ToastSessionInUse)
-	if _, err := b.send(ctx, place{ChatID: c.chatID, Thread: c.thread}, replyTo, view.SessionInUse(item, view.Ago(age)), kb, outbox.High); err != nil {
+	b.api.answerCallback(ctx, cq.ID, view.ToastSessionInUse)
+	if _, err := b.api.send(ctx, place{ChatID: c.chatID, Thread: c.thread}, replyTo, view.SessionInUse(item, view.Ago(age)), kb, outbox.High); err != nil {
 		b.log.Warn("could not send the session warning", "chat_id", c.chatID, "err", err)
 	}
 }

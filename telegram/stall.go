@@ -209,7 +209,7 @@ func (b *Bot) askStall(p place, replyTo int, s view.Stall, since time.Time, canc
 	go func() {
 		ctx, stop := context.WithTimeout(b.baseCtx, time.Minute)
 		defer stop()
-		id, err := b.send(ctx, p, replyTo, text, kb, outbox.Normal)
+		id, err := b.api.send(ctx, p, replyTo, text, kb, outbox.Normal)
 		if err != nil && !errors.Is(err, outbox.ErrClosed) {
 			b.log.Warn("could not ask about a stalled tool", "chat_id", p.ChatID, "err", err)
 		}
@@ -249,7 +249,7 @@ func (q *stallAsk) settle(how int, who string) bool {
 }
 
 func (q *stallAsk) edit(id int, text string) {
-	_ = q.b.edit(context.Background(), q.chatID, id, text, nil, outbox.Normal, "", func(err error) {
+	_ = q.b.api.edit(context.Background(), q.chatID, id, text, nil, outbox.Normal, "", func(err error) {
 		if err != nil && !errors.Is(err, outbox.ErrClosed) {
 			q.b.log.Warn("could not update the stall question", "chat_id", q.chatID, "err", err)
 		}
@@ -267,8 +267,8 @@ func (b *Bot) pressKeep(ctx context.Context, cq *models.CallbackQuery, chatID in
 	switch {
 	case b.refusePress(ctx, cq, ok, chatID, chat, view.ToastExpired):
 	case q.settle(view.StallKept, displayName(&cq.From)):
-		b.answerCallback(ctx, cq.ID, view.ToastKeepWaiting)
+		b.api.answerCallback(ctx, cq.ID, view.ToastKeepWaiting)
 	default:
-		b.answerCallback(ctx, cq.ID, view.ToastExpired)
+		b.api.answerCallback(ctx, cq.ID, view.ToastExpired)
 	}
 }

@@ -388,7 +388,7 @@ func (b *Bot) draft(p place, draftID int64, html, key string, prio outbox.Priori
 				params.Text = b.redact(plainText(html))
 			}
 			_, err := b.client.SendMessageDraft(ctx, params)
-			return b.wrap("sendMessageDraft", err)
+			return b.api.wrap("sendMessageDraft", err)
 		}
 	}
 	job := outbox.Job{ChatID: p.ChatID, Priority: prio, Action: true, Key: key, Do: do(true)}
@@ -410,6 +410,6 @@ func (b *Bot) chatAction(p place, action models.ChatAction) {
 		Key: "action:" + strconv.FormatInt(p.ChatID, 10) + ":" + strconv.Itoa(p.Thread),
 		Do: func(ctx context.Context) error {
 			_, err := b.client.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: p.ChatID, MessageThreadID: p.Thread, Action: action})
-			return b.wrap("sendChatAction", err)
+			return b.api.wrap("sendChatAction", err)
 		}})
 }

@@ -264,7 +264,7 @@ func (t *turn) sendProgress(ctx context.Context, progress chan int) {
 	t.dirty = false
 	kb := view.ProgressKeyboard(cancelData(t.cancelT))
 	go func() {
-		id, err := b.send(ctx, a.place, t.qp.MessageID, text, kb, outbox.Normal)
+		id, err := b.api.send(ctx, a.place, t.qp.MessageID, text, kb, outbox.Normal)
 		if err != nil {
 			b.log.Warn("could not send progress message", "chat_id", a.place.ChatID, "err", err)
 		}
@@ -361,7 +361,7 @@ func (t *turn) resumeFailed(ctx context.Context, e engine.Exited, progress chan 
 	if err := b.store.ClearSession(a.key); err != nil {
 		b.log.Warn("could not clear session", "err", err)
 	}
-	b.notify(a.place, t.qp.MessageID, view.ResumeFailedNote)
+	b.api.notify(a.place, t.qp.MessageID, view.ResumeFailedNote)
 	conn, err := a.ensureConn(ctx, t)
 	if err == nil {
 		err = conn.Send(ctx, t.qp.Text)
@@ -448,7 +448,7 @@ func (t *turn) flush() {
 	t.rendered = text
 	t.lastEdit = time.Now()
 	kb := view.ProgressKeyboard(cancelData(t.cancelT))
-	_ = t.a.b.edit(context.Background(), t.a.place.ChatID, t.progressID, text, kb, outbox.Low, t.progressKey(), nil)
+	_ = t.a.b.api.edit(context.Background(), t.a.place.ChatID, t.progressID, text, kb, outbox.Low, t.progressKey(), nil)
 }
 
 // begin marks the prompt done, in one transaction with recording the turn

@@ -139,7 +139,7 @@ func (b *Bot) withVoice(ctx context.Context, p place, qp prefs.QueuedPrompt) (pr
 	}
 	transcript := strings.Join(heard, "\n\n")
 	// Waited for: the user sees what was heard before Claude answers.
-	if _, err := b.send(ctx, p, qp.MessageID, view.VoiceHeard(transcript), nil, outbox.High); err != nil {
+	if _, err := b.api.send(ctx, p, qp.MessageID, view.VoiceHeard(transcript), nil, outbox.High); err != nil {
 		b.log.Warn("could not show what was heard", "chat_id", p.ChatID, "err", err)
 	}
 	if caption := strings.TrimSpace(qp.Text); caption != "" {
