@@ -14,6 +14,7 @@ import (
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/filesend"
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/redact"
@@ -38,13 +39,20 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer store.Close()
+	// The one host Claude works on today: this machine. Everything done
+	// there (Claude's processes, git, the path rule, uploads, /get, the
+	// stall watchdog's CPU meter) goes through it.
+	h := host.Local{}
 	bc := botConfig(cfg)
+	bc.Host, bc.CPU, bc.Git.Host = h, h, h
 	bc.Version, bc.ClaudeVersion = buildVersion(), startClaudeVersion(ctx, cfg, log)
 	if files := fileServer(cfg, log); files != nil {
 		defer files.Close() // Run closes it too; this is for a Run that never started
 		bc.Files = files
 	}
-	bot, err := telegram.New(bc, &runner.Engine{Base: runnerOptions(cfg, log)}, store, log)
+	base := runnerOptions(cfg, log)
+	base.Host = h
+	bot, err := telegram.New(bc, &runner.Engine{Base: base}, store, log)
 	if err != nil {
 		return err
 	}
@@ -105,7 +113,6 @@ func loadForRun(flags commonFlags, stderr io.Writer) (*Config, *slog.Logger, err
 func botConfig(cfg *Config) telegram.Config {
 	return telegram.Config{
 		Token:          cfg.Telegram.BotToken.Reveal(),
-		CPU:            runner.ProcCPU{},
 		APIURL:         cfg.Telegram.APIURL,
 		AllowedUsers:   cfg.Telegram.AllowedUserIDs,
 		AllowAnyUser:   cfg.Telegram.AllowAnyUser,
