@@ -9,12 +9,11 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/human"
-	"github.com/untether/untether/safefile"
 	"github.com/untether/untether/scope"
 )
 
@@ -114,11 +113,12 @@ var afterCheck func(path string)
 
 // Read checks path with rule (relative paths are taken from the rule's
 // working directory) and reads the file, of at most maxSize bytes (0: no
-// limit), within ctx's deadline (safefile.DefaultTimeout without one).
+// limit), within ctx's deadline (safefile.DefaultTimeout without one, locally).
 // The file read is the file checked: it is opened without blocking and
 // checked again as opened (a regular file, and, where the system tells,
 // inside by where it really is), so a path swapped after its check for a
-// FIFO or a link out is refused. Every refusal is a *PathError.
+// FIFO or a link out is refused. The file is read on the rule's host,
+// where its path was checked. Every refusal is a *PathError.
 func Read(ctx context.Context, rule scope.Rule, path string, maxSize int64) (File, error) {
 	if path == "" {
 		return refuse(path, NoPath, "no path was given")
@@ -127,19 +127,20 @@ func Read(ctx context.Context, rule scope.Rule, path string, maxSize int64) (Fil
 	if f, err := refusePlace(v); err != nil {
 		return f, err
 	}
-	info, err := os.Stat(v.Path)
+	h := rule.On()
+	info, err := h.Stat(ctx, v.Path)
 	if f, err := refuseInfo(v.Path, info, err, maxSize); err != nil {
 		return f, err
 	}
 	if afterCheck != nil {
 		afterCheck(v.Path)
 	}
-	fh, info, err := safefile.Open(v.Path, maxSize)
+	fh, info, err := h.Open(ctx, v.Path, maxSize)
 	if f, err := refuseInfo(v.Path, info, err, maxSize); err != nil {
 		return f, err
 	}
 	defer fh.Close()
-	if real, err := safefile.RealPath(fh); err == nil {
+	if real, err := fh.RealPath(); err == nil {
 		if f, err := refusePlace(rule.Check(real)); err != nil {
 			return f, err
 		}
@@ -148,9 +149,9 @@ func Read(ctx context.Context, rule scope.Rule, path string, maxSize int64) (Fil
 	if limit <= 0 {
 		limit = info.Size()
 	}
-	data, err := safefile.ReadOpen(ctx, fh, limit)
+	data, err := fh.ReadAll(ctx, limit)
 	switch {
-	case errors.Is(err, safefile.ErrTooBig):
+	case errors.Is(err, host.ErrTooBig):
 		return refuse(v.Path, TooBig, "%s grew past %s while it was read", v.Path, human.Bytes(limit))
 	case err != nil:
 		return refuse(v.Path, Unreadable, "reading %s: %v", v.Path, err)
@@ -180,9 +181,9 @@ func refuseInfo(path string, info fs.FileInfo, err error, maxSize int64) (File, 
 		return refuse(path, Missing, "%s does not exist", path)
 	case info != nil && info.IsDir():
 		return refuse(path, Folder, "%s is a folder: send its files one by one, or an archive of it", path)
-	case errors.Is(err, safefile.ErrNotRegular) || err == nil && !info.Mode().IsRegular():
+	case errors.Is(err, host.ErrNotRegular) || err == nil && !info.Mode().IsRegular():
 		return refuse(path, NotRegular, "%s is not a regular file", path)
-	case errors.Is(err, safefile.ErrTooBig) || err == nil && maxSize > 0 && info.Size() > maxSize:
+	case errors.Is(err, host.ErrTooBig) || err == nil && maxSize > 0 && info.Size() > maxSize:
 		return refuse(path, TooBig, "%s is %s; the most that can be sent is %s", path, human.Bytes(info.Size()), human.Bytes(maxSize))
 	case err != nil:
 		return refuse(path, Unreadable, "%s: %v", path, unwrapPath(err))

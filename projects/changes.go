@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
-	"github.com/untether/untether/safefile"
+	"github.com/untether/untether/host"
 )
 
 // What changed in a working directory is measured by comparing snapshots
@@ -69,17 +68,20 @@ func (g Git) Snapshot(ctx context.Context, dir string) (Tree, error) {
 		return "", err
 	}
 	index := strings.TrimSpace(string(out))
-	tmp, err := os.CreateTemp("", "untether-index-")
+	// The copy is made where git runs (the host's folder for temporary
+	// files): git reads it by its name there.
+	h := host.Or(g.Host)
+	tmp, err := h.CreateTemp(ctx, "", "untether-index-")
 	if err != nil {
 		return "", fmt.Errorf("snapshot %s: %w", dir, err)
 	}
 	tmpName := tmp.Name()
-	defer os.Remove(tmpName)
+	defer h.Remove(context.WithoutCancel(ctx), tmpName)
 	// Starting from the real index lets git skip every file whose stat
 	// data did not change, so only new and changed files are read.
 	// The index lies in the repository, which Claude writes: read it as
 	// any planted file (never wait on a FIFO in its place).
-	data, err := safefile.ReadFile(ctx, index, maxIndex)
+	data, err := h.ReadFile(ctx, index, maxIndex)
 	switch {
 	case err == nil:
 		_, err = tmp.Write(data)
@@ -93,7 +95,7 @@ func (g Git) Snapshot(ctx context.Context, dir string) (Tree, error) {
 		return "", fmt.Errorf("snapshot %s: copy the index: %w", dir, err)
 	}
 	if len(data) == 0 {
-		os.Remove(tmpName) // git refuses an empty file as an index
+		h.Remove(ctx, tmpName) // git refuses an empty file as an index
 	}
 	// git add reads every new or changed file through the filter its
 	// attributes name: none the project could have set up may run.

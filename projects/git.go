@@ -1,7 +1,8 @@
 // Package projects knows the owner's projects the way the owner's own tools
-// do: git repositories (status, diffs, worktrees) through the git CLI. It
-// knows neither Telegram nor the coding agent (Claude Code's own files are
-// runner/claudefiles'), so it is tested without either.
+// do: git repositories (status, diffs, worktrees) through the git CLI, run
+// on the machine Claude works on (a host.Host). It knows neither Telegram
+// nor the coding agent (Claude Code's own files are runner/claudefiles'),
+// so it is tested without either.
 package projects
 
 import (
@@ -10,10 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/untether/untether/host"
 )
 
 // DefaultGitTimeout bounds one git command when Git.Timeout is zero.
@@ -36,6 +37,9 @@ type Git struct {
 	// passes its own without its secrets: git runs as the bot's user, so
 	// a command Claude runs could read them in /proc/<git pid>/environ.
 	Env []string
+	// Host is the machine git runs on, where the repositories are. Nil:
+	// this one (host.Local).
+	Host host.Host
 }
 
 // ErrNotRepo is returned for a directory that is not in a git repository.
@@ -84,28 +88,29 @@ func (g Git) run(ctx context.Context, c gitCall) (out []byte, cut bool, err erro
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append(append([]string{"--no-pager"}, safeConfig...), c.args...)...)
-	cmd.Dir = c.dir
-	cmd.Env = append(gitEnv(g.Env), c.env...)
+	cmd := host.Cmd{Path: bin, Args: append(append([]string{"--no-pager"}, safeConfig...), c.args...),
+		Dir: c.dir, Env: append(gitEnv(g.Env), c.env...), WaitDelay: 2 * time.Second}
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin)
 	}
-	// git may start helpers (filters, credential helpers): the time limit
-	// stops them all, as one process group.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
 	stdout := &capped{max: maxGitOutput}
 	var stderr capped
 	stderr.max = 4096
 	cmd.Stdout, cmd.Stderr = stdout, &stderr
-	err = cmd.Run()
-	if err != nil {
-		code := -1
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
+	// git may start helpers (filters, credential helpers): the host starts
+	// it in a process group of its own, and the time limit kills the group.
+	code := -1
+	proc, err := host.Or(g.Host).Start(ctx, cmd)
+	if err == nil {
+		var exit host.Exit
+		if exit, err = proc.Wait(); err == nil {
+			code = exit.Code
+			if code != 0 {
+				err = errors.New(exit.String())
+			}
 		}
+	}
+	if err != nil {
 		for _, ok := range c.okCodes {
 			if code == ok && ctx.Err() == nil {
 				return stdout.buf.Bytes(), stdout.cut, nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
 
 	"github.com/untether/untether/runner/claudetest"
 )
@@ -199,12 +200,12 @@ func TestContractTreeCPU(t *testing.T) {
 			// idle, it uses 0-90 ms a second (measured: 25 ms on average).
 			time.Sleep(time.Second)
 			const window = 3 * time.Second
-			before, err := TreeCPU(s.Pid())
+			before, err := host.Local{}.TreeCPU(ctxFor(t), s.Pid())
 			if err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(window)
-			after, err := TreeCPU(s.Pid())
+			after, err := host.Local{}.TreeCPU(ctxFor(t), s.Pid())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +220,7 @@ func TestContractTreeCPU(t *testing.T) {
 			}
 		})
 	}
-	if _, err := TreeCPU(1 << 30); err == nil {
+	if _, err := (host.Local{}).TreeCPU(ctxFor(t), 1<<30); err == nil {
 		t.Error("TreeCPU of a pid that does not exist: no error")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/redact"
 )
 
@@ -100,6 +101,10 @@ type Options struct {
 	StderrTail     int
 
 	Logger *slog.Logger
+
+	// Host is the machine the CLI runs on: it is started there, in WorkDir
+	// there, and its tools are found and signalled there. Nil: this one.
+	Host host.Host
 }
 
 func (o Options) withDefaults() Options {
@@ -130,6 +135,7 @@ func (o Options) withDefaults() Options {
 	if o.Env == nil {
 		o.Env = os.Environ()
 	}
+	o.Host = host.Or(o.Host)
 	return o
 }
 

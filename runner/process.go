@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"syscall"
 	"time"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
 )
 
 // readerGrace bounds how long we wait for stdout/stderr to reach EOF after
@@ -27,8 +27,11 @@ type pipes struct {
 }
 
 // attach wires plain os.Pipes (not exec's copying goroutines) so that
-// Wait returns when the process exits, whoever else holds the pipes.
-func (s *Session) attach(cmd *exec.Cmd) (*pipes, error) {
+// Wait returns when the process exits, whoever else holds the pipes. The
+// one-shot terminal is opened here, on the bot's side, and handed to the
+// host as the process's stdin like a pipe: the host needs no terminal of
+// its own to offer (one over ssh would pass it on with -t).
+func (s *Session) attach(cmd *host.Cmd) (*pipes, error) {
 	p := &pipes{}
 	var err error
 	if p.stdoutR, p.stdoutW, err = os.Pipe(); err != nil {
@@ -175,7 +178,7 @@ func (s *Session) readStderr(r io.Reader) {
 }
 
 func (s *Session) waitLoop(p *pipes, readersDone <-chan struct{}) {
-	waitErr := s.cmd.Wait()
+	exit, waitErr := s.proc.Wait()
 	// Tools Claude started share its process group; without Claude they
 	// are orphans that may hold our pipes, so they go too.
 	s.signal(syscall.SIGTERM)
@@ -194,15 +197,8 @@ func (s *Session) waitLoop(p *pipes, readersDone <-chan struct{}) {
 	}
 	s.closeOnce.Do(func() { close(s.closing) })
 
-	ex := engine.Exited{ExitCode: -1}
-	if st := s.cmd.ProcessState; st != nil {
-		ex.ExitCode = st.ExitCode()
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			ex.Signal = ws.Signal().String()
-		}
-	}
-	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+	ex := engine.Exited{ExitCode: exit.Code, Signal: exit.Signal}
+	if waitErr != nil {
 		ex.Err = fmt.Errorf("wait for claude: %w", waitErr)
 	}
 	s.mu.Lock()
@@ -242,10 +238,7 @@ func (s *Session) Close(ctx context.Context) error {
 		}
 		cancel()
 	}
-	var tools []int
-	if s.cmd.Process != nil {
-		tools = descendants(s.cmd.Process.Pid)
-	}
+	tools := s.descendants()
 	s.closeOnce.Do(func() { close(s.closing) })
 	if s.opts.Mode == OneShot {
 		// One-shot has no stdin to close; the turn is cut short on purpose.
@@ -262,40 +255,50 @@ func (s *Session) Close(ctx context.Context) error {
 			t.Stop()
 			s.wg.Wait()
 			s.signal(syscall.SIGKILL) // anything left of the group
-			killAll(tools, syscall.SIGKILL)
+			s.killAll(tools, syscall.SIGKILL)
 			return nil
 		case <-ctx.Done():
 			t.Stop()
 		case <-t.C:
 		}
 		s.signal(st.sig)
-		killAll(tools, st.sig)
+		s.killAll(tools, st.sig)
 	}
 	<-s.exited
 	s.wg.Wait()
 	s.signal(syscall.SIGKILL)
-	killAll(tools, syscall.SIGKILL)
+	s.killAll(tools, syscall.SIGKILL)
 	return nil
 }
 
-// descendants lists the pids below pid, read from /proc (Linux). Bash tools
-// of the CLI run in sessions of their own, outside its process group.
-func descendants(pid int) []int { return below(readProcs(), pid) }
+// descendants lists the processes below the CLI on its host, while it
+// lives: Bash tools of the CLI run in sessions of their own, outside its
+// process group, and once the CLI is gone they can no longer be found.
+func (s *Session) descendants() []int {
+	if s.proc == nil {
+		return nil
+	}
+	pids, err := s.opts.Host.Descendants(context.Background(), s.proc.Pid())
+	if err != nil {
+		s.logger().Debug("could not list the processes below claude", "err", err)
+	}
+	return pids
+}
 
 // killAll signals processes found earlier; ones already gone are skipped.
-// A recycled pid is possible in principle but not within Close's seconds.
-func killAll(pids []int, sig syscall.Signal) {
-	for _, p := range pids {
-		_ = syscall.Kill(p, sig)
+func (s *Session) killAll(pids []int, sig syscall.Signal) {
+	if len(pids) == 0 {
+		return
 	}
+	_ = s.opts.Host.Kill(context.Background(), pids, sig)
 }
 
 // signal sends sig to the whole process group.
 func (s *Session) signal(sig syscall.Signal) {
-	if s.cmd.Process == nil {
+	if s.proc == nil {
 		return
 	}
-	if err := syscall.Kill(-s.cmd.Process.Pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := s.proc.Signal(sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		s.logger().Warn("signal claude process group", "signal", sig.String(), "err", err)
 	}
 }

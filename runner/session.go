@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
 )
 
 var (
@@ -28,7 +27,7 @@ var (
 // until it closes, or cancel the context given to Start.
 type Session struct {
 	opts Options
-	cmd  *exec.Cmd
+	proc host.Process
 
 	events chan engine.Event
 	queue  *eventQueue
@@ -73,7 +72,7 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin, err := exec.LookPath(opts.Binary)
+	bin, err := opts.Host.LookPath(ctx, opts.Binary)
 	if err != nil {
 		return nil, fmt.Errorf("find claude binary %q (install Claude Code or set [claude] binary): %w", opts.Binary, err)
 	}
@@ -96,24 +95,23 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 	}
 	s.stderrTail.n = opts.StderrTail
 
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = opts.WorkDir
-	cmd.Env = opts.ChildEnv()
-	// Own process group: Close can signal Claude and every tool it started.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	s.cmd = cmd
-
-	pipes, err := s.attach(cmd)
+	cmd := host.Cmd{Path: bin, Args: args, Dir: opts.WorkDir, Env: opts.ChildEnv()}
+	pipes, err := s.attach(&cmd)
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	// The host starts it in its own process group, so Close can signal
+	// Claude and every tool it started. The process ends by Close (stdin,
+	// then signals), never by ctx: ctx ending calls Close below.
+	proc, err := opts.Host.Start(context.WithoutCancel(ctx), cmd)
+	if err != nil {
 		pipes.closeAll()
 		return nil, fmt.Errorf("start claude: %w", err)
 	}
+	s.proc = proc
 	pipes.closeChildEnds()
 	s.stdin = pipes.stdinW
-	s.logger().Debug("claude started", "pid", cmd.Process.Pid, "mode", opts.Mode)
+	s.logger().Debug("claude started", "pid", proc.Pid(), "mode", opts.Mode)
 
 	readersDone := make(chan struct{})
 	var readers sync.WaitGroup
@@ -158,7 +156,7 @@ func (s *Session) SessionID() string {
 }
 
 // Pid is the process id of the CLI.
-func (s *Session) Pid() int { return s.cmd.Process.Pid }
+func (s *Session) Pid() int { return s.proc.Pid() }
 
 // StderrTail returns the last bytes the CLI wrote to stderr, secrets
 // removed (Options.Redact).

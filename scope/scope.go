@@ -3,17 +3,20 @@
 // when, with links followed, it lies under the session's working
 // directory, the chat's upload folder or a directory the owner listed, and
 // not in a forbidden place (the bot's own state and config files, the
-// upload folders of other chats). It imports none of the bot's packages.
+// upload folders of other chats). Paths are those of the machine Claude
+// works on, and links are resolved there (Rule.Host). It imports only
+// host.
 package scope
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
+
+	"github.com/untether/untether/host"
 )
 
 // Rule says which paths of one session are inside. Roots and forbidden
@@ -41,7 +44,18 @@ type Rule struct {
 	// state file inside the working directory), and on a tie the path is
 	// forbidden.
 	Forbidden []string
+	// Host is the machine the paths are on: links are resolved, files
+	// looked at and "~" expanded there. Nil: this machine (host.Local).
+	Host host.Host
 }
+
+// On is the machine the rule's paths are on.
+func (r Rule) On() host.Host { return host.Or(r.Host) }
+
+// ctx is the context of a check's calls to its host. Check takes none
+// (its callers decide at once, on a path in hand); a host that can hang
+// (a remote one) bounds each of its calls itself.
+var ctx = context.Background()
 
 // Verdict is the answer for one path.
 type Verdict struct {
@@ -61,12 +75,6 @@ type Verdict struct {
 	// character (see invisible): never inside, wherever it would lead.
 	Invisible bool
 }
-
-// maxLinks bounds the links followed while resolving one path, as the
-// kernel does (ELOOP), so a link cycle cannot spin.
-const maxLinks = 255
-
-var errLoop = errors.New("too many levels of symbolic links")
 
 // Check resolves path and says whether it is inside. A path holding an
 // invisible character is not (see invisible). Every way the path could be
@@ -89,6 +97,8 @@ func (r Rule) CheckWrite(path string) Verdict { return r.checkForms(path, true) 
 // inside, an empty or relative root holds nothing, links, "~" and ".." are
 // taken as Check takes them, and a path that does not exist yet is placed
 // by its existing parent.
+// It is this machine's; Rule{Host: h, Roots: roots}.Check(path) is the
+// same on another.
 func InRoots(path string, roots []string) Verdict { return Rule{Roots: roots}.Check(path) }
 
 func (r Rule) checkForms(path string, write bool) Verdict {
@@ -97,7 +107,7 @@ func (r Rule) checkForms(path string, write bool) Verdict {
 	}
 	if r.WorkDirResolved && r.WorkDir != "" {
 		wd := filepath.Clean(r.WorkDir)
-		if now, err := ResolveLinks(wd); err != nil || now != wd {
+		if now, err := r.On().ResolveLinks(ctx, wd); err != nil || now != wd {
 			r.WorkDir = "" // moved: neither a root nor a base for relative paths
 		}
 	}
@@ -116,7 +126,7 @@ func (r Rule) checkForms(path string, write bool) Verdict {
 }
 
 func (r Rule) check(path string, write bool) Verdict {
-	abs, err := Absolute(path, r.WorkDir)
+	abs, err := absolute(path, r.WorkDir, r.On())
 	if err != nil {
 		return Verdict{Path: path}
 	}
@@ -124,7 +134,7 @@ func (r Rule) check(path string, write bool) Verdict {
 	// The lexical form first: it is what Claude Code opens, so it is the
 	// path to show.
 	for i, p := range []string{filepath.Clean(abs), abs} {
-		resolved, err := ResolveLinks(p)
+		resolved, err := r.On().ResolveLinks(ctx, p)
 		if err != nil {
 			if i == 0 {
 				return Verdict{Path: p}
@@ -133,7 +143,7 @@ func (r Rule) check(path string, write bool) Verdict {
 			continue
 		}
 		v := r.place(resolved)
-		if write && v.Inside && (sensitiveWrite(p) || sensitiveWrite(resolved)) {
+		if write && v.Inside && (r.sensitiveWrite(p) || r.sensitiveWrite(resolved)) {
 			v.Inside, v.Sensitive = false, true
 		}
 		if i == 0 {
@@ -153,7 +163,7 @@ func (r Rule) place(p string) Verdict {
 		if root == "" || !filepath.IsAbs(root) {
 			continue
 		}
-		rr, err := ResolveLinks(filepath.Clean(root))
+		rr, err := r.On().ResolveLinks(ctx, filepath.Clean(root))
 		if err != nil {
 			continue
 		}
@@ -169,7 +179,7 @@ func (r Rule) place(p string) Verdict {
 		// Both the name and the resolved name: a forbidden file reached
 		// through a link, or a link standing where the file is named.
 		forms := []string{f}
-		if rf, err := ResolveLinks(f); err == nil && rf != f {
+		if rf, err := r.On().ResolveLinks(ctx, f); err == nil && rf != f {
 			forms = append(forms, rf)
 		}
 		for _, ff := range forms {
@@ -198,8 +208,13 @@ func within(root, p string, fold bool) bool {
 // Absolute expands a leading ~ as Claude Code does ("~" and "~/…" are the
 // home directory) and makes a relative path absolute against workDir,
 // without cleaning it. Other ~ forms (~user) are refused: whether they mean
-// a user's home or a file named "~user" is not worth guessing.
-func Absolute(path, workDir string) (string, error) {
+// a user's home or a file named "~user" is not worth guessing. The home is
+// this machine's.
+func Absolute(path, workDir string) (string, error) { return absolute(path, workDir, host.Local{}) }
+
+// absolute is Absolute with the home of h ($HOME there, as
+// os.UserHomeDir takes it).
+func absolute(path, workDir string, h host.Host) (string, error) {
 	if path == "" {
 		return "", errors.New("empty path")
 	}
@@ -207,9 +222,9 @@ func Absolute(path, workDir string) (string, error) {
 		if path != "~" && !strings.HasPrefix(path, "~/") {
 			return "", fmt.Errorf("%q: only ~ and ~/ are expanded", path)
 		}
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("expanding ~: %w", err)
+		home := h.Getenv("HOME")
+		if home == "" {
+			return "", errors.New("expanding ~: $HOME is not defined")
 		}
 		return home + path[1:], nil
 	}
@@ -222,58 +237,14 @@ func Absolute(path, workDir string) (string, error) {
 	return workDir + "/" + path, nil
 }
 
-// ResolveLinks returns the absolute path p with every link followed, the
-// way the kernel walks it: ".." steps up from where the links led, not
-// from the text. A part that does not exist is kept as it is, so a file
-// about to be created is placed by its existing parent; a dangling link is
-// followed to where it points. Errors other than "does not exist" (a file
-// used as a folder, no permission, a link loop) are returned.
-func ResolveLinks(p string) (string, error) {
-	if !filepath.IsAbs(p) {
-		return "", fmt.Errorf("%q is not absolute", p)
-	}
-	done := "/"
-	rest := split(p)
-	links := 0
-	for len(rest) > 0 {
-		c := rest[0]
-		rest = rest[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			done = filepath.Dir(done)
-			continue
-		}
-		next := filepath.Join(done, c)
-		fi, err := os.Lstat(next)
-		if errors.Is(err, fs.ErrNotExist) {
-			// Nothing to follow here; the walk goes on, so a ".." back out
-			// of a missing folder still meets the links after it.
-			done = next
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("resolving %s: %w", p, err)
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			done = next
-			continue
-		}
-		if links++; links > maxLinks {
-			return "", fmt.Errorf("resolving %s: %w", p, errLoop)
-		}
-		target, err := os.Readlink(next)
-		if err != nil {
-			return "", fmt.Errorf("resolving %s: %w", p, err)
-		}
-		if filepath.IsAbs(target) {
-			done = "/"
-		}
-		rest = append(split(target), rest...)
-	}
-	return done, nil
-}
+// ResolveLinks returns the absolute path p of this machine with every
+// link followed, the way the kernel walks it (host.WalkLinks): ".." steps
+// up from where the links led, not from the text. A part that does not
+// exist is kept as it is, so a file about to be created is placed by its
+// existing parent; a dangling link is followed to where it points. Errors
+// other than "does not exist" (a file used as a folder, no permission, a
+// link loop) are returned. A rule resolves on its own host.
+func ResolveLinks(p string) (string, error) { return host.Local{}.ResolveLinks(ctx, p) }
 
 func split(p string) []string { return strings.Split(p, "/") }
 

@@ -1,7 +1,6 @@
 package scope
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -39,8 +38,8 @@ func sensitive(p string) bool {
 // what a program run later does: a sensitive name (see sensitiveNames), git's
 // own configuration outside a repository (ownerConfigPlace), or a file in a
 // git directory whatever its name (inGitDir).
-func sensitiveWrite(p string) bool {
-	return sensitive(p) || ownerConfigPlace(p) || inGitDir(p)
+func (r Rule) sensitiveWrite(p string) bool {
+	return sensitive(p) || r.ownerConfigPlace(p) || r.inGitDir(p)
 }
 
 // ownerConfigPlace reports whether p is, or is in, the target of a
@@ -52,10 +51,11 @@ func sensitiveWrite(p string) bool {
 // target when it is a link is not). Read from the environment at each
 // check, as git does at each start; each place, and each file git reads in
 // a config folder, is compared by its name and by its target when it is a
-// link, without case.
-func ownerConfigPlace(p string) bool {
+// link, without case. The environment and the links are the rule's host's.
+func (r Rule) ownerConfigPlace(p string) bool {
+	h := r.On()
 	var places, dirs []string
-	if home := os.Getenv("HOME"); home != "" {
+	if home := h.Getenv("HOME"); home != "" {
 		dirs = append(dirs, filepath.Join(home, ".config", "git"))
 		// A dotfiles setup links ~/.gitconfig, ~/.bashrc, ~/.ssh… into a
 		// project: their targets are the owner's start-up files and
@@ -64,7 +64,7 @@ func ownerConfigPlace(p string) bool {
 			places = append(places, filepath.Join(home, name))
 		}
 	}
-	if xdg := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(xdg) {
+	if xdg := h.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(xdg) {
 		dirs = append(dirs, filepath.Join(xdg, "git"))
 	}
 	for _, d := range dirs {
@@ -75,7 +75,7 @@ func ownerConfigPlace(p string) bool {
 		}
 	}
 	for _, v := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
-		if f := os.Getenv(v); filepath.IsAbs(f) {
+		if f := h.Getenv(v); filepath.IsAbs(f) {
 			places = append(places, filepath.Clean(f))
 		}
 	}
@@ -83,7 +83,7 @@ func ownerConfigPlace(p string) bool {
 		if within(pl, p, true) {
 			return true
 		}
-		if r, err := ResolveLinks(pl); err == nil && within(r, p, true) {
+		if rl, err := h.ResolveLinks(ctx, pl); err == nil && within(rl, p, true) {
 			return true
 		}
 	}
@@ -99,10 +99,10 @@ func ownerConfigPlace(p string) bool {
 // refs/ (git looks for them in the folder it names, as in a worktree's git
 // directory), and config.worktree is a config file too (git reads it with
 // extensions.worktreeConfig).
-func inGitDir(p string) bool {
+func (r Rule) inGitDir(p string) bool {
 	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
 		rel, err := filepath.Rel(d, p)
-		if err == nil && gitLike(d, rel) {
+		if err == nil && r.gitLike(d, rel) {
 			return true
 		}
 		if d == "/" || d == "." || d == filepath.Dir(d) {
@@ -113,13 +113,13 @@ func inGitDir(p string) bool {
 
 // gitLike says whether folder d holds git directory markers, counting the
 // one that writing rel (a path below d) would create.
-func gitLike(d, rel string) bool {
+func (r Rule) gitLike(d, rel string) bool {
 	first, _, below := strings.Cut(rel, "/")
 	has := func(name string, dir bool) bool {
 		if below && first == name && dir || !below && first == name && !dir {
 			return true
 		}
-		fi, err := os.Stat(filepath.Join(d, name))
+		fi, err := r.On().Stat(ctx, filepath.Join(d, name))
 		return err == nil && fi.IsDir() == dir
 	}
 	kinds := 0

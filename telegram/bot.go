@@ -24,6 +24,7 @@ import (
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/cooldown"
 	"github.com/untether/untether/filesend"
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/redact"
@@ -132,8 +133,12 @@ type Config struct {
 	// default 3m, negative: never.
 	StallAfter time.Duration
 	// CPU measures Claude's process trees for the stall watchdog (the
-	// wiring gives runner.ProcCPU); nil: never known.
+	// wiring gives the host Claude runs on); nil: never known.
 	CPU CPUMeter
+	// Host is the machine Claude works on: the path rule resolves links
+	// there, uploads are written there, /get reads there. Nil: this one
+	// (host.Local).
+	Host host.Host
 }
 
 // FileServer is the send_file tool's server: *filesend.Server, or a
@@ -192,6 +197,7 @@ func (c *Config) defaults() {
 	if c.CPU == nil {
 		c.CPU = noCPU{}
 	}
+	c.Host = host.Or(c.Host)
 	c.Voice.defaults()
 	if c.UploadDir == "" {
 		c.UploadDir = filepath.Join(os.TempDir(), "untether-uploads")
@@ -311,7 +317,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 	b.api = &tgAPI{client: b.client, out: b.out, redactor: b.redactor, log: b.log}
 	b.broker = approvals.New(approvals.Config{
 		AllowList:       cfg.AllowList,
-		Paths:           scope.Rule{Roots: cfg.AddDirs, Forbidden: append(slices.Clone(cfg.PrivatePaths), cfg.UploadDir)},
+		Paths:           scope.Rule{Host: cfg.Host, Roots: cfg.AddDirs, Forbidden: append(slices.Clone(cfg.PrivatePaths), cfg.UploadDir)},
 		SkipPermissions: cfg.SkipPerms,
 		Timeout:         cfg.ApprovalWait,
 		Cooldown:        b.storedCooldown(),

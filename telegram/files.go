@@ -17,6 +17,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/human"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/view"
@@ -93,16 +94,17 @@ func (b *Bot) uploadDir(key string) string {
 
 // withFiles downloads the prompt's files into the session's upload folder
 // and returns the text for Claude: the user's words, then where the files
-// are (Claude reads them with its own tools; images included).
+// are (Claude reads them with its own tools; images included). The folder
+// is on the host Claude works on.
 func (b *Bot) withFiles(ctx context.Context, qp prefs.QueuedPrompt) (string, error) {
 	dir := b.uploadDir(qp.Key)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := b.cfg.Host.MkdirAll(ctx, dir, 0o700); err != nil {
 		return "", fmt.Errorf("creating the upload folder: %w", err)
 	}
 	var lines []string
 	for i, f := range qp.Files {
 		path := filepath.Join(dir, fileName(qp.MessageID, i, f))
-		if err := b.download(ctx, f, path); err != nil {
+		if err := b.download(ctx, b.cfg.Host, f, path); err != nil {
 			return "", fmt.Errorf("%s: %w", describeFile(f), err)
 		}
 		lines = append(lines, "- "+path+" ("+describeFile(f)+")")
@@ -120,9 +122,9 @@ func (b *Bot) withFiles(ctx context.Context, qp prefs.QueuedPrompt) (string, err
 }
 
 // download fetches one file through getFile and the Bot API's file URL,
-// writing it to path atomically. Errors never hold the URL (it holds the
-// token).
-func (b *Bot) download(ctx context.Context, f prefs.File, path string) error {
+// writing it to path on h atomically. Errors never hold the URL (it holds
+// the token).
+func (b *Bot) download(ctx context.Context, h host.Host, f prefs.File, path string) error {
 	ctx, cancel := context.WithTimeout(ctx, downloadTimeout)
 	defer cancel()
 	tf, err := b.client.GetFile(ctx, &tgbot.GetFileParams{FileID: f.FileID})
@@ -136,14 +138,16 @@ func (b *Bot) download(ctx context.Context, f prefs.File, path string) error {
 	defer body.Close()
 	// The folder again: the start-up sweep may have removed it, emptied,
 	// since withFiles made it.
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := h.MkdirAll(ctx, filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("creating the upload folder: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".part-*")
+	tmp, err := h.CreateTemp(ctx, filepath.Dir(path), ".part-*")
 	if err != nil {
 		return fmt.Errorf("saving: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
+	// After a successful rename there is nothing to remove; the removal
+	// is tried even when ctx has ended.
+	defer h.Remove(context.WithoutCancel(ctx), tmp.Name())
 	n, err := io.Copy(tmp, io.LimitReader(body, maxDownload+1))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -154,7 +158,7 @@ func (b *Bot) download(ctx context.Context, f prefs.File, path string) error {
 	case n > maxDownload:
 		return fmt.Errorf("larger than %d MB", maxDownload>>20)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := h.Rename(ctx, tmp.Name(), path); err != nil {
 		return fmt.Errorf("saving: %w", err)
 	}
 	return nil

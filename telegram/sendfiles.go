@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/untether/untether/filesend"
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/human"
-	"github.com/untether/untether/safefile"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
@@ -157,7 +157,7 @@ func (b *Bot) getCommand(ctx context.Context, key string, pl place, replyTo int,
 	var pe *filesend.PathError
 	switch {
 	case errors.As(err, &pe) && pe.Kind == filesend.Folder:
-		names, more := folderFiles(ctx, pe.Path)
+		names, more := folderFiles(ctx, rule.On(), pe.Path)
 		b.api.notify(pl, replyTo, view.GetFolder(b.redact(pe.Path), names, more))
 		return
 	case err != nil:
@@ -171,11 +171,11 @@ func (b *Bot) getCommand(ctx context.Context, key string, pl place, replyTo int,
 	}
 }
 
-// folderFiles names the first files of dir (sorted; folders and hidden
-// files left out), and whether there are more.
-func folderFiles(ctx context.Context, dir string) (names []string, more bool) {
+// folderFiles names the first files of dir on h (sorted; folders and
+// hidden files left out), and whether there are more.
+func folderFiles(ctx context.Context, h host.Host, dir string) (names []string, more bool) {
 	// The folder may have become a FIFO since it was checked: never wait.
-	entries, err := safefile.ReadDir(ctx, dir)
+	entries, err := h.ReadDir(ctx, dir)
 	if err != nil {
 		return nil, false
 	}

@@ -23,17 +23,19 @@ import (
 // waiting for an approval is not stalled either: it waits for the owner.
 
 // CPUMeter tells how much CPU time a process and every process below it
-// have used so far: the machine's process table (runner.ProcCPU reads
-// /proc); tests give scripted figures.
+// have used so far: the process table of the host Claude runs on (a
+// host.Host is one; host.Local reads /proc); tests give scripted figures.
 type CPUMeter interface {
-	TreeCPU(pid int) (time.Duration, error)
+	TreeCPU(ctx context.Context, pid int) (time.Duration, error)
 }
 
 // noCPU is the meter of a bot given none: the CPU time is never known, so
 // a quiet tool is taken for a stalled one.
 type noCPU struct{}
 
-func (noCPU) TreeCPU(int) (time.Duration, error) { return 0, errors.New("no CPU meter") }
+func (noCPU) TreeCPU(context.Context, int) (time.Duration, error) {
+	return 0, errors.New("no CPU meter")
+}
 
 // busyShare is the share of the time since the last look that a process
 // tree must have used the CPU to count as busy. An idle CLI waiting on a
@@ -118,14 +120,14 @@ func (t *turn) endWatch() {
 
 // sampleCPU looks at the CPU time of Claude's process tree and tells
 // whether it grew by busyShare of the time since the last look.
-func (t *turn) sampleCPU() (busy bool) {
+func (t *turn) sampleCPU(ctx context.Context) (busy bool) {
 	a, w := t.a, &t.watch
 	now := time.Now()
 	pid := 0
 	if p, ok := a.liveConn().(interface{ Pid() int }); ok {
 		pid = p.Pid()
 	}
-	cpu, err := a.b.cfg.CPU.TreeCPU(pid)
+	cpu, err := a.b.cfg.CPU.TreeCPU(ctx, pid)
 	if err != nil {
 		a.b.log.Debug("could not read the CPU time of claude's processes", "chat_id", a.place.ChatID, "pid", pid, "err", err)
 	}
@@ -139,7 +141,7 @@ func (t *turn) sampleCPU() (busy bool) {
 // checkStall runs when the watchdog's timer fires: first to read the CPU
 // time shortly before stall_after, then at stall_after and every
 // stall_after after that while Claude stays quiet.
-func (t *turn) checkStall() {
+func (t *turn) checkStall(ctx context.Context) {
 	a, b, w := t.a, t.a.b, &t.watch
 	window := t.cpuWindow()
 	tool := t.runningTool()
@@ -154,11 +156,11 @@ func (t *turn) checkStall() {
 	}
 	if !w.primed { // read the CPU time now, compare at stall_after
 		w.primed = true
-		t.sampleCPU()
+		t.sampleCPU(ctx)
 		w.timer.Reset(max(time.Until(w.news.Add(b.cfg.StallAfter)), window))
 		return
 	}
-	busy := t.sampleCPU()
+	busy := t.sampleCPU(ctx)
 	w.timer.Reset(b.cfg.StallAfter)
 	w.stall = &view.Stall{Kind: tool.Kind, Title: tool.Title, Busy: busy}
 	t.dirty = true

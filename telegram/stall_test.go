@@ -1,6 +1,7 @@
 package telegram_test
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +24,7 @@ type fakeCPU struct {
 	pids map[int]bool
 }
 
-func (f *fakeCPU) TreeCPU(pid int) (time.Duration, error) {
+func (f *fakeCPU) TreeCPU(_ context.Context, pid int) (time.Duration, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	now := time.Now()

@@ -178,7 +178,7 @@ func (t *turn) run(ctx context.Context, conn engine.Conn, progress chan int) {
 	for {
 		select {
 		case <-t.watchC():
-			t.checkStall()
+			t.checkStall(ctx)
 			t.schedule(editTimer)
 		case <-showProgress.C:
 			t.sendProgress(ctx, progress)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
@@ -122,7 +123,9 @@ func (b *Bot) withVoice(ctx context.Context, p place, qp prefs.QueuedPrompt) (pr
 			continue
 		}
 		path := filepath.Join(dir, fileName(qp.MessageID, i, f))
-		if err := b.download(ctx, f, path); err != nil {
+		// The recording is heard here, by this machine's transcriber:
+		// it is saved here whatever host Claude works on.
+		if err := b.download(ctx, host.Local{}, f, path); err != nil {
 			return qp, fmt.Errorf("%s: %w", describeFile(f), err)
 		}
 		text, err := b.cfg.Voice.Transcriber.Transcribe(ctx, path)

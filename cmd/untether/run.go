@@ -14,6 +14,7 @@ import (
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/filesend"
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/redact"
@@ -39,13 +40,18 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer store.Close()
+	// The one host Claude works on today: this machine. Everything done
+	// there (Claude's processes, git, the path rule, uploads, /get, the
+	// stall watchdog's CPU meter) goes through it.
+	h := host.Local{}
 	bc := botConfig(cfg)
+	bc.Host, bc.CPU, bc.Git.Host = h, h, h
 	bc.Version, bc.ClaudeVersion = buildVersion(), startClaudeVersion(ctx, cfg, log)
 	if files := fileServer(cfg, log); files != nil {
 		defer files.Close() // Run closes it too; this is for a Run that never started
 		bc.Files = files
 	}
-	bot, err := telegram.New(bc, claudeEngine(cfg, log), store, log)
+	bot, err := telegram.New(bc, claudeEngine(cfg, h, log), store, log)
 	if err != nil {
 		return err
 	}
@@ -106,7 +112,6 @@ func loadForRun(flags commonFlags, stderr io.Writer) (*Config, *slog.Logger, err
 func botConfig(cfg *Config) telegram.Config {
 	return telegram.Config{
 		Token:          cfg.Telegram.BotToken.Reveal(),
-		CPU:            runner.ProcCPU{},
 		APIURL:         cfg.Telegram.APIURL,
 		AllowedUsers:   cfg.Telegram.AllowedUserIDs,
 		AllowAnyUser:   cfg.Telegram.AllowAnyUser,
@@ -293,6 +298,8 @@ func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
 // claudeEngine is the Claude Code engine the bot runs. Its store and the
 // user's commands are where the CLI it starts looks: [claude.env] may
 // move them (CLAUDE_CONFIG_DIR).
-func claudeEngine(cfg *Config, log *slog.Logger) *runner.Engine {
-	return &runner.Engine{Base: runnerOptions(cfg, log), Files: claudefiles.Files{ConfigDir: claudefiles.ConfigDir(claudeEnv(cfg))}}
+func claudeEngine(cfg *Config, h host.Host, log *slog.Logger) *runner.Engine {
+	base := runnerOptions(cfg, log)
+	base.Host = h
+	return &runner.Engine{Base: base, Files: claudefiles.Files{ConfigDir: claudefiles.ConfigDir(claudeEnv(cfg))}}
 }

@@ -1,4 +1,4 @@
-package runner
+package host
 
 import (
 	"bytes"
@@ -10,10 +10,12 @@ import (
 	"time"
 )
 
-// The CPU time of a Claude process and of everything it started, from
-// /proc (Linux): the bot's stall watchdog tells a busy tool (a build) from
-// one waiting on something that will not come (a password prompt, a hung
-// MCP server) by whether this grows.
+// The process table of this machine, from /proc (Linux): the CPU time of
+// a process and of everything it started (the bot's stall watchdog tells a
+// busy tool, a build, from one waiting on something that will not come, a
+// password prompt or a hung MCP server, by whether this grows), and the
+// processes below one (the runner's close finds the tools Claude started
+// in sessions of their own).
 
 // userHZ is the unit of the times in /proc/<pid>/stat. The kernel exports
 // them in USER_HZ, which is 100 on every Linux architecture Go supports
@@ -97,18 +99,11 @@ func below(procs map[int]procStat, pid int) []int {
 	return out
 }
 
-// ProcCPU measures process trees through /proc (TreeCPU): the stall
-// watchdog's meter for Claude Code processes on this machine.
-type ProcCPU struct{}
-
-// TreeCPU implements the bot's CPU meter.
-func (ProcCPU) TreeCPU(pid int) (time.Duration, error) { return TreeCPU(pid) }
-
-// TreeCPU returns the CPU time pid and every process below it have used
+// treeCPU returns the CPU time pid and every process below it have used
 // so far (user and system, including children they reaped). Bash tools run
 // in sessions of their own but are still below the CLI. An error means pid
 // is gone (or this is not Linux).
-func TreeCPU(pid int) (time.Duration, error) {
+func treeCPU(pid int) (time.Duration, error) {
 	if pid <= 0 {
 		return 0, fmt.Errorf("tree cpu: no process (pid %d)", pid)
 	}
