@@ -142,6 +142,10 @@ func (e Exit) String() string {
 
 // File is a regular file opened for reading on a host.
 type File interface {
+	// Read reads on from where the last read stopped (io.Reader), for a
+	// caller that scans a file it need not hold whole; it is bounded by
+	// the caller (safefile.Within).
+	io.Reader
 	// ReadAll reads the rest of the file, at most max bytes (a file that
 	// grows past max while read is ErrTooBig; max ≤ 0: any size), within
 	// ctx's deadline or safefile.DefaultTimeout.

@@ -67,5 +67,6 @@ func (l localFile) ReadAll(ctx context.Context, max int64) ([]byte, error) {
 	return safefile.ReadOpen(ctx, l.f, max)
 }
 
-func (l localFile) RealPath() (string, error) { return safefile.RealPath(l.f) }
-func (l localFile) Close() error              { return l.f.Close() }
+func (l localFile) Read(p []byte) (int, error) { return l.f.Read(p) }
+func (l localFile) RealPath() (string, error)  { return safefile.RealPath(l.f) }
+func (l localFile) Close() error               { return l.f.Close() }

@@ -77,7 +77,7 @@ func notRegular(fi fs.FileInfo) error {
 // DefaultTimeout. When the time runs out it returns at once; the read
 // left behind ends with the file.
 func ReadFile(ctx context.Context, path string, max int64) ([]byte, error) {
-	return within(ctx, func() ([]byte, error) {
+	return Within(ctx, func() ([]byte, error) {
 		f, _, err := Open(path, max)
 		if err != nil {
 			return nil, err
@@ -107,7 +107,7 @@ func readAll(f *os.File, path string, max int64) ([]byte, error) {
 // ctx's deadline or DefaultTimeout. Something else in a folder's place
 // (a FIFO, a device) is refused without being waited on.
 func ReadDir(ctx context.Context, path string) ([]fs.DirEntry, error) {
-	return within(ctx, func() ([]fs.DirEntry, error) {
+	return Within(ctx, func() ([]fs.DirEntry, error) {
 		f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_DIRECTORY, 0)
 		if err != nil {
 			if errors.Is(err, syscall.ENOTDIR) {
@@ -122,9 +122,9 @@ func ReadDir(ctx context.Context, path string) ([]fs.DirEntry, error) {
 	})
 }
 
-// within runs read on its own goroutine and waits for it until ctx ends
+// Within runs read on its own goroutine and waits for it until ctx ends
 // or DefaultTimeout passes when ctx has no deadline.
-func within[T any](ctx context.Context, read func() (T, error)) (T, error) {
+func Within[T any](ctx context.Context, read func() (T, error)) (T, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultTimeout)
@@ -151,7 +151,7 @@ func within[T any](ctx context.Context, read func() (T, error)) (T, error) {
 // ReadHead reads at most the first n bytes of the regular file path, of
 // any size, within ctx's deadline or DefaultTimeout.
 func ReadHead(ctx context.Context, path string, n int64) ([]byte, error) {
-	return within(ctx, func() ([]byte, error) {
+	return Within(ctx, func() ([]byte, error) {
 		f, _, err := Open(path, 0)
 		if err != nil {
 			return nil, err
@@ -169,14 +169,14 @@ func ReadHead(ctx context.Context, path string, n int64) ([]byte, error) {
 // that grows past max while read is refused with ErrTooBig; max ≤ 0: any
 // size), within ctx's deadline or DefaultTimeout.
 func ReadOpen(ctx context.Context, f *os.File, max int64) ([]byte, error) {
-	return within(ctx, func() ([]byte, error) { return readAll(f, f.Name(), max) })
+	return Within(ctx, func() ([]byte, error) { return readAll(f, f.Name(), max) })
 }
 
 // Use opens path as Open does (a regular file of at most max bytes) and
 // hands it to use, within ctx's deadline or DefaultTimeout; the file is
 // closed when use returns.
 func Use(ctx context.Context, path string, max int64, use func(f *os.File, fi fs.FileInfo) error) error {
-	_, err := within(ctx, func() (struct{}, error) {
+	_, err := Within(ctx, func() (struct{}, error) {
 		f, fi, err := Open(path, max)
 		if err != nil {
 			return struct{}{}, err

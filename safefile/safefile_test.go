@@ -106,14 +106,14 @@ func TestWithinReturnsAtTheDeadline(t *testing.T) {
 		release := make(chan struct{})
 		defer close(release)
 		start := time.Now()
-		_, err := within(context.Background(), func() (int, error) { <-release; return 1, nil })
+		_, err := Within(context.Background(), func() (int, error) { <-release; return 1, nil })
 		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != DefaultTimeout {
 			t.Fatalf("err = %v after %v, want the deadline after %v", err, time.Since(start), DefaultTimeout)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		start = time.Now()
-		if _, err := within(ctx, func() (int, error) { <-release; return 1, nil }); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != time.Second {
+		if _, err := Within(ctx, func() (int, error) { <-release; return 1, nil }); !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != time.Second {
 			t.Fatalf("err = %v after %v, want the caller's deadline", err, time.Since(start))
 		}
 	})

@@ -47,7 +47,7 @@ func TestContractBotHandOffFromTheDesk(t *testing.T) {
 	if out, err := desk.CombinedOutput(); err != nil || !strings.Contains(string(out), "Answer at the desk.") {
 		t.Fatalf("claude at the desk: %v\n%s", err, out)
 	}
-	list, err := claudefiles.ListSessions(context.Background(), filepath.Join(home, ".claude"), work, 0)
+	list, err := claudefiles.ListSessions(context.Background(), nil, filepath.Join(home, ".claude"), work, 0)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("the desk session is not in the store: %+v %v", list, err)
 	}

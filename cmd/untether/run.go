@@ -301,5 +301,5 @@ func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
 func claudeEngine(cfg *Config, h host.Host, log *slog.Logger) *runner.Engine {
 	base := runnerOptions(cfg, log)
 	base.Host = h
-	return &runner.Engine{Base: base, Files: claudefiles.Files{ConfigDir: claudefiles.ConfigDir(claudeEnv(cfg))}}
+	return &runner.Engine{Base: base, Files: claudefiles.Files{ConfigDir: claudefiles.ConfigDir(claudeEnv(cfg)), Host: h}}
 }

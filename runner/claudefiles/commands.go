@@ -2,11 +2,13 @@ package claudefiles
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/safefile"
 )
 
@@ -26,10 +28,12 @@ const (
 // Commands lists the custom commands and skills Claude Code offers in the
 // working directory dir: the project's (dir/.claude) first, then the
 // user's (configDir), sorted by name within each; a name the project has
-// hides the user's. The files are the project's, so each is read through
-// safefile: a FIFO or a device is skipped, never waited on, and no read
-// outlives ctx's deadline (safefile.DefaultTimeout without one).
-func Commands(ctx context.Context, configDir, dir string) []engine.Command {
+// hides the user's. The files are the project's, so each is read on the
+// host h by safefile's rules: a FIFO or a device is skipped, never waited
+// on, and no read outlives ctx's deadline (safefile.DefaultTimeout without
+// one).
+func Commands(ctx context.Context, h host.Host, configDir, dir string) []engine.Command {
+	h = host.Or(h)
 	var out []engine.Command
 	seen := map[string]bool{}
 	for _, src := range []struct {
@@ -40,8 +44,8 @@ func Commands(ctx context.Context, configDir, dir string) []engine.Command {
 			continue
 		}
 		var found []engine.Command
-		commandFiles(ctx, filepath.Join(src.base, "commands"), "", 0, &found)
-		found = append(found, skills(ctx, filepath.Join(src.base, "skills"))...)
+		commandFiles(ctx, h, filepath.Join(src.base, "commands"), "", 0, &found)
+		found = append(found, skills(ctx, h, filepath.Join(src.base, "skills"))...)
 		slices.SortFunc(found, func(a, b engine.Command) int { return strings.Compare(a.Name, b.Name) })
 		for _, c := range found {
 			if seen[c.Name] || len(out) >= maxCommands {
@@ -58,8 +62,8 @@ func Commands(ctx context.Context, configDir, dir string) []engine.Command {
 // commandFiles adds the commands of folder (named prefix, "" at the top)
 // and the folders below it to out. Links are not followed into folders,
 // as filepath.WalkDir did.
-func commandFiles(ctx context.Context, folder, prefix string, depth int, out *[]engine.Command) {
-	entries, err := safefile.ReadDir(ctx, folder)
+func commandFiles(ctx context.Context, h host.Host, folder, prefix string, depth int, out *[]engine.Command) {
+	entries, err := h.ReadDir(ctx, folder)
 	if err != nil || depth > maxDepth {
 		return
 	}
@@ -69,22 +73,22 @@ func commandFiles(ctx context.Context, folder, prefix string, depth int, out *[]
 		}
 		p := filepath.Join(folder, e.Name())
 		if e.IsDir() {
-			commandFiles(ctx, p, prefix+e.Name()+":", depth+1, out)
+			commandFiles(ctx, h, p, prefix+e.Name()+":", depth+1, out)
 			continue
 		}
 		name, ok := strings.CutSuffix(e.Name(), ".md")
 		if !ok {
 			continue
 		}
-		meta, body, ok := frontMatter(ctx, p)
+		meta, body, ok := frontMatter(ctx, h, p)
 		if ok {
 			*out = append(*out, engine.Command{Name: prefix + name, Description: describe(meta, body)})
 		}
 	}
 }
 
-func skills(ctx context.Context, root string) []engine.Command {
-	entries, err := safefile.ReadDir(ctx, root)
+func skills(ctx context.Context, h host.Host, root string) []engine.Command {
+	entries, err := h.ReadDir(ctx, root)
 	if err != nil {
 		return nil
 	}
@@ -93,7 +97,7 @@ func skills(ctx context.Context, root string) []engine.Command {
 		if !e.IsDir() || len(out) >= maxCommands || ctx.Err() != nil {
 			continue
 		}
-		meta, body, ok := frontMatter(ctx, filepath.Join(root, e.Name(), "SKILL.md"))
+		meta, body, ok := frontMatter(ctx, h, filepath.Join(root, e.Name(), "SKILL.md"))
 		if !ok {
 			continue
 		}
@@ -110,8 +114,15 @@ func skills(ctx context.Context, root string) []engine.Command {
 // lines of a Markdown file, and the first lines of the body; only the
 // file's first 4 KB are read. ok is false for a file that is missing or
 // is no regular file.
-func frontMatter(ctx context.Context, path string) (meta map[string]string, body string, ok bool) {
-	head, err := safefile.ReadHead(ctx, path, 4096)
+func frontMatter(ctx context.Context, h host.Host, path string) (meta map[string]string, body string, ok bool) {
+	head, err := safefile.Within(ctx, func() ([]byte, error) {
+		f, _, err := h.Open(ctx, path, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return io.ReadAll(io.LimitReader(f, 4096))
+	})
 	if err != nil {
 		return nil, "", false
 	}

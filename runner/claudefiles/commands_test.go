@@ -34,7 +34,7 @@ func TestCommandsNamedLikeClaudeCode(t *testing.T) {
 	writeFile(t, filepath.Join(cfg, "commands/mine.md"), "# My own command\n")
 	writeFile(t, filepath.Join(cfg, "commands/hello.md"), "the user's hello, hidden by the project's\n")
 
-	got := Commands(context.Background(), cfg, dir)
+	got := Commands(context.Background(), nil, cfg, dir)
 	want := []engine.Command{
 		{Name: "Code-Review_2", Description: "review it"},
 		{Name: "frontend:comp", Description: "Make a component"},
@@ -86,7 +86,7 @@ func TestCommandsSkipFilesThatBlock(t *testing.T) {
 		}
 	})
 	done := make(chan []engine.Command, 1)
-	go func() { done <- Commands(context.Background(), cfg, dir) }()
+	go func() { done <- Commands(context.Background(), nil, cfg, dir) }()
 	select {
 	case got := <-done:
 		var names []string

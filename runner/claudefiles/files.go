@@ -12,6 +12,7 @@ import (
 	"errors"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
 )
 
 // Files are Claude Code's own files under its configuration directory:
@@ -23,6 +24,9 @@ type Files struct {
 	// ConfigDir is Claude Code's configuration directory as the CLI finds
 	// it ($CLAUDE_CONFIG_DIR, else ~/.claude: see ConfigDir).
 	ConfigDir string
+	// Host is the machine Claude Code runs on, where its files are; nil
+	// is this machine.
+	Host host.Host
 }
 
 var (
@@ -38,7 +42,7 @@ func (f Files) ListSessions(ctx context.Context, dir string, limit int) ([]engin
 	if f.ConfigDir == "" {
 		return nil, nil
 	}
-	return ListSessions(ctx, f.ConfigDir, dir, limit)
+	return ListSessions(ctx, f.Host, f.ConfigDir, dir, limit)
 }
 
 // ReadSession implements engine.SessionStore.
@@ -46,7 +50,7 @@ func (f Files) ReadSession(ctx context.Context, dir, id string) (engine.PastSess
 	if f.ConfigDir == "" {
 		return engine.PastSession{}, errors.New("no Claude Code configuration directory")
 	}
-	return ReadSession(ctx, f.ConfigDir, dir, id)
+	return ReadSession(ctx, f.Host, f.ConfigDir, dir, id)
 }
 
 // StatSession implements engine.SessionStore.
@@ -54,7 +58,7 @@ func (f Files) StatSession(dir, id string) (engine.PastSession, bool) {
 	if f.ConfigDir == "" {
 		return engine.PastSession{}, false
 	}
-	return StatSession(f.ConfigDir, dir, id)
+	return StatSession(f.Host, f.ConfigDir, dir, id)
 }
 
 // ResumeCommand implements engine.DeskHandoff.
@@ -75,5 +79,5 @@ func (f Files) CommandSource() engine.CommandSource { return f }
 
 // Commands implements engine.CommandSource.
 func (f Files) Commands(ctx context.Context, dir string) []engine.Command {
-	return Commands(ctx, f.ConfigDir, dir)
+	return Commands(ctx, f.Host, f.ConfigDir, dir)
 }

@@ -17,6 +17,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/safefile"
 )
 
@@ -91,9 +92,9 @@ func SessionsDir(configDir, dir string) string {
 // first, at most limit of them (0: all): those its folder holds that
 // started in dir (engine.PastSession.BelongsTo). A folder that does not exist is an
 // empty list. Files that cannot be read are skipped.
-func ListSessions(ctx context.Context, configDir, dir string, limit int) ([]engine.PastSession, error) {
+func ListSessions(ctx context.Context, h host.Host, configDir, dir string, limit int) ([]engine.PastSession, error) {
 	folder := SessionsDir(configDir, dir)
-	entries, err := safefile.ReadDir(ctx, folder)
+	entries, err := host.Or(h).ReadDir(ctx, folder)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -120,7 +121,7 @@ func ListSessions(ctx context.Context, configDir, dir string, limit int) ([]engi
 		if limit > 0 && len(mine) == limit {
 			break
 		}
-		s, err := ReadSession(ctx, configDir, dir, e.ID)
+		s, err := ReadSession(ctx, h, configDir, dir, e.ID)
 		if err != nil || !s.BelongsTo(dir) {
 			continue // another directory's, or unreadable
 		}
@@ -147,11 +148,11 @@ func validID(id string) bool {
 
 // StatSession returns the session's file time and size without reading it;
 // ok is false when the store has no such session for dir.
-func StatSession(configDir, dir, id string) (engine.PastSession, bool) {
+func StatSession(h host.Host, configDir, dir, id string) (engine.PastSession, bool) {
 	if !validID(id) {
 		return engine.PastSession{}, false
 	}
-	fi, err := os.Stat(filepath.Join(SessionsDir(configDir, dir), id+".jsonl"))
+	fi, err := host.Or(h).Stat(context.Background(), filepath.Join(SessionsDir(configDir, dir), id+".jsonl"))
 	if err != nil || !fi.Mode().IsRegular() {
 		return engine.PastSession{}, false
 	}
@@ -166,20 +167,24 @@ const maxScanLine = 1 << 20
 // ReadSession reads one session's file: its first prompt, turn count and
 // the directory it started in. It does not check that directory: callers
 // that offer the session to a chat check BelongsTo.
-func ReadSession(ctx context.Context, configDir, dir, id string) (engine.PastSession, error) {
+func ReadSession(ctx context.Context, h host.Host, configDir, dir, id string) (engine.PastSession, error) {
 	if !validID(id) {
 		return engine.PastSession{}, fmt.Errorf("no session %s of %s in the Claude Code store", id, dir)
 	}
-	// Through safefile: the store is written by Claude's processes, so a
-	// FIFO in a session file's place is refused, never waited on.
-	var s engine.PastSession
-	err := safefile.Use(ctx, filepath.Join(SessionsDir(configDir, dir), id+".jsonl"), 0, func(f *os.File, fi fs.FileInfo) error {
-		s = engine.PastSession{ID: id, Modified: fi.ModTime(), Size: fi.Size()}
-		var err error
+	// By the host's safe open: the store is written by Claude's
+	// processes, so a FIFO in a session file's place is refused, never
+	// waited on; the scan is bounded by ctx (safefile.Within).
+	s, err := safefile.Within(ctx, func() (engine.PastSession, error) {
+		f, fi, err := host.Or(h).Open(ctx, filepath.Join(SessionsDir(configDir, dir), id+".jsonl"), 0)
+		if err != nil {
+			return engine.PastSession{}, err
+		}
+		defer f.Close()
+		s := engine.PastSession{ID: id, Modified: fi.ModTime(), Size: fi.Size()}
 		s.FirstPrompt, s.Turns, s.Dir, err = scanPrompts(f)
-		return err
+		return s, err
 	})
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, safefile.ErrNotRegular) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, host.ErrNotRegular) {
 		return engine.PastSession{}, fmt.Errorf("no session %s of %s in the Claude Code store", id, dir)
 	}
 	if err != nil {

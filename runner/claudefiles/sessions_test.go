@@ -103,20 +103,20 @@ func TestListSessionsNewestFirst(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(folder, "notes.txt"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	list, err := ListSessions(context.Background(), cfg, dir, 0)
+	list, err := ListSessions(context.Background(), nil, cfg, dir, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list) != 2 || list[0].FirstPrompt != "new one" || list[1].FirstPrompt != "old one" || list[0].Turns != 1 {
 		t.Fatalf("list = %+v", list)
 	}
-	if one, _ := ListSessions(context.Background(), cfg, dir, 1); len(one) != 1 || one[0].FirstPrompt != "new one" {
+	if one, _ := ListSessions(context.Background(), nil, cfg, dir, 1); len(one) != 1 || one[0].FirstPrompt != "new one" {
 		t.Errorf("limit 1: %+v", one)
 	}
-	if none, err := ListSessions(context.Background(), cfg, "/elsewhere", 0); err != nil || len(none) != 0 {
+	if none, err := ListSessions(context.Background(), nil, cfg, "/elsewhere", 0); err != nil || len(none) != 0 {
 		t.Errorf("no folder: %v %v", none, err)
 	}
-	if _, ok := StatSession(cfg, dir, "../../etc/passwd"); ok {
+	if _, ok := StatSession(nil, cfg, dir, "../../etc/passwd"); ok {
 		t.Error("a path was taken for a session id")
 	}
 }
@@ -200,7 +200,7 @@ func TestListSessionsOnlyThisDirectory(t *testing.T) {
 		{mine, 1, "this project"}, // the newer sessions of the other directory do not use up the limit
 		{other, 0, "the other project"},
 	} {
-		list, err := ListSessions(context.Background(), cfg, c.dir, c.limit)
+		list, err := ListSessions(context.Background(), nil, cfg, c.dir, c.limit)
 		if err != nil {
 			t.Fatal(err)
 		}
