@@ -356,7 +356,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 		return nil, err
 	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
-	startDir := resolvedDir(workDir)
+	startDir := b.resolvedDir(workDir)
 	st := b.settings(a.key)
 	spec := engine.Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir,
 		Partial: st.Stream != view.StreamOff}

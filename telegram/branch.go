@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/view"
@@ -27,7 +28,7 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo i
 	}
 	name := strings.TrimSpace(arg)
 	if name == "" {
-		return view.BranchList(worktreeItems(list, cur))
+		return view.BranchList(worktreeItems(b.cfg.Host, list, cur))
 	}
 	if a := b.existingActor(key); a != nil && a.working() {
 		return view.BranchBusy
@@ -39,7 +40,7 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo i
 			return view.NotARepo(cur)
 		}
 		w = projects.Worktree{Path: projects.WorktreePath(b.cfg.WorktreesDir, list[0].Path, name), Branch: name}
-		switch v := scope.InRoots(w.Path, b.roots()); {
+		switch v := b.inRoots(w.Path, b.roots()); {
 		case v.Invisible:
 			return view.BranchRefused(view.InvisibleDir(w.Path))
 		case !v.Inside:
@@ -75,13 +76,13 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo i
 
 // worktreeItems marks the worktree the chat works in: the one holding its
 // directory by the one path rule (the deepest, as worktrees may lie
-// inside the main one).
-func worktreeItems(list []projects.Worktree, dir string) []view.WorktreeItem {
+// inside the main one), links resolved on the host h.
+func worktreeItems(h host.Host, list []projects.Worktree, dir string) []view.WorktreeItem {
 	items := make([]view.WorktreeItem, len(list))
 	best := -1
 	for i, w := range list {
 		items[i] = view.WorktreeItem{Path: w.Path, Branch: w.Branch, Main: w.Main}
-		if scope.InRoots(dir, []string{w.Path}).Inside && (best < 0 || len(w.Path) > len(list[best].Path)) {
+		if (scope.Rule{Host: h, Roots: []string{w.Path}}).Check(dir).Inside && (best < 0 || len(w.Path) > len(list[best].Path)) {
 			best = i
 		}
 	}

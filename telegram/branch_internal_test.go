@@ -28,10 +28,10 @@ func TestWorktreeItemsMarkByThePathRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	list := []projects.Worktree{{Path: alias, Branch: "main", Main: true}, {Path: wt, Branch: "x"}}
-	if items := worktreeItems(list, filepath.Join(api, "src")); !items[0].Current || items[1].Current {
+	if items := worktreeItems(nil, list, filepath.Join(api, "src")); !items[0].Current || items[1].Current {
 		t.Errorf("chat in %s/src: %+v, want the main worktree (named through a link) marked", api, items)
 	}
-	if items := worktreeItems(list, base+"/api.worktrees"); items[0].Current || items[1].Current {
+	if items := worktreeItems(nil, list, base+"/api.worktrees"); items[0].Current || items[1].Current {
 		t.Errorf("chat in the worktrees folder: %+v, want nothing marked", items)
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/view"
 )
@@ -84,8 +84,8 @@ func (b *Bot) resolveWorkDir(current, arg string) (string, error) {
 		return "", err
 	}
 	p := filepath.Clean(abs)
-	v := scope.InRoots(abs, b.roots())
-	fi, err := os.Stat(v.Path)
+	v := b.inRoots(abs, b.roots())
+	fi, err := b.host().Stat(context.Background(), v.Path)
 	switch {
 	case v.Invisible:
 		return "", errors.New(view.InvisibleDir(p))
@@ -151,9 +151,9 @@ func (b *Bot) checkedWorkDir(key string, pl place, replyTo int, setAside func())
 	if st.WorkSource != fromChat {
 		return st.WorkDir
 	}
-	v := scope.InRoots(st.WorkDir, b.roots())
+	v := b.inRoots(st.WorkDir, b.roots())
 	resolved := v.Path
-	fi, err := os.Stat(resolved)
+	fi, err := b.host().Stat(context.Background(), resolved)
 	var why view.DirProblem
 	switch {
 	case v.Invisible:
@@ -194,11 +194,21 @@ func (b *Bot) setSessionAside(key string) {
 	}
 }
 
-// resolvedDir is dir with links resolved, as a process started there has
-// it; dir itself when it cannot be resolved (the start then fails).
-func resolvedDir(dir string) string {
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
+// resolvedDir is dir with links resolved on the host, as a process
+// started there has it; dir itself when it cannot be resolved (the start
+// then fails).
+func (b *Bot) resolvedDir(dir string) string {
+	if r, err := b.host().ResolveLinks(context.Background(), dir); err == nil {
 		return r
 	}
 	return dir
+}
+
+// host is the machine Claude works on (Config.Host; nil: this one).
+func (b *Bot) host() host.Host { return host.Or(b.cfg.Host) }
+
+// inRoots is scope.InRoots on the host: whether the roots hold path,
+// links resolved there.
+func (b *Bot) inRoots(path string, roots []string) scope.Verdict {
+	return scope.Rule{Host: b.cfg.Host, Roots: roots}.Check(path)
 }

@@ -151,7 +151,7 @@ func (b *Bot) getCommand(ctx context.Context, key string, pl place, replyTo int,
 	}
 	// The chat's directory as checked now, links resolved (WorkDirResolved:
 	// a link put in its place after the check is not followed).
-	rule := b.broker.PathRule(resolvedDir(b.chatDir(key, pl, replyTo)), b.uploadDir(key))
+	rule := b.broker.PathRule(b.resolvedDir(b.chatDir(key, pl, replyTo)), b.uploadDir(key))
 	rule.WorkDirResolved = true
 	f, err := filesend.Read(ctx, rule, arg, maxUpload)
 	var pe *filesend.PathError
