@@ -12,6 +12,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"strconv"
@@ -171,6 +172,12 @@ var (
 	ErrTooBig     = safefile.ErrTooBig
 	ErrNotDir     = safefile.ErrNotDir
 )
+
+// ErrUnreachable is wrapped by every error of a host that could not be
+// reached at all (no connection, a refused host key, a login refused), as
+// opposed to the operation failing there: the bot then keeps the chat's
+// message for a retry rather than report Claude failing.
+var ErrUnreachable = errors.New("host unreachable")
 
 // Or is h, or Local when h is nil: the zero value of a caller's Host
 // field means this machine.

@@ -36,6 +36,10 @@ type actor struct {
 	lastUse   time.Time
 	restart   bool // settings changed: restart the process (resuming) before the next turn
 
+	// mach is the machine of conn's process, whose pool holds the actor's
+	// slot: set before a start, kept until the slot is released.
+	mach *machine
+
 	// startDir is the directory conn's process started in, links resolved
 	// then: the path rule's working directory, never the chat's setting
 	// read again later (its name may lead elsewhere by now).
@@ -299,7 +303,7 @@ func (a *actor) idle(ctx context.Context) bool {
 		case <-a.evict:
 			// The request may be stale: the turn that asked got another
 			// slot or gave up (cancelled) meanwhile. Ask the pool again.
-			if !a.b.pool.short() {
+			if !a.machine().pool.short() {
 				continue
 			}
 			a.closeConn(ctx, view.ReasonEvicted)
@@ -343,11 +347,15 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 		conn = nil
 	}
 	if conn != nil {
-		b.pool.touch(a)
+		a.machine().pool.touch(a)
 		return conn, nil
 	}
-	err := b.pool.acquire(t.cancelReq, a, func(h *actor) bool { return h.busy() }, func() {
-		b.api.notify(a.place, t.qp.MessageID, view.WaitingForSlot(b.cfg.MaxLive))
+	m := b.machineFor(a.key)
+	a.mu.Lock()
+	a.mach = m
+	a.mu.Unlock()
+	err := m.pool.acquire(t.cancelReq, a, func(h *actor) bool { return h.busy() }, func() {
+		b.api.notify(a.place, t.qp.MessageID, view.WaitingForSlot(m.MaxLive))
 	})
 	if err != nil {
 		if t.cancelReq.Err() != nil {
@@ -356,7 +364,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 		return nil, err
 	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
-	startDir := b.resolvedDir(workDir)
+	startDir := m.resolvedDir(workDir)
 	st := b.settings(a.key)
 	spec := engine.Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir,
 		Partial: st.Stream != view.StreamOff}
@@ -365,15 +373,18 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	} else if ok {
 		spec.Resume = rec.SessionID
 	}
-	grant := a.openGrant(startDir)
+	grant := a.openGrant(m, startDir)
 	if grant != nil {
 		spec.MCPConfig = grant.ConfigPath()
 		spec.AllowedTools = []string{filesend.AllowedTool} // the bot itself checks every path
 	}
-	conn, err = b.engine.Start(ctx, spec)
+	conn, err = m.Engine.Start(ctx, spec)
 	if err != nil {
 		closeGrant(grant)
-		b.pool.release(a)
+		m.pool.release(a)
+		if unreachable(err) {
+			return nil, &unreachableError{machine: m.Name, err: err}
+		}
 		return nil, err
 	}
 	t.resumed = spec.Resume
@@ -384,7 +395,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	a.startDir = startDir
 	a.mark = storeMark{}
 	a.mu.Unlock()
-	b.refreshMenu(ctx, a.place.ChatID, startDir)
+	b.refreshMenu(ctx, a.place.ChatID, cmdDir{m.Name, startDir})
 	return conn, nil
 }
 
@@ -392,12 +403,12 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 // the directory it starts in (startDir, links resolved, as approvals take
 // it), the chat's upload folder, add_dirs. Without the tool (not
 // configured, or the grant failed) Claude runs all the same.
-func (a *actor) openGrant(startDir string) *filesend.Grant {
+func (a *actor) openGrant(m *machine, startDir string) *filesend.Grant {
 	b := a.b
 	if b.cfg.Files == nil {
 		return nil
 	}
-	rule := b.broker.PathRule(startDir, b.uploadDir(a.key))
+	rule := b.broker.PathRule(startDir, m.uploadDir(a.key), m.where())
 	rule.WorkDirResolved = true
 	g, err := b.cfg.Files.Open(filesend.Session{Key: a.key, Rule: rule})
 	if err != nil {
@@ -450,7 +461,19 @@ func (a *actor) closeConn(ctx context.Context, why string) {
 		for range conn.Events() {
 		}
 	}()
-	a.b.pool.release(a)
+	a.machine().pool.release(a)
+}
+
+// machine is the machine of the actor's process, or the one its next
+// process starts on when it has none.
+func (a *actor) machine() *machine {
+	a.mu.Lock()
+	m := a.mach
+	a.mu.Unlock()
+	if m == nil {
+		return a.b.machineFor(a.key)
+	}
+	return m
 }
 
 func (a *actor) forgetConn() {
@@ -459,7 +482,7 @@ func (a *actor) forgetConn() {
 	a.conn, a.grant = nil, nil
 	a.mu.Unlock()
 	closeGrant(grant)
-	a.b.pool.release(a)
+	a.machine().pool.release(a)
 }
 
 // dropSession is /new: close the process and end the session, which

@@ -139,6 +139,13 @@ type Config struct {
 	// there, uploads are written there, /get reads there. Nil: this one
 	// (host.Local).
 	Host host.Host
+	// Machines are the other machines a chat may move to with /host
+	// ([hosts.NAME]); the fields above, with the engine New is given, are
+	// the one named LocalMachine.
+	Machines []Machine
+	// DefaultMachine is the machine of a chat that chose none ([claude]
+	// host); "" is LocalMachine.
+	DefaultMachine string
 }
 
 // FileServer is the send_file tool's server: *filesend.Server, or a
@@ -206,10 +213,9 @@ func (c *Config) defaults() {
 
 // Bot is the running bot. Create it with New, then call Run.
 type Bot struct {
-	cfg    Config
-	log    *slog.Logger
-	engine engine.Engine
-	store  *prefs.Store
+	cfg   Config
+	log   *slog.Logger
+	store *prefs.Store
 	// redactor removes the token and Secrets from every text sent.
 	redactor *redact.Redactor
 	client   *tgbot.Bot
@@ -217,7 +223,9 @@ type Bot struct {
 	files    *http.Client // downloads of users' files
 	out      *outbox.Outbox
 	broker   *approvals.Broker
-	pool     *pool
+	// machines are where Claude can work, by name (machines.go); each has
+	// the pool of its live processes.
+	machines map[string]*machine
 
 	allowedUsers map[int64]bool
 	allowedChats map[int64]bool
@@ -270,7 +278,6 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 	b := &Bot{
 		cfg:          cfg,
 		log:          log,
-		engine:       eng,
 		store:        store,
 		redactor:     redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
 		allowedUsers: set(cfg.AllowedUsers),
@@ -279,8 +286,13 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		stopping:     make(chan struct{}),
 		accounts:     newAccounts(accountsKept, cfg.PressBurst),
 	}
-	b.cmdLists = newCommandLists(func() engine.CommandSource {
-		if c, ok := b.engine.(engine.Commander); ok {
+	machines, err := newMachines(&cfg, eng)
+	if err != nil {
+		return nil, err
+	}
+	b.machines = machines
+	b.cmdLists = newCommandLists(func(name string) engine.CommandSource {
+		if c, ok := b.machineNamed(name).Engine.(engine.Commander); ok {
 			return c.CommandSource()
 		}
 		return nil
@@ -325,7 +337,6 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		OnResolved:      b.onResolved,
 		Logger:          log,
 	})
-	b.pool = newPool(cfg.MaxLive)
 	return b, nil
 }
 

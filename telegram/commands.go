@@ -117,9 +117,13 @@ func (b *Bot) answer(c commandCall, text string) { b.api.notify(c.pl, c.m.ID, te
 func (b *Bot) statusText(key string, pl place, replyTo int) string {
 	b.chatDir(key, pl, replyTo)
 	st := b.settings(key)
+	m := b.machineNamed(st.Host)
 	s := view.Status{Model: st.Model, ModelSource: st.ModelSource, PlanMode: st.PlanMode, PlanModeSource: st.PlanSource,
 		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource,
-		Stream: st.Stream, StreamSource: st.StreamSource, Version: b.cfg.Version, ClaudeVersion: b.cfg.ClaudeVersion}
+		Stream: st.Stream, StreamSource: st.StreamSource, Version: b.cfg.Version, ClaudeVersion: m.ClaudeVersion}
+	if len(b.machines) > 1 {
+		s.Host, s.HostSource = st.Host, st.HostSource
+	}
 	deskDir := st.WorkDir
 	if rec, ok, err := b.store.Session(key); err == nil && ok {
 		s.SessionID = rec.SessionID
@@ -144,7 +148,7 @@ func (b *Bot) statusText(key string, pl place, replyTo int) string {
 			deskDir = as.Dir
 		}
 	}
-	s.Desk = b.deskCommand(s.SessionID, deskDir)
+	s.Desk = m.deskCommand(s.SessionID, deskDir)
 	return view.StatusText(s)
 }
 

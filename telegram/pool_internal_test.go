@@ -17,22 +17,24 @@ import (
 func TestStaleEvictKeepsTheProcess(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
+		m := &machine{Machine: Machine{Name: LocalMachine, MaxLive: 1}, pool: newPool(1)}
 		b := &Bot{cfg: Config{MaxLive: 1}, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-			broker: approvals.New(approvals.Config{}), pool: newPool(1), actors: map[string]*actor{}}
+			broker: approvals.New(approvals.Config{}), machines: map[string]*machine{LocalMachine: m}, actors: map[string]*actor{}}
 		busy := func(h *actor) bool { return h.busy() }
 		holder := newActor(b, "1", place{ChatID: 1}, false)
 		sess := runnertest.New("s1", func(*runnertest.Turn) {})
 		defer sess.Close(ctx)
-		holder.conn = sess
-		if err := b.pool.acquire(ctx, holder, busy, func() {}); err != nil {
+		holder.conn, holder.mach = sess, m
+		if err := m.pool.acquire(ctx, holder, busy, func() {}); err != nil {
 			t.Fatal(err)
 		}
 
 		// Another chat needs the only slot: the idle holder is asked for it.
 		other := newActor(b, "2", place{ChatID: 2}, false)
+		other.mach = m
 		wctx, giveUp := context.WithCancel(ctx)
 		waited := make(chan error, 1)
-		go func() { waited <- b.pool.acquire(wctx, other, busy, func() {}) }()
+		go func() { waited <- m.pool.acquire(wctx, other, busy, func() {}) }()
 		synctest.Wait()
 		if len(holder.evict) != 1 {
 			t.Fatal("the holder was not asked for its slot")

@@ -88,7 +88,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		a.mu.Lock()
 		a.turn = nil
 		a.mu.Unlock()
-		b.pool.wake() // this holder is idle now: a turn waiting for a slot may evict it
+		a.machine().pool.wake() // this holder is idle now: a turn waiting for a slot may evict it
 		b.cancels.remove(t.cancelT)
 	}()
 	// The progress message waits: a quick turn needs none (see run). A
@@ -133,7 +133,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	}
 	if err == nil {
 		t.before = a.snapshot(ctx)
-		qp.Text = b.commandPrompt(ctx, a.startDir, qp.Text)
+		qp.Text = b.commandPrompt(ctx, cmdDir{a.machine().Name, a.startDir}, qp.Text)
 		err = conn.Send(ctx, qp.Text)
 		if err != nil && t.resumed == "" {
 			// The process died between turns; one fresh start is fair.
