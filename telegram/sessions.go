@@ -182,4 +182,3 @@ func (b *Bot) askInUse(ctx context.Context, cq *models.CallbackQuery, c sessionC
 		b.log.Warn("could not send the session warning", "chat_id", c.chatID, "err", err)
 	}
 }
-
