@@ -23,6 +23,9 @@ type actor struct {
 
 	mu      sync.Mutex
 	queue   []prefs.QueuedPrompt
+	// kept are messages whose machine could not be reached, for /retry;
+	// again are those /retry put back, run before the queue (hosts.go).
+	kept, again []keptPrompt
 	running bool // the goroutine is alive
 	stopped bool
 	turn    *turn // the running turn, if any
@@ -118,10 +121,10 @@ func (a *actor) requestCancel() bool {
 // write, after the lock is released: /cancel on the polling loop takes the
 // same lock, and must not wait for the disk.
 func (a *actor) requestReset() (dropped int) {
+	seqs := a.dropKept()
 	a.mu.Lock()
-	seqs := make([]uint64, len(a.queue))
-	for i, qp := range a.queue {
-		seqs[i] = qp.Seq
+	for _, qp := range a.queue {
+		seqs = append(seqs, qp.Seq)
 	}
 	a.queue = nil
 	if a.turn != nil {
@@ -143,7 +146,7 @@ func (a *actor) requestReset() (dropped int) {
 func (a *actor) working() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.queue) > 0 || (a.turn != nil && !a.turn.answered.Load())
+	return len(a.queue) > 0 || len(a.again) > 0 || (a.turn != nil && !a.turn.answered.Load())
 }
 
 // requestNewSession closes the process and forgets the session before the
@@ -241,6 +244,12 @@ func (a *actor) loop() {
 		case <-a.reset:
 			a.dropSession(ctx)
 		default:
+		}
+		if k, ok := a.popAgain(); ok {
+			if a.mayRun(k.qp, k.merged) {
+				a.runTurn(ctx, k.qp, k.merged...)
+			}
+			continue
 		}
 		if qp, ok := a.pop(); ok {
 			var more []uint64
@@ -354,7 +363,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	a.mu.Lock()
 	a.mach = m
 	a.mu.Unlock()
-	err := m.pool.acquire(t.cancelReq, a, func(h *actor) bool { return h.busy() }, func() {
+	err := m.pool.acquire(t.cancelReq, a, func(h *actor, strict bool) bool { return h.busy(strict) }, func() {
 		b.api.notify(a.place, t.qp.MessageID, view.WaitingForSlot(m.MaxLive))
 	})
 	if err != nil {
@@ -425,11 +434,15 @@ func closeGrant(g *filesend.Grant) {
 }
 
 // busy says whether the actor must keep its process: a turn is running
-// (which includes waiting for an approval).
-func (a *actor) busy() bool {
+// (which includes waiting for an approval), or, when strict, one is coming
+// (queued, or put back by /retry). A chat with a turn coming does not lose
+// its warm process to one that waits for a slot: that one waits for a
+// holder with nothing left to do, so a burst costs a start per chat, not
+// per turn (see pool).
+func (a *actor) busy(strict bool) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.turn != nil
+	return a.turn != nil || strict && (len(a.queue) > 0 || len(a.again) > 0)
 }
 
 func (a *actor) setMode(m string) {

@@ -61,6 +61,14 @@ var commandHandlers = map[string]commandHandler{
 	"sessions": {run: func(b *Bot, ctx context.Context, c commandCall) { b.sessionsCommand(ctx, c.key, c.pl, c.m.ID) }},
 	"get":      {run: func(b *Bot, ctx context.Context, c commandCall) { b.getCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
 	"diff":     {run: func(b *Bot, ctx context.Context, c commandCall) { b.diffCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
+	"host":     {run: func(b *Bot, ctx context.Context, c commandCall) { b.answer(c, b.hostCommand(ctx, c.key, c.args)) }},
+	"retry": {run: func(b *Bot, _ context.Context, c commandCall) {
+		if n := b.actorFor(c.key, c.pl, c.group).retryKept(); n > 0 {
+			b.answer(c, view.RetryQueued(n))
+			return
+		}
+		b.answer(c, view.RetryNone)
+	}},
 	"branch": {run: func(b *Bot, ctx context.Context, c commandCall) {
 		b.answer(c, b.branchCommand(ctx, c.key, c.pl, c.m.ID, c.args))
 	}},

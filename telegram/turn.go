@@ -74,6 +74,7 @@ func (t *turn) setQueued(n int) {
 // other items): done together with qp.
 func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...uint64) {
 	b := a.b
+	orig := qp // as queued: a message kept for /retry runs again from here
 	t := &turn{a: a, qp: qp, merged: merged, started: time.Now(), st: turnstate.New()}
 	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
 	defer t.requestCancel()
@@ -127,6 +128,14 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		qp.Text, t.qp.Text = text, text
 	}
 	conn, err := a.ensureConn(ctx, t)
+	if ue := (*unreachableError)(nil); errors.As(err, &ue) {
+		// Not begun: the message stays pending in the store (a restart runs
+		// it again) and /retry runs it now.
+		log.Warn("the chat's host is unreachable: the message is kept", "host", ue.machine, "err", err)
+		a.keep(orig, merged)
+		t.finishError(ctx, progress, view.HostUnreachable(ue.machine, ue.err.Error(), b.otherMachines(ue.machine)))
+		return
+	}
 	t.begin()
 	if err == nil && t.cancelReq.Err() != nil {
 		err = errTurnCancelled // before Claude was given the prompt: it never runs

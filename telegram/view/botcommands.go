@@ -63,6 +63,10 @@ func BotCommands() []BotCommand {
 		{Name: "diff", Args: "[file]", Menu: "uncommitted changes", Help: "uncommitted changes in this chat's git repository"},
 		{Name: "branch", Args: "[name]", Menu: "worktrees; move this chat to one",
 			Help: "worktrees of the repository; a name moves this chat to that branch's worktree"},
+		{Name: "host", Args: "[name]", Menu: "the machines Claude can work on; move this chat",
+			Help: "the machines Claude can work on ([hosts] in the config), reachable or not; a name moves this chat there"},
+		{Name: "retry", Menu: "send a kept message again",
+			Help: "send again the messages kept because this chat's host was unreachable"},
 		{Name: "help", Menu: "how to use this bot", Help: "this help", About: true},
 		{Name: "start", Menu: "hello", Help: "say hello and check access", About: true},
 	}
