@@ -21,16 +21,16 @@ type actor struct {
 	place place
 	group bool
 
-	mu      sync.Mutex
-	queue   []prefs.QueuedPrompt
+	mu    sync.Mutex
+	queue []prefs.QueuedPrompt
 	// kept are messages whose machine could not be reached, for /retry;
 	// again are those /retry put back, run before the queue (hosts.go).
 	kept, again []keptPrompt
-	running bool // the goroutine is alive
-	stopped bool
-	turn    *turn // the running turn, if any
-	conn    engine.Conn
-	grant   *filesend.Grant // the send_file grant of conn's process, if any
+	running     bool // the goroutine is alive
+	stopped     bool
+	turn        *turn // the running turn, if any
+	conn        engine.Conn
+	grant       *filesend.Grant // the send_file grant of conn's process, if any
 	// connSince is when conn was started, for /usage.
 	connSince time.Time
 	model     string    // as reported by the CLI

@@ -13,16 +13,22 @@ import (
 	"github.com/untether/untether/runner/runnertest"
 )
 
+// onePoolBot is a bot with one machine of one slot, no Telegram.
+func onePoolBot() (*Bot, *machine) {
+	m := &machine{Machine: Machine{Name: LocalMachine, MaxLive: 1}, pool: newPool(1)}
+	return &Bot{cfg: Config{MaxLive: 1}, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		broker: approvals.New(approvals.Config{}), machines: map[string]*machine{LocalMachine: m}, actors: map[string]*actor{}}, m
+}
+
+func busy(h *actor, strict bool) bool { return h.busy(strict) }
+
 // An eviction request is for the turn that asked: when that turn no longer
 // waits (here it gave up; it may also have got another slot), an idle
 // holder that reads the request later keeps its process.
 func TestStaleEvictKeepsTheProcess(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		m := &machine{Machine: Machine{Name: LocalMachine, MaxLive: 1}, pool: newPool(1)}
-		b := &Bot{cfg: Config{MaxLive: 1}, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-			broker: approvals.New(approvals.Config{}), machines: map[string]*machine{LocalMachine: m}, actors: map[string]*actor{}}
-		busy := func(h *actor, strict bool) bool { return h.busy(strict) }
+		b, m := onePoolBot()
 		holder := newActor(b, "1", place{ChatID: 1}, false)
 		sess := runnertest.New("s1", func(*runnertest.Turn) {})
 		defer sess.Close(ctx)
@@ -69,10 +75,7 @@ func TestStaleEvictKeepsTheProcess(t *testing.T) {
 func TestQueuedHolderKeepsItsProcessForAWhile(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		m := &machine{Machine: Machine{Name: LocalMachine, MaxLive: 1}, pool: newPool(1)}
-		b := &Bot{cfg: Config{MaxLive: 1}, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-			broker: approvals.New(approvals.Config{}), machines: map[string]*machine{LocalMachine: m}, actors: map[string]*actor{}}
-		busy := func(h *actor, strict bool) bool { return h.busy(strict) }
+		b, m := onePoolBot()
 		holder := newActor(b, "1", place{ChatID: 1}, false)
 		holder.mach = m
 		holder.queue = []prefs.QueuedPrompt{{Key: "1", Seq: 7}} // its next turn is coming
