@@ -48,6 +48,8 @@ type Config struct {
 	Voice     VoiceConfig     `toml:"voice"`
 	Projects  ProjectsConfig  `toml:"projects"`
 	Log       LogConfig       `toml:"log"`
+	// Hosts are the other machines Claude can work on, by name (/host).
+	Hosts map[string]HostConfig `toml:"hosts"`
 }
 
 type TelegramConfig struct {
@@ -79,6 +81,9 @@ type ClaudeConfig struct {
 	IncludePartialMessages     bool              `toml:"include_partial_messages"`
 	Env                        map[string]string `toml:"env"`
 	EnvAllow                   []string          `toml:"env_allow"`
+	// Host is the machine a chat works on unless /host moved it: "local"
+	// (this one, the default) or a [hosts.NAME].
+	Host string `toml:"host"`
 }
 
 type ProgressConfig struct {
@@ -149,8 +154,7 @@ func defaultConfig() Config {
 		Claude: ClaudeConfig{
 			Binary:          "claude",
 			Mode:            ModeInteractive,
-			IdleTimeout:     10 * time.Minute,
-			MaxLiveSessions: 4,
+			IdleTimeout: 10 * time.Minute,
 		},
 		Progress: ProgressConfig{
 			MinEditInterval:   2 * time.Second,

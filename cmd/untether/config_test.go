@@ -81,7 +81,7 @@ func TestDefaults(t *testing.T) {
 			MaxBacklogAge: 10 * time.Minute, PollTimeout: 30 * time.Second,
 		},
 		Claude: ClaudeConfig{
-			Binary: "claude", WorkingDir: wd, Mode: "interactive", IdleTimeout: 10 * time.Minute, MaxLiveSessions: 4,
+			Binary: "claude", WorkingDir: wd, Mode: "interactive", IdleTimeout: 10 * time.Minute,
 		},
 		Progress: ProgressConfig{MinEditInterval: 2 * time.Second, GroupEditInterval: 4 * time.Second, MaxActions: 8, StallAfter: 3 * time.Minute, Stream: "drafts"},
 		Approvals: ApprovalsConfig{
