@@ -152,8 +152,8 @@ func defaultConfig() Config {
 			PollTimeout:   30 * time.Second,
 		},
 		Claude: ClaudeConfig{
-			Binary:          "claude",
-			Mode:            ModeInteractive,
+			Binary:      "claude",
+			Mode:        ModeInteractive,
 			IdleTimeout: 10 * time.Minute,
 		},
 		Progress: ProgressConfig{
