@@ -155,6 +155,7 @@ func defaultConfig() Config {
 			Binary:      "claude",
 			Mode:        ModeInteractive,
 			IdleTimeout: 10 * time.Minute,
+			Host:        localHost,
 		},
 		Progress: ProgressConfig{
 			MinEditInterval:   2 * time.Second,

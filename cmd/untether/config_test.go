@@ -81,7 +81,7 @@ func TestDefaults(t *testing.T) {
 			MaxBacklogAge: 10 * time.Minute, PollTimeout: 30 * time.Second,
 		},
 		Claude: ClaudeConfig{
-			Binary: "claude", WorkingDir: wd, Mode: "interactive", IdleTimeout: 10 * time.Minute,
+			Binary: "claude", WorkingDir: wd, Mode: "interactive", IdleTimeout: 10 * time.Minute, Host: "local",
 		},
 		Progress: ProgressConfig{MinEditInterval: 2 * time.Second, GroupEditInterval: 4 * time.Second, MaxActions: 8, StallAfter: 3 * time.Minute, Stream: "drafts"},
 		Approvals: ApprovalsConfig{
@@ -448,7 +448,14 @@ func TestExampleLoadsAndShowsDefaults(t *testing.T) {
 
 func configKeys() []string {
 	var keys []string
-	walkKeys(reflect.ValueOf(Config{}), nil, func(key []string, _ reflect.Value) {
+	walkKeys(reflect.ValueOf(Config{}), nil, func(key []string, v reflect.Value) {
+		if v.Kind() == reflect.Map && v.Type().Elem().Kind() == reflect.Struct {
+			// A table of named tables ([hosts.NAME]): its tables' keys.
+			walkKeys(reflect.Zero(v.Type().Elem()), append(key, "NAME"), func(key []string, _ reflect.Value) {
+				keys = append(keys, strings.Join(key, "."))
+			})
+			return
+		}
 		keys = append(keys, strings.Join(key, "."))
 	})
 	return keys
@@ -469,6 +476,13 @@ func TestExampleHasEveryKey(t *testing.T) {
 		t.Fatalf("reflection found only %d keys", len(keys))
 	}
 	for _, k := range keys {
+		if table, key, ok := strings.Cut(k, ".NAME."); ok {
+			// Named tables are examples, commented out.
+			if ex := exampleWithCredentials(t); !strings.Contains(ex, "# ["+table+".") || !strings.Contains(ex, "# "+key+" = ") {
+				t.Errorf("key %s missing from untether.toml.example (as a commented example)", k)
+			}
+			continue
+		}
 		if !inExample[k] {
 			t.Errorf("key %s missing from untether.toml.example", k)
 		}
