@@ -414,7 +414,9 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 // configured, or the grant failed) Claude runs all the same.
 func (a *actor) openGrant(m *machine, startDir string) *filesend.Grant {
 	b := a.b
-	if b.cfg.Files == nil {
+	// The send_file server is a socket on this machine: a process on
+	// another one has no way to it yet (docs/hosts.md).
+	if b.cfg.Files == nil || m.Name != LocalMachine {
 		return nil
 	}
 	rule := b.broker.PathRule(startDir, m.uploadDir(a.key), m.where())

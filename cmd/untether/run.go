@@ -48,6 +48,14 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	bc.Host, bc.CPU, bc.Git.Host = h, h, h
 	bc.MaxLive = maxLive(ctx, cfg.Claude.MaxLiveSessions, h, log.With("host", localHost))
 	bc.DefaultMachine = cfg.Claude.Host
+	machines, hosts, err := remoteMachines(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	for _, rh := range hosts {
+		defer rh.Close() // the multiplexed connections end with the bot
+	}
+	bc.Machines = machines
 	bc.Version, bc.ClaudeVersion = buildVersion(), startClaudeVersion(ctx, cfg, log)
 	if files := fileServer(cfg, log); files != nil {
 		defer files.Close() // Run closes it too; this is for a Run that never started

@@ -168,7 +168,11 @@ func agentExec() int {
 		return 125
 	}
 	cmd := exec.Command(spec.Path, spec.Args...)
-	cmd.Env, cmd.Dir, cmd.Stdin, cmd.Stderr = spec.Env, spec.Dir, os.Stdin, os.Stderr
+	// The machine's own login environment, with the bot's values over it:
+	// the bot sends only what it sets (the [claude.env], git's safety
+	// variables), never its own environment.
+	cmd.Env = append(os.Environ(), spec.Env...)
+	cmd.Dir, cmd.Stdin, cmd.Stderr = spec.Dir, os.Stdin, os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -22,6 +22,10 @@ var errUnsupported = errors.ErrUnsupported
 // Start runs c there as a session of its own over the multiplexed
 // connection: the agent starts it in a process group of its own and
 // relays its output; the spec (environment included) goes on stdin.
+// Unlike host.Local, c.Env is laid over the machine's own login
+// environment (HOME, PATH, its own Claude login there): the bot's callers
+// give a remote process only the values they set, never the bot's
+// environment.
 func (h *Host) Start(ctx context.Context, c host.Cmd) (host.Process, error) {
 	path, err := h.agentPath(ctx)
 	if err != nil {

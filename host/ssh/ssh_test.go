@@ -79,7 +79,7 @@ func TestStartRunsThere(t *testing.T) {
 		t.Fatalf("Wait = %v, %v; want exit status 3", ex, err)
 	}
 	got := out.String()
-	for _, want := range []string{sshtest.User + "\n", "MARK=given", "from stdin"} {
+	for _, want := range []string{sshtest.User + "\n", "MARK=given", "from stdin", "HOME=" + s.Home} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
