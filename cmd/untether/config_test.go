@@ -214,7 +214,7 @@ func TestValidationErrors(t *testing.T) {
 		{"add_dirs file", map[string]string{"claude.add_dirs": `["untether.toml"]`}, "[claude] add_dirs: "},
 		{"mode", map[string]string{"claude.mode": `"batch"`}, `[claude] mode: "batch" is not one of interactive, oneshot`},
 		{"idle negative", map[string]string{"claude.idle_timeout": `"-1s"`}, "[claude] idle_timeout: -1s is below"},
-		{"max_live_sessions", map[string]string{"claude.max_live_sessions": "0"}, "[claude] max_live_sessions: 0 is below the minimum 1"},
+		{"max_live_sessions", map[string]string{"claude.max_live_sessions": "-1"}, "[claude] max_live_sessions: -1 is below 0"},
 		{"daily_budget_usd", map[string]string{"claude.daily_budget_usd": "-5.0"}, "[claude] daily_budget_usd: -5 is not an amount of dollars"},
 		{"max_turn_usd", map[string]string{"claude.max_turn_usd": "-0.5"}, "[claude] max_turn_usd: -0.5 is not an amount of dollars"},
 		{"extra_args budget", map[string]string{"claude.extra_args": `["--max-budget-usd", "1"]`}, "use [claude] max_turn_usd"},
