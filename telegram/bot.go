@@ -139,6 +139,10 @@ type Config struct {
 	// there, uploads are written there, /get reads there. Nil: this one
 	// (host.Local).
 	Host host.Host
+	// Schedules is [schedules] and [[schedules]]; Hooks, when set, serves
+	// [triggers] (schedules.go).
+	Schedules Schedules
+	Hooks     HookServer
 }
 
 // FileServer is the send_file tool's server: *filesend.Server, or a
@@ -228,6 +232,8 @@ type Bot struct {
 	sessions tokens[sessionChoice] // buttons of /sessions lists
 	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
 	limits   limitWatch            // the last usage-limit status, for /usage
+	sched    *scheduler            // scheduled and triggered runs (schedules.go)
+	schedMsg tokens[scheduleRef]   // ✖ buttons of /schedules lists
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
 	cmdLists *commandLists         // each directory's commands of the agent (cmdlists.go)
 	slowGit  projects.SlowDirs     // directories where a turn's snapshot ran out of time (projects.go)
@@ -326,6 +332,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		Logger:          log,
 	})
 	b.pool = newPool(cfg.MaxLive)
+	b.sched = newScheduler(b)
 	return b, nil
 }
 
@@ -358,6 +365,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	if err := b.recover(ctx); err != nil {
 		return err
 	}
+	b.sched.start(ctx)
 	if b.cfg.UploadKeep > 0 {
 		b.wg.Add(1)
 		go b.sweepUploads(ctx)

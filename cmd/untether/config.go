@@ -48,6 +48,10 @@ type Config struct {
 	Voice     VoiceConfig     `toml:"voice"`
 	Projects  ProjectsConfig  `toml:"projects"`
 	Log       LogConfig       `toml:"log"`
+	// Scheduled and triggered runs (schedconfig.go).
+	Schedule  ScheduleSettings      `toml:"schedule"`
+	Schedules []ScheduleEntryConfig `toml:"schedules"`
+	Triggers  TriggersConfig        `toml:"triggers"`
 }
 
 type TelegramConfig struct {
@@ -265,6 +269,7 @@ func decodeConfig(path string, getenv func(string) string) (*Config, error) {
 	cfg.Telegram.APIURL = strings.TrimRight(cfg.Telegram.APIURL, "/")
 	errs = append(errs, cfg.resolvePaths()...)
 	errs = append(errs, cfg.validate()...)
+	errs = append(errs, cfg.checkSchedules(getenv)...)
 	if len(errs) > 0 {
 		return &cfg, errors.Join(errs...)
 	}

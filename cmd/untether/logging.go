@@ -175,6 +175,11 @@ func (c *Config) Secrets() []string {
 	if c.Voice.APIKey != "" {
 		out = append(out, c.Voice.APIKey.Reveal())
 	}
+	for _, h := range c.Triggers.Hooks {
+		if h.Secret != "" {
+			out = append(out, h.Secret.Reveal())
+		}
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }

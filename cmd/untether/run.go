@@ -47,6 +47,12 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	bc := botConfig(cfg)
 	bc.Host, bc.CPU, bc.Git.Host = h, h, h
 	bc.Version, bc.ClaudeVersion = buildVersion(), startClaudeVersion(ctx, cfg, log)
+	bc.Schedules = botSchedules(cfg)
+	if hooks, err := hookServer(cfg, log); err != nil {
+		return err
+	} else if hooks != nil {
+		bc.Hooks = hooks
+	}
 	if files := fileServer(cfg, log); files != nil {
 		defer files.Close() // Run closes it too; this is for a Run that never started
 		bc.Files = files
@@ -163,6 +169,9 @@ func stripEnv(cfg *Config) []string {
 	out := []string{envBotToken}
 	if cfg.Voice.APIKeyEnv != "" {
 		out = append(out, cfg.Voice.APIKeyEnv)
+	}
+	for _, h := range cfg.Triggers.Hooks { // Claude must not sign its own triggers
+		out = append(out, h.SecretEnv)
 	}
 	return out
 }

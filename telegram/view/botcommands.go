@@ -63,6 +63,11 @@ func BotCommands() []BotCommand {
 		{Name: "diff", Args: "[file]", Menu: "uncommitted changes", Help: "uncommitted changes in this chat's git repository"},
 		{Name: "branch", Args: "[name]", Menu: "worktrees; move this chat to one",
 			Help: "worktrees of the repository; a name moves this chat to that branch's worktree"},
+		{Name: "at", Args: "<when> <prompt>", Menu: "run a prompt later, once",
+			Help: "run a prompt once, later: in 30m, at 14:30, tomorrow 9:00, on 2026-12-01 08:00"},
+		{Name: "every", Args: "<repeat> <prompt>", Menu: "run a prompt again and again",
+			Help: "run a prompt on a repeat: every 6h, 1d, or a cron expression in quotes (\"0 9 * * 1-5\")"},
+		{Name: "schedules", Menu: "this chat's schedules, to remove one", Help: "this chat's schedules, next run times, ✖ to remove"},
 		{Name: "help", Menu: "how to use this bot", Help: "this help", About: true},
 		{Name: "start", Menu: "hello", Help: "say hello and check access", About: true},
 	}
