@@ -287,7 +287,7 @@ func (e *configSyntaxError) Error() string {
 	if e.pe.LastKey != "" {
 		msg += fmt.Sprintf(" (key %s)", e.pe.LastKey)
 	}
-	return msg
+	return msg + scheduleSyntaxHint(e.pe.Message)
 }
 
 func (e *configSyntaxError) Unwrap() error { return e.pe }

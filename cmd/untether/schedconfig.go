@@ -277,3 +277,12 @@ func hookServer(cfg *Config, log *slog.Logger) (*triggers.Server, error) {
 	}
 	return triggers.New(triggers.Config{Listen: t.Listen, Hooks: hooks, Log: log})
 }
+
+// scheduleSyntaxHint explains TOML's complaint about a [schedules] table
+// beside [[schedules]] entries: the settings of all schedules are [schedule].
+func scheduleSyntaxHint(msg string) string {
+	if !strings.Contains(msg, "'schedules'") {
+		return ""
+	}
+	return `; [[schedules]] are the entries, so settings for all of them go in [schedule] (singular), e.g. [schedule] timezone = "Europe/Berlin"`
+}
