@@ -51,6 +51,8 @@ type Origin struct {
 	// Config marks a run the owner set up in the config, which no user
 	// owns: its chat must be allowed by itself (see the bot's mayRun).
 	Config bool `json:"config,omitempty"`
+	// Once marks the run of a one-off schedule (/at).
+	Once bool `json:"once,omitempty"`
 }
 
 // Kinds of Origin.

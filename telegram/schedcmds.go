@@ -89,8 +89,8 @@ func (b *Bot) schedulesCommand(ctx context.Context, c commandCall) {
 		}
 		items = append(items, it)
 	}
-	text := view.SchedulesText(items, now, b.sched.loc)
-	if _, err := b.api.send(ctx, c.pl, c.m.ID, text, view.SchedulesKeyboard(items), outbox.Normal); err != nil {
+	text, shown := view.SchedulesText(items, now, b.sched.loc)
+	if _, err := b.api.send(ctx, c.pl, c.m.ID, text, view.SchedulesKeyboard(items[:shown]), outbox.Normal); err != nil {
 		b.log.Warn("could not send the schedules", "chat_id", c.pl.ChatID, "err", err)
 	}
 }

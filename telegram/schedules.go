@@ -2,7 +2,6 @@ package telegram
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -76,7 +75,6 @@ type scheduler struct {
 	// subscription login; told are the chats that were told so.
 	subscription atomic.Bool
 	told         sync.Map
-	ready        atomic.Bool
 }
 
 func newScheduler(b *Bot) *scheduler {
@@ -107,7 +105,7 @@ func (s *scheduler) start(ctx context.Context) {
 	if err := b.store.SyncConfigSchedules(entries); err != nil {
 		b.log.Error("could not store the config's schedules", "err", err)
 	}
-	s.ready.Store(true)
+	s.dropDisallowed()
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
@@ -169,7 +167,7 @@ func (s *scheduler) fireOne(sc prefs.Schedule, now time.Time) {
 	late := schedule.Late(sc.Next, now)
 	p := prefs.Prompt{ChatID: sc.ChatID, ThreadID: sc.ThreadID, UserID: sc.UserID, Text: sc.Prompt, Date: now,
 		Origin: &prefs.Origin{Kind: prefs.OriginSchedule, Label: view.ScheduleRule(r, now, s.loc), ScheduleID: sc.ID,
-			Due: sc.Next, Late: late, Config: sc.Config}}
+			Due: sc.Next, Late: late, Config: sc.Config, Once: r.Once()}}
 	seq, fired, err := b.store.FireSchedule(sc.ID, sc.Next, r.After(sc.Next, now, s.loc), p)
 	log := b.log.With("chat_id", sc.ChatID, "schedule", sc.ID)
 	switch {
@@ -196,9 +194,6 @@ func (s *scheduler) run(qp prefs.QueuedPrompt) {
 // chat has MaxQueuedTriggers triggered runs waiting.
 func (s *scheduler) trigger(_ context.Context, h triggers.Hook, body []byte) error {
 	b := s.b
-	if !s.ready.Load() {
-		return errors.New("the bot is starting")
-	}
 	key := SessionKey(h.ChatID, h.Thread)
 	p := prefs.Prompt{ChatID: h.ChatID, ThreadID: h.Thread, Text: triggers.Prompt(h.Prompt, h.Name, body), Date: time.Now(),
 		Origin: &prefs.Origin{Kind: prefs.OriginTrigger, Label: h.Name, Body: shownBody(body), Config: true}}
@@ -256,14 +251,16 @@ func (b *Bot) originAllowed(qp prefs.QueuedPrompt) (chatOK, userOK bool) {
 	return true, b.userAllowed(qp.ChatID)
 }
 
-// sawKeySource notes how Claude pays, from a turn's init; a scheduled or
-// triggered run on a subscription login tells its chat once.
-func (s *scheduler) sawKeySource(pl place, replyTo int, source string, scheduled bool) {
+// sawKeySource notes how Claude pays, from the init of a turn that ran
+// the prompt of origin (nil: typed); a repeated or triggered run on a
+// subscription login tells its chat once. A one-off /at is a message
+// sent later, not automation: it says nothing.
+func (s *scheduler) sawKeySource(pl place, replyTo int, source string, origin *prefs.Origin) {
 	if source == "" {
 		return
 	}
 	s.subscription.Store(source == keySubscription)
-	if scheduled && source == keySubscription {
+	if origin != nil && !origin.Once && source == keySubscription {
 		s.tellSubscription(pl, replyTo)
 	}
 }
@@ -274,7 +271,35 @@ func (s *scheduler) tellSubscription(pl place, replyTo int) {
 	if _, said := s.told.LoadOrStore(pl.ChatID, true); said {
 		return
 	}
+	s.b.log.Warn("scheduled or triggered runs on a Claude subscription login: Anthropic's consumer terms restrict automated use; use an API key",
+		"chat_id", pl.ChatID)
 	s.b.api.notify(pl, replyTo, view.SubscriptionNote)
+}
+
+// dropDisallowed removes, at start, the schedules of users (or in chats)
+// the allowlist no longer admits: only they may own schedules, and a
+// schedule left behind would only say "not allowed" at every run.
+func (s *scheduler) dropDisallowed() {
+	b := s.b
+	all, err := b.store.Schedules()
+	if err != nil {
+		b.log.Error("could not read schedules", "err", err)
+		return
+	}
+	for _, sc := range all {
+		if sc.Config {
+			continue // checked when the config is loaded
+		}
+		chatOK := !isGroup(sc.ChatID) || len(b.allowedChats) == 0 || b.allowedChats[sc.ChatID]
+		if chatOK && b.userAllowed(sc.UserID) {
+			continue
+		}
+		if _, err := b.store.RemoveSchedule(sc.Key, sc.ID); err != nil {
+			b.log.Error("could not remove a schedule", "schedule", sc.ID, "err", err)
+			continue
+		}
+		b.log.Warn("schedule removed: its owner or chat is no longer allowed", "chat_id", sc.ChatID, "user_id", sc.UserID, "schedule", sc.ID)
+	}
 }
 
 // scheduleRef is what a ✖ button of a /schedules list removes.

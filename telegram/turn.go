@@ -306,7 +306,7 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 		a.model, a.mode = e.Model, e.PermissionMode
 		a.mu.Unlock()
 		t.storeSession(e.SessionID)
-		b.sched.sawKeySource(a.place, t.qp.MessageID, e.APIKeySource, t.qp.Origin != nil)
+		b.sched.sawKeySource(a.place, t.qp.MessageID, e.APIKeySource, t.qp.Origin)
 	case engine.ActionStarted:
 		if e.ParentToolUseID == "" {
 			t.lastDelta = time.Time{} // the action list changes: the progress message shows it

@@ -75,7 +75,7 @@ func twoDigits(n int) string {
 
 // ScheduleAdded confirms /at or /every.
 func ScheduleAdded(rule string, next, now time.Time, loc *time.Location) string {
-	return "⏰ Scheduled: " + esc(rule) + "\nNext run: " + esc(ScheduleWhen(next, now, loc)) +
+	return "⏰ Scheduled: " + escHead(oneLine(rule), 200) + "\nNext run: " + esc(ScheduleWhen(next, now, loc)) +
 		" (in " + human.Span(next.Sub(now)) + "). /schedules lists this chat's schedules."
 }
 
@@ -88,22 +88,33 @@ type ScheduleItem struct {
 	Data   string // callback data of its ✖ button
 }
 
-// SchedulesText lists a chat's schedules, numbered like their buttons.
-func SchedulesText(items []ScheduleItem, now time.Time, loc *time.Location) string {
+// schedulesRoom is how much of a message the list of /schedules fills
+// before it stops (Telegram's limit is 4096).
+const schedulesRoom = 3500
+
+// SchedulesText lists a chat's schedules, numbered like their buttons; a
+// list too long for one message stops early and says how many it left
+// out. shown is how many it lists (give SchedulesKeyboard as many).
+func SchedulesText(items []ScheduleItem, now time.Time, loc *time.Location) (text string, shown int) {
 	if len(items) == 0 {
 		return "⏰ No schedules in this chat. Add one with /at or /every, e.g.\n" +
-			"<code>/at 30m check the build</code>\n<code>/every \"0 9 * * 1-5\" summarise last night's CI</code>"
+			"<code>/at 30m check the build</code>\n<code>/every \"0 9 * * 1-5\" summarise last night's CI</code>", 0
 	}
 	var b strings.Builder
 	b.WriteString("⏰ <b>Schedules of this chat</b> (times in " + esc(schedule.Zone(now, loc)) + ")\n")
 	for i, it := range items {
-		b.WriteString("\n" + strconv.Itoa(i+1) + ". " + esc(it.Rule) + " — next " + esc(ScheduleWhen(it.Next, now, loc)))
+		line := "\n" + strconv.Itoa(i+1) + ". " + escHead(oneLine(it.Rule), 120) + " — next " + esc(ScheduleWhen(it.Next, now, loc))
 		if it.Config {
-			b.WriteString(" <i>(config)</i>")
+			line += " <i>(config)</i>"
 		}
-		b.WriteString("\n<i>" + escHead(oneLine(it.Prompt), 200) + "</i>\n")
+		line += "\n<i>" + escHead(oneLine(it.Prompt), 100) + "</i>\n"
+		if units(b.String())+units(line) > schedulesRoom {
+			b.WriteString("\n… and " + strconv.Itoa(len(items)-i) + " more.")
+			return b.String(), i
+		}
+		b.WriteString(line)
 	}
-	return b.String()
+	return b.String(), len(items)
 }
 
 // SchedulesKeyboard is a ✖ button per removable schedule, by its number.
@@ -196,7 +207,7 @@ func OriginText(o Origin, now time.Time, loc *time.Location) string {
 		}
 		return out + "\n<blockquote expandable>" + escHead(o.Body, 3000) + "</blockquote>"
 	}
-	out := "⏰ " + esc(o.Label) + " — " + escHead(oneLine(o.Prompt), 300)
+	out := "⏰ " + escHead(oneLine(o.Label), 200) + " — " + escHead(oneLine(o.Prompt), 300)
 	if o.Late {
 		out += "\n<i>Late: it was due " + esc(ScheduleWhen(o.Due, now, loc)) + ", while I was offline.</i>"
 	}
