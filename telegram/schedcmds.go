@@ -62,7 +62,7 @@ func (b *Bot) addSchedule(c commandCall, r schedule.Rule, prompt string, next, n
 		b.log.Error("could not store a schedule", "chat_id", c.pl.ChatID, "err", err)
 		return view.SettingNotSaved(err.Error())
 	}
-	b.sched.loop.Poke()
+	b.sched.poke()
 	return view.ScheduleAdded(view.ScheduleRule(r, now, b.sched.loc), next, now, b.sched.loc)
 }
 
@@ -110,6 +110,6 @@ func (b *Bot) pressSchedule(ctx context.Context, cq *models.CallbackQuery, chatI
 		b.api.answerCallback(ctx, cq.ID, view.ToastScheduleGone)
 		return
 	}
-	b.sched.loop.Poke()
+	b.sched.poke()
 	b.api.answerCallback(ctx, cq.ID, view.ToastScheduleRemoved)
 }

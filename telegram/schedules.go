@@ -69,8 +69,13 @@ type scheduler struct {
 
 	// held are schedules whose run could not be queued (the store
 	// failed): the loop leaves them alone until then instead of spinning.
-	// Only the loop's goroutine touches it.
-	held map[string]time.Time
+	// due is the schedules as last read, so that the loop's wake-ups
+	// (every minute at least) read the state file only after a change:
+	// changed says one was added or removed. Only the loop's goroutine
+	// touches held and due.
+	held    map[string]time.Time
+	due     []prefs.Schedule
+	changed atomic.Bool
 	// subscription is set once a turn's init said it runs on a
 	// subscription login; told are the chats that were told so.
 	subscription atomic.Bool
@@ -88,7 +93,29 @@ func newScheduler(b *Bot) *scheduler {
 	if c.MaxQueuedTriggers <= 0 {
 		c.MaxQueuedTriggers = defaultMaxQueuedTriggers
 	}
-	return &scheduler{b: b, loc: c.Location, loop: schedule.NewLoop(), held: map[string]time.Time{}}
+	s := &scheduler{b: b, loc: c.Location, loop: schedule.NewLoop(), held: map[string]time.Time{}}
+	s.changed.Store(true)
+	return s
+}
+
+// poke tells the loop the schedules changed (added, removed).
+func (s *scheduler) poke() {
+	s.changed.Store(true)
+	s.loop.Poke()
+}
+
+// schedules are the stored schedules, read again only after a change.
+func (s *scheduler) schedules() ([]prefs.Schedule, error) {
+	if !s.changed.Swap(false) {
+		return s.due, nil
+	}
+	all, err := s.b.store.Schedules()
+	if err != nil {
+		s.changed.Store(true)
+		return nil, err
+	}
+	s.due = all
+	return all, nil
 }
 
 // start replaces the config's schedules in the store, then runs the loop
@@ -124,13 +151,16 @@ func (s *scheduler) start(ctx context.Context) {
 
 // next is when the earliest schedule is due (held ones at their hold).
 func (s *scheduler) next() (time.Time, bool) {
-	all, err := s.b.store.Schedules()
+	all, err := s.schedules()
 	if err != nil {
 		s.b.log.Error("could not read schedules", "err", err)
 		return time.Now().Add(time.Minute), true
 	}
 	var due time.Time
 	for _, sc := range all {
+		if sc.Next.IsZero() {
+			continue // never due (FireSchedule removes a schedule with no next run)
+		}
 		t := sc.Next
 		if h, ok := s.held[sc.ID]; ok && h.After(t) {
 			t = h
@@ -144,12 +174,16 @@ func (s *scheduler) next() (time.Time, bool) {
 
 // fire queues the run of every schedule due at now.
 func (s *scheduler) fire(now time.Time) {
-	all, err := s.b.store.Schedules()
+	all, err := s.schedules()
 	if err != nil {
 		s.b.log.Error("could not read schedules", "err", err)
 		return
 	}
+	defer s.changed.Store(true) // runs queued: their schedules moved on
 	for _, sc := range all {
+		if sc.Next.IsZero() {
+			continue
+		}
 		if sc.Next.After(now) {
 			break // sorted by due time
 		}

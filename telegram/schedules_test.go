@@ -25,7 +25,15 @@ var berlin = func() *time.Location {
 	return loc
 }()
 
-func inBerlin(c *telegram.Config) { c.Schedules.Location = berlin }
+func inBerlin(c *telegram.Config) {
+	c.Schedules.Location = berlin
+	longPoll(c)
+}
+
+// longPoll holds each long poll for an hour: these tests sleep through
+// hours and days, and a poll every (bubble) second would make them slow
+// for real.
+func longPoll(c *telegram.Config) { c.PollTimeout = time.Hour }
 
 // prompts is a script that answers like echoScript and remembers what
 // Claude was given; hold, when set, keeps a turn running until closed.
@@ -257,7 +265,7 @@ func TestConfigScheduleNeedsAnAllowedChat(t *testing.T) {
 		every := telegram.ScheduleEntry{ID: "c:1", ChatID: group.ID, Rule: schedule.Rule{Every: time.Hour}, Prompt: "ops report"}
 		dm := telegram.ScheduleEntry{ID: "c:2", ChatID: 4242, Rule: schedule.Rule{Every: time.Hour}, Prompt: "my report"}
 		h := newHarnessPre(t, p.run, func(tg *tgtest.Server) { tg.AddChat(group); tg.AddChat(tgtest.PrivateChat(tgtest.User{ID: 4242})) },
-			func(c *telegram.Config) { c.Schedules.Entries = []telegram.ScheduleEntry{every, dm} })
+			func(c *telegram.Config) { c.Schedules.Entries = []telegram.ScheduleEntry{every, dm} }, longPoll)
 		time.Sleep(time.Hour + time.Minute)
 		h.awaitText(h.dm.ID, "Answer: my report")
 		h.awaitText(group.ID, "Not run: this chat is no longer allowed")
@@ -270,7 +278,7 @@ func TestConfigScheduleNeedsAnAllowedChat(t *testing.T) {
 func TestSubscriptionNoteOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := &prompts{key: "none"}
-		h := newHarness(t, p.run)
+		h := newHarness(t, p.run, longPoll)
 		h.say("/every 1h report")
 		h.awaitText(h.dm.ID, "Scheduled")
 		if h.count("subscription") != 0 {
@@ -285,6 +293,34 @@ func TestSubscriptionNoteOnce(t *testing.T) {
 		h.awaitText(h.dm.ID, "Answer: plain prompt")
 		if n := h.count("Claude subscription login"); n != 1 {
 			t.Errorf("subscription note said %d times, want once", n)
+		}
+	})
+}
+
+// A cron schedule runs at its time in the configured zone, weekdays only.
+func TestCronRunsOnWeekdaysInZone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &prompts{}
+		h := newHarness(t, p.run, inBerlin)
+		start := time.Now() // Saturday 1 January 2000, 00:00 UTC
+		h.say(`/every "0 9 * * 1-5" weekday report`)
+		h.awaitText(h.dm.ID, "Scheduled: Every weekday 09:00 Europe/Berlin")
+		// Monday 3 January, 09:00 Berlin is 08:00 UTC: nothing before it.
+		monday := start.Add(2*24*time.Hour + 8*time.Hour)
+		time.Sleep(time.Until(monday) - time.Minute)
+		synctest.Wait()
+		if got := p.all(); len(got) != 0 {
+			t.Fatalf("ran before Monday 09:00 Berlin (over the weekend?): %q", got)
+		}
+		time.Sleep(2 * time.Minute)
+		m := h.awaitText(h.dm.ID, "⏰ Every weekday 09:00 Europe/Berlin — weekday report")
+		if strings.Contains(m.Text, "Late") {
+			t.Errorf("an on-time run marked late: %q", m.Text)
+		}
+		time.Sleep(24 * time.Hour) // Tuesday
+		synctest.Wait()
+		if got := p.all(); len(got) != 2 {
+			t.Errorf("%d runs by Tuesday 09:01, want 2", len(got))
 		}
 	})
 }

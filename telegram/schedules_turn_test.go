@@ -58,11 +58,11 @@ func TestScheduledRunOverBudget(t *testing.T) {
 func TestScheduleOfRemovedUserIsDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := &prompts{}
-		h := newHarness(t, p.run)
+		h := newHarness(t, p.run, longPoll)
 		h.say("/every 1h report")
 		h.awaitText(h.dm.ID, "Scheduled")
 		h.stop()
-		h.start(func(c *telegram.Config) { c.AllowedUsers = []int64{777} })
+		h.start(longPoll, func(c *telegram.Config) { c.AllowedUsers = []int64{777} })
 		time.Sleep(3 * time.Hour)
 		synctest.Wait()
 		if got := p.all(); len(got) != 0 {

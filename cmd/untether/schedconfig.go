@@ -40,7 +40,7 @@ import (
 // ScheduleSettings is [schedule]: what holds for every schedule.
 type ScheduleSettings struct {
 	Timezone string `toml:"timezone"`
-	// Location is Timezone loaded (the machine's zone when empty).
+	// Location is Timezone loaded; nil (the machine's zone) when empty.
 	Location *time.Location `toml:"-"`
 }
 
@@ -149,7 +149,6 @@ func (c *Config) checkSchedules(getenv func(string) string) []error {
 	bad := func(where, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s (in %s)", where, fmt.Sprintf(format, args...), c.Path))
 	}
-	c.Schedule.Location = time.Local
 	if tz := c.Schedule.Timezone; tz != "" {
 		loc, err := time.LoadLocation(tz)
 		if err != nil {
