@@ -67,32 +67,42 @@ func (b *Bot) addSchedule(c commandCall, r schedule.Rule, prompt string, next, n
 }
 
 // schedulesCommand lists the chat's schedules with a ✖ button for each one
-// a user set up. A new list makes the previous list's buttons stale.
+// a user set up.
 func (b *Bot) schedulesCommand(ctx context.Context, c commandCall) {
-	all, err := b.store.Schedules()
+	text, kb, err := b.scheduleList(c.key, c.pl.ChatID)
 	if err != nil {
 		b.log.Error("could not read schedules", "chat_id", c.pl.ChatID, "err", err)
 		b.answer(c, view.SettingNotSaved(err.Error()))
 		return
 	}
-	b.schedMsg.removeIf(func(r scheduleRef) bool { return r.key == c.key })
+	if _, err := b.api.send(ctx, c.pl, c.m.ID, text, kb, outbox.Normal); err != nil {
+		b.log.Warn("could not send the schedules", "chat_id", c.pl.ChatID, "err", err)
+	}
+}
+
+// scheduleList is the list of session key's schedules and its ✖ buttons.
+// A new list makes the buttons of the previous one stale.
+func (b *Bot) scheduleList(key string, chatID int64) (string, view.Keyboard, error) {
+	all, err := b.store.Schedules()
+	if err != nil {
+		return "", nil, err
+	}
+	b.schedMsg.removeIf(func(r scheduleRef) bool { return r.key == key })
 	now := time.Now()
 	var items []view.ScheduleItem
 	for _, sc := range all {
-		if sc.Key != c.key {
+		if sc.Key != key {
 			continue
 		}
 		it := view.ScheduleItem{Rule: view.ScheduleRule(schedule.Rule{At: sc.At, Every: sc.Every, Cron: sc.Cron}, now, b.sched.loc),
 			Prompt: sc.Prompt, Next: sc.Next, Config: sc.Config}
 		if !sc.Config {
-			it.Data = prefixSchedule + b.schedMsg.add(scheduleRef{key: c.key, chatID: c.pl.ChatID, id: sc.ID})
+			it.Data = prefixSchedule + b.schedMsg.add(scheduleRef{key: key, chatID: chatID, id: sc.ID})
 		}
 		items = append(items, it)
 	}
 	text, shown := view.SchedulesText(items, now, b.sched.loc)
-	if _, err := b.api.send(ctx, c.pl, c.m.ID, text, view.SchedulesKeyboard(items[:shown]), outbox.Normal); err != nil {
-		b.log.Warn("could not send the schedules", "chat_id", c.pl.ChatID, "err", err)
-	}
+	return text, view.SchedulesKeyboard(items[:shown]), nil
 }
 
 // pressSchedule removes the schedule whose ✖ was pressed.
@@ -112,4 +122,10 @@ func (b *Bot) pressSchedule(ctx context.Context, cq *models.CallbackQuery, chatI
 	}
 	b.sched.poke()
 	b.api.answerCallback(ctx, cq.ID, view.ToastScheduleRemoved)
+	// The list shows what is left, with fresh buttons.
+	if m := cq.Message.Message; m != nil {
+		if text, kb, err := b.scheduleList(ref.key, chatID); err == nil {
+			_ = b.api.edit(ctx, chatID, m.ID, text, kb, outbox.Normal, "", nil)
+		}
+	}
 }

@@ -118,6 +118,12 @@ func TestEveryCronListAndRemove(t *testing.T) {
 		if got := h.toast(h.press(h.user, h.dm, list, "✖ 2")); got != "Schedule removed." {
 			t.Errorf("toast = %q", got)
 		}
+		// The list now shows what is left, with one button.
+		h.tg.Await(wait, "the list edited to what is left", func() bool {
+			m, _ := h.tg.Message(h.dm.ID, list.ID)
+			return strings.Contains(m.Text, "check deps") && !strings.Contains(m.Text, "summarise CI") &&
+				len(m.Keyboard) == 1 && len(m.Keyboard[0]) == 1
+		})
 		// The same button again: gone.
 		if got := h.toast(h.tg.SendCallbackQuery(h.user, h.dm, list.ID, list.Keyboard[0][1].CallbackData)); got != "That schedule is no longer there." {
 			t.Errorf("second press: toast = %q", got)
