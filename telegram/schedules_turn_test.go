@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/telegram"
+	"github.com/untether/untether/telegram/tgtest"
 )
 
 // A scheduled run is a turn like any other: what it asks waits for a
@@ -96,6 +97,35 @@ func TestAtOnSubscriptionSaysNothing(t *testing.T) {
 		h.awaitText(h.dm.ID, "Claude subscription login")
 		if strings.Count(strings.Join(h.messages(h.dm.ID), "\n"), "Claude subscription login") != 1 {
 			t.Error("said more than once")
+		}
+	})
+}
+
+// A schedule set up in a forum topic runs there, in the topic's session,
+// and /schedules in another topic does not list it.
+func TestScheduleInForumTopic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, echoScript)
+		f := tgtest.Forum(-100999, "forum")
+		h.tg.AddChat(f)
+		h.tg.AddTopic(f.ID, 11, "ci")
+		h.tg.AddTopic(f.ID, 22, "other")
+		h.tg.SendMessage(h.user, f, "/at 1m topic run", tgtest.InThread(11))
+		if m := h.awaitText(f.ID, "Scheduled"); m.ThreadID != 11 {
+			t.Errorf("confirmation in topic %d", m.ThreadID)
+		}
+		h.tg.SendMessage(h.user, f, "/schedules", tgtest.InThread(22))
+		if m := h.awaitText(f.ID, "No schedules in this chat"); m.ThreadID != 22 {
+			t.Errorf("list in topic %d", m.ThreadID)
+		}
+		time.Sleep(2 * time.Minute)
+		origin := h.awaitText(f.ID, "⏰ Once")
+		answer := h.awaitText(f.ID, "Answer: topic run")
+		if origin.ThreadID != 11 || answer.ThreadID != 11 {
+			t.Errorf("the run showed in topics %d and %d, want 11", origin.ThreadID, answer.ThreadID)
+		}
+		if s := h.eng.starts(); len(s) != 1 || s[0].SessionKey != "-100999:11" {
+			t.Errorf("sessions started: %+v", s)
 		}
 	})
 }
