@@ -139,7 +139,7 @@ type Config struct {
 	// there, uploads are written there, /get reads there. Nil: this one
 	// (host.Local).
 	Host host.Host
-	// Schedules is [schedules] and [[schedules]]; Hooks, when set, serves
+	// Schedules is [schedule] and [[schedules]]; Hooks, when set, serves
 	// [triggers] (schedules.go).
 	Schedules Schedules
 	Hooks     HookServer

@@ -22,7 +22,7 @@ import (
 // check, the budget, approvals, the chat's directory. Its first message,
 // sent when it starts, says where it came from (announce).
 
-// Schedules is [schedules] and [[schedules]] of the config.
+// Schedules is [schedule] and [[schedules]] of the config.
 type Schedules struct {
 	// Location is the zone schedules are read and shown in; nil: the
 	// machine's.

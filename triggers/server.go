@@ -179,7 +179,9 @@ func (s *Server) serveHook(w http.ResponseWriter, r *http.Request, fire Fire) {
 		http.Error(w, "too many requests", http.StatusTooManyRequests)
 		return
 	}
-	switch err := fire(r.Context(), h.Hook, body); {
+	run := h.Hook
+	run.Secret = nil // the bot has no use for it
+	switch err := fire(r.Context(), run, body); {
 	case errors.Is(err, ErrBusy):
 		log.Warn("trigger refused: runs queued to the limit")
 		http.Error(w, "too many runs queued", http.StatusServiceUnavailable)

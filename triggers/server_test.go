@@ -53,6 +53,9 @@ func (r *recorder) fire(_ context.Context, h Hook, body []byte) error {
 	if r.err != nil {
 		return r.err
 	}
+	if len(h.Secret) != 0 {
+		r.bodies = append(r.bodies, "the secret was handed on")
+	}
 	r.bodies = append(r.bodies, h.Name+":"+string(body))
 	return nil
 }

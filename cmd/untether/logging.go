@@ -199,6 +199,11 @@ func (c *Config) shortSecrets() []string {
 	if redact.TooShort(c.Voice.APIKey.Reveal()) {
 		out = append(out, "[voice] api_key_env "+c.Voice.APIKeyEnv)
 	}
+	for _, h := range c.Triggers.Hooks {
+		if redact.TooShort(h.Secret.Reveal()) {
+			out = append(out, "[triggers."+h.Name+"] secret_env "+h.SecretEnv)
+		}
+	}
 	slices.Sort(out)
 	return out
 }
