@@ -167,9 +167,12 @@ func (s *Store) SyncConfigSchedules(want []Schedule) error {
 // FireSchedule is a schedule's one durable step per run: if schedule id is
 // still due at due, it queues p in the schedule's session and moves the
 // schedule on to next (a zero next removes it: a one-off has run), in one
-// transaction. fired is false when the schedule is gone or was moved on
-// meanwhile (removed from a button, run already): nothing is queued. So a
-// run is queued once, and a crash leaves either both steps or neither.
+// transaction. fired is false when nothing was queued: the schedule is gone
+// or was moved on meanwhile (removed from a button, run already), or its
+// previous run still waits in the queue (behind a long turn, or from
+// before a restart), in which case it only moves on: a schedule never has
+// two runs waiting. So a run is queued once, and a crash leaves either
+// both steps or neither.
 func (s *Store) FireSchedule(id string, due, next time.Time, p Prompt) (seq uint64, fired bool, err error) {
 	err = s.update(func(tx *txn) error {
 		b, err := tx.bucket(bucketSchedules)
@@ -180,10 +183,16 @@ func (s *Store) FireSchedule(id string, due, next time.Time, p Prompt) (seq uint
 		if ok, err := getJSON(b, []byte(id), &sc); err != nil || !ok || !sc.Next.Equal(due) {
 			return err
 		}
-		if seq, err = tx.enqueuePrompt(sc.Key, p); err != nil {
+		waiting, err := tx.scheduledRunWaiting(sc.Key, id)
+		if err != nil {
 			return err
 		}
-		fired = true
+		if !waiting {
+			if seq, err = tx.enqueuePrompt(sc.Key, p); err != nil {
+				return err
+			}
+			fired = true
+		}
 		if next.IsZero() {
 			return b.Delete([]byte(id))
 		}
@@ -229,6 +238,24 @@ func (s *Store) EnqueueBounded(key string, p Prompt, max int) (seq uint64, ok bo
 		return 0, false, err
 	}
 	return seq, ok, nil
+}
+
+// scheduledRunWaiting reports whether key's queue holds a run of schedule id.
+func (t *txn) scheduledRunWaiting(key, id string) (bool, error) {
+	all, err := t.bucket(bucketPrompts)
+	if err != nil {
+		return false, err
+	}
+	queued, err := appendQueue(nil, all, key)
+	if err != nil {
+		return false, err
+	}
+	for _, qp := range queued {
+		if qp.Origin != nil && qp.Origin.ScheduleID == id {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 func (t *txn) schedules() ([]Schedule, error) {

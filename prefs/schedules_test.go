@@ -21,6 +21,11 @@ func TestScheduleFiresOnceAndMovesOn(t *testing.T) {
 	if _, fired, err := s.FireSchedule(sc.ID, due, due.Add(2*time.Hour), p); err != nil || fired {
 		t.Fatalf("second fire of the same due time: fired=%v err=%v", fired, err)
 	}
+	// The next due time while the first run still waits (a long turn runs):
+	// the schedule moves on, no second run is queued.
+	if _, fired, err := s.FireSchedule(sc.ID, due.Add(time.Hour), due.Add(2*time.Hour), p); err != nil || fired {
+		t.Fatalf("fire while a run waits: fired=%v err=%v", fired, err)
+	}
 	q, err := s.AllPendingPrompts()
 	must(t, err)
 	if len(q) != 1 || q[0].Origin == nil || q[0].Origin.ScheduleID != sc.ID || q[0].Key != "42" {
@@ -28,8 +33,13 @@ func TestScheduleFiresOnceAndMovesOn(t *testing.T) {
 	}
 	all, err := s.Schedules()
 	must(t, err)
-	if len(all) != 1 || !all[0].Next.Equal(due.Add(time.Hour)) {
+	if len(all) != 1 || !all[0].Next.Equal(due.Add(2*time.Hour)) {
 		t.Fatalf("schedules = %+v, want next moved on", all)
+	}
+	// Once the run began, the next one is queued again.
+	must(t, s.BeginTurn("42", []uint64{seq}, nil))
+	if _, fired, err := s.FireSchedule(sc.ID, due.Add(2*time.Hour), due.Add(3*time.Hour), p); err != nil || !fired {
+		t.Fatalf("fire after the run began: fired=%v err=%v", fired, err)
 	}
 }
 

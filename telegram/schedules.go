@@ -210,7 +210,7 @@ func (s *scheduler) fireOne(sc prefs.Schedule, now time.Time) {
 		s.held[sc.ID] = now.Add(time.Minute)
 		return
 	case !fired:
-		return // removed or moved on meanwhile
+		return // removed, run already, or its previous run still waits
 	}
 	log.Info("scheduled run queued", "late", late)
 	s.run(prefs.QueuedPrompt{Key: sc.Key, Seq: seq, Prompt: p})

@@ -330,3 +330,27 @@ func TestCronRunsOnWeekdaysInZone(t *testing.T) {
 		}
 	})
 }
+
+// Behind a long turn a schedule does not pile up runs: one waits, the
+// times that pass meanwhile are skipped.
+func TestScheduleDoesNotPileUpBehindALongTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &prompts{hold: make(chan struct{})}
+		h := newHarness(t, p.run, longPoll)
+		h.say("/every 1h report")
+		h.awaitText(h.dm.ID, "Scheduled")
+		h.say("hold on")
+		h.awaitText(h.dm.ID, "working")
+		time.Sleep(5*time.Hour + 30*time.Minute) // five due times pass
+		synctest.Wait()
+		if n := h.count("due now, it runs after the current turn"); n != 1 {
+			t.Errorf("%d runs queued behind the turn, want 1", n)
+		}
+		close(p.hold)
+		h.awaitText(h.dm.ID, "Answer: report")
+		synctest.Wait()
+		if got := p.all(); len(got) != 2 {
+			t.Errorf("Claude got %q, want the held prompt and one scheduled run", got)
+		}
+	})
+}
