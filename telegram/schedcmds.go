@@ -63,7 +63,7 @@ func (b *Bot) addSchedule(c commandCall, r schedule.Rule, prompt string, next, n
 		return view.SettingNotSaved(err.Error())
 	}
 	b.sched.poke()
-	return view.ScheduleAdded(view.ScheduleRule(r, now, b.sched.loc), next, now, b.sched.loc)
+	return view.ScheduleAdded(view.ScheduleRule(r, now, b.sched.loc), r.Once(), prompt, next, now, b.sched.loc)
 }
 
 // schedulesCommand lists the chat's schedules with a ✖ button for each one

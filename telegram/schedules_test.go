@@ -67,8 +67,8 @@ func TestAtRunsOnceLater(t *testing.T) {
 		p := &prompts{}
 		h := newHarness(t, p.run, inBerlin)
 		h.say("/at 30m check the build")
-		m := h.awaitText(h.dm.ID, "Scheduled: Once,")
-		if !strings.Contains(m.Text, "Europe/Berlin") || !strings.Contains(m.Text, "in 30 min") {
+		m := h.awaitText(h.dm.ID, "Scheduled for Sat 1 Jan 01:30 Europe/Berlin (in 30 min):\ncheck the build")
+		if !strings.Contains(m.Text, "/schedules") {
 			t.Errorf("confirmation = %q, want the zone and the wait", m.Text)
 		}
 		time.Sleep(29 * time.Minute)

@@ -21,7 +21,7 @@ func TestAtFiresAcrossRestart(t *testing.T) {
 	r := newRestartEnv(t)
 	p := r.startWith(t, "echo")
 	m := r.say("/at 3s scheduled-ping")
-	r.reply(m, "Scheduled: Once")
+	r.reply(m, "Scheduled for")
 	stop(t, p)
 	time.Sleep(4 * time.Second) // due while the bot is down
 

@@ -73,10 +73,15 @@ func twoDigits(n int) string {
 	return strconv.Itoa(n)
 }
 
-// ScheduleAdded confirms /at or /every.
-func ScheduleAdded(rule string, next, now time.Time, loc *time.Location) string {
-	return "⏰ Scheduled: " + escHead(oneLine(rule), 200) + "\nNext run: " + esc(ScheduleWhen(next, now, loc)) +
-		" (in " + human.Span(next.Sub(now)) + "). /schedules lists this chat's schedules."
+// ScheduleAdded confirms /at (once) or /every, with the prompt as it was
+// read, so a time taken for the prompt's first word shows.
+func ScheduleAdded(rule string, once bool, prompt string, next, now time.Time, loc *time.Location) string {
+	when := esc(ScheduleWhen(next, now, loc)) + " (in " + human.Span(next.Sub(now)) + ")"
+	quoted := "\n<i>" + escHead(oneLine(prompt), 300) + "</i>\n"
+	if once {
+		return "⏰ Scheduled for " + when + ":" + quoted + "/schedules lists this chat's schedules."
+	}
+	return "⏰ Scheduled: " + escHead(oneLine(rule), 200) + quoted + "Next run: " + when + ". /schedules lists this chat's schedules."
 }
 
 // ScheduleItem is one line of /schedules.

@@ -18,7 +18,8 @@ func TestScheduleTextsAreHTML(t *testing.T) {
 	next := now.Add(90 * time.Minute)
 	items := []ScheduleItem{{Rule: nasty, Prompt: nasty, Next: next, Data: "x:1"}, {Rule: "Every day 09:00", Prompt: "p", Next: next, Config: true}}
 	texts := map[string]string{
-		"ScheduleAdded":  ScheduleAdded(nasty, next, now, loc),
+		"ScheduleAdded":  ScheduleAdded(nasty, false, nasty, next, now, loc),
+		"ScheduleOnce":   ScheduleAdded(nasty, true, nasty, next, now, loc),
 		"SchedulesText":  first(SchedulesText(items, now, loc)),
 		"SchedulesEmpty": first(SchedulesText(nil, now, loc)),
 		"Trigger":        OriginText(Origin{Trigger: true, Label: nasty, Body: nasty + strings.Repeat("x", 5000)}, now, loc),
