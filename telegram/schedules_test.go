@@ -145,13 +145,13 @@ func TestEveryCronListAndRemove(t *testing.T) {
 func TestScheduledRunWaitsBehindATurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := &prompts{hold: make(chan struct{})}
-		h := newHarness(t, p.run)
+		h := newHarness(t, p.run, func(c *telegram.Config) { c.Schedules.Location = time.UTC })
 		h.say("/at 1m scheduled one")
 		h.awaitText(h.dm.ID, "Scheduled")
 		h.say("hold on")
 		h.awaitText(h.dm.ID, "working")
 		time.Sleep(2 * time.Minute)
-		h.awaitText(h.dm.ID, "due now, it runs after the current turn (1 ahead)")
+		h.awaitText(h.dm.ID, "Once, Sat 1 Jan 00:01 UTC: its run waits for the current turn (1 ahead)")
 		if got := p.all(); len(got) != 1 {
 			t.Fatalf("the scheduled run did not wait: %q", got)
 		}
@@ -343,7 +343,7 @@ func TestScheduleDoesNotPileUpBehindALongTurn(t *testing.T) {
 		h.awaitText(h.dm.ID, "working")
 		time.Sleep(5*time.Hour + 30*time.Minute) // five due times pass
 		synctest.Wait()
-		if n := h.count("due now, it runs after the current turn"); n != 1 {
+		if n := h.count("its run waits for the current turn"); n != 1 {
 			t.Errorf("%d runs queued behind the turn, want 1", n)
 		}
 		close(p.hold)

@@ -269,6 +269,11 @@ func hookServer(cfg *Config, log *slog.Logger) (*triggers.Server, error) {
 		}
 		return nil, nil
 	}
+	if host, _, err := net.SplitHostPort(t.Listen); err == nil {
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			log.Warn("[triggers] listens beyond loopback over plain HTTP: put a TLS proxy in front", "listen", t.Listen)
+		}
+	}
 	hooks := make([]triggers.Hook, 0, len(t.Hooks))
 	for _, h := range t.Hooks {
 		hooks = append(hooks, triggers.Hook{Name: h.Name, ChatID: h.Chat.ID, Thread: h.Chat.Thread, Prompt: h.Prompt,

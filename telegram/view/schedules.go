@@ -221,7 +221,7 @@ func OriginText(o Origin, now time.Time, loc *time.Location) string {
 
 // QueuedRunNote says a scheduled or triggered run waits behind a turn.
 func QueuedRunNote(label string, ahead int) string {
-	return "⏳ " + esc(clip(oneLine(label), 80)) + ": due now, it runs after the current turn (" + strconv.Itoa(ahead) + " ahead)."
+	return "⏳ " + esc(clip(oneLine(label), 80)) + ": its run waits for the current turn (" + strconv.Itoa(ahead) + " ahead)."
 }
 
 // SubscriptionNote is said once when schedules or triggers are used while
