@@ -129,3 +129,17 @@ func TestScheduleInForumTopic(t *testing.T) {
 		}
 	})
 }
+
+// A chat holds at most Schedules.MaxPerChat schedules of users.
+func TestScheduleLimitPerChat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, echoScript, func(c *telegram.Config) { c.Schedules.MaxPerChat = 2 })
+		for i, want := range []string{"Scheduled", "Scheduled", "This chat has 2 schedules, the most it may have"} {
+			id := h.say("/every 1h report")
+			m := h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return m.ReplyTo == id })
+			if !strings.Contains(m.Text, want) {
+				t.Errorf("schedule %d: reply %q, want %q", i+1, m.Text, want)
+			}
+		}
+	})
+}
