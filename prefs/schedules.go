@@ -285,3 +285,29 @@ func sortSchedules(s []Schedule) {
 		return cmp.Compare(a.ID, b.ID)
 	})
 }
+
+// AnnouncedRun records the first message of queued run seq of key, so that
+// a restart before the run begins replies to it instead of announcing the
+// run again. found is false when the run is no longer queued.
+func (s *Store) AnnouncedRun(key string, seq uint64, messageID int) (found bool, err error) {
+	if err := checkKey(key); err != nil {
+		return false, err
+	}
+	err = s.update(func(tx *txn) error {
+		all, err := tx.bucket(bucketPrompts)
+		if err != nil {
+			return err
+		}
+		q := all.Bucket([]byte(key))
+		if q == nil {
+			return nil
+		}
+		var p Prompt
+		if ok, err := getJSON(q, u64(seq), &p); err != nil || !ok {
+			return err
+		}
+		p.MessageID, found = messageID, true
+		return putJSON(q, u64(seq), p)
+	})
+	return found, err
+}

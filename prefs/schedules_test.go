@@ -132,3 +132,27 @@ func TestEnqueueBounded(t *testing.T) {
 		t.Fatalf("a typed prompt counted: %v %v", ok, err)
 	}
 }
+
+func TestAnnouncedRunIsKept(t *testing.T) {
+	path := dbPath(t)
+	s := openAt(t, path)
+	seq, ok, err := s.EnqueueBounded("42", Prompt{ChatID: 42, Text: "hook", Origin: &Origin{Kind: OriginTrigger}}, 3)
+	must(t, err)
+	if !ok {
+		t.Fatal("not queued")
+	}
+	if found, err := s.AnnouncedRun("42", seq, 777); err != nil || !found {
+		t.Fatalf("AnnouncedRun: %v %v", found, err)
+	}
+	must(t, s.Close())
+	s = openAt(t, path)
+	q, err := s.AllPendingPrompts()
+	must(t, err)
+	if len(q) != 1 || q[0].MessageID != 777 {
+		t.Fatalf("after a restart: %+v", q)
+	}
+	must(t, s.DonePrompt("42", seq))
+	if found, err := s.AnnouncedRun("42", seq, 778); err != nil || found {
+		t.Fatalf("a run no longer queued: %v %v", found, err)
+	}
+}

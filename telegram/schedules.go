@@ -270,6 +270,11 @@ func (a *actor) announce(ctx context.Context, qp prefs.QueuedPrompt) prefs.Queue
 	id, err := b.api.send(ctx, a.place, 0, text, nil, outbox.High)
 	if err != nil {
 		b.log.Warn("could not announce a scheduled run", "chat_id", a.place.ChatID, "err", err)
+		return qp
+	}
+	// A restart before the turn begins replies to this message, not a new one.
+	if _, err := b.store.AnnouncedRun(qp.Key, qp.Seq, id); err != nil {
+		b.log.Warn("could not record a scheduled run's first message", "chat_id", a.place.ChatID, "err", err)
 	}
 	qp.MessageID = id
 	return qp
