@@ -88,7 +88,10 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	a.startLocked()
 	a.mu.Unlock()
 	signal(a.wake)
-	if busy {
+	switch {
+	case busy && qp.Origin != nil:
+		a.b.api.notify(a.place, 0, view.QueuedRunNote(qp.Origin.Label, ahead))
+	case busy:
 		a.b.api.notify(a.place, qp.MessageID, view.QueuedNote(ahead))
 	}
 }
@@ -222,6 +225,9 @@ func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
 	b := a.b
 	chatOK := !isGroup(qp.ChatID) || len(b.allowedChats) == 0 || b.allowedChats[qp.ChatID]
 	userOK := qp.UserID != 0 && b.userAllowed(qp.UserID)
+	if qp.Origin != nil && qp.Origin.Config {
+		chatOK, userOK = b.originAllowed(qp)
+	}
 	if chatOK && userOK {
 		return true
 	}

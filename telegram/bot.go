@@ -146,6 +146,10 @@ type Config struct {
 	// DefaultMachine is the machine of a chat that chose none ([claude]
 	// host); "" is LocalMachine.
 	DefaultMachine string
+	// Schedules is [schedule] and [[schedules]]; Hooks, when set, serves
+	// [triggers] (schedules.go).
+	Schedules Schedules
+	Hooks     HookServer
 }
 
 // FileServer is the send_file tool's server: *filesend.Server, or a
@@ -236,6 +240,8 @@ type Bot struct {
 	sessions tokens[sessionChoice] // buttons of /sessions lists
 	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
 	limits   limitWatch            // the last usage-limit status, for /usage
+	sched    *scheduler            // scheduled and triggered runs (schedules.go)
+	schedMsg tokens[scheduleRef]   // ✖ buttons of /schedules lists
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
 	cmdLists *commandLists         // each directory's commands of the agent (cmdlists.go)
 	slowGit  projects.SlowDirs     // directories where a turn's snapshot ran out of time (projects.go)
@@ -337,6 +343,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		OnResolved:      b.onResolved,
 		Logger:          log,
 	})
+	b.sched = newScheduler(b)
 	return b, nil
 }
 
@@ -369,6 +376,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	if err := b.recover(ctx); err != nil {
 		return err
 	}
+	b.sched.start(ctx)
 	if b.cfg.UploadKeep > 0 {
 		b.wg.Add(1)
 		go b.sweepUploads(ctx)

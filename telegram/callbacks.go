@@ -47,6 +47,8 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		b.pressSession(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSession))
 	case strings.HasPrefix(cq.Data, prefixKeep):
 		b.pressKeep(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixKeep))
+	case strings.HasPrefix(cq.Data, prefixSchedule):
+		b.pressSchedule(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSchedule))
 	default:
 		b.api.answerCallback(ctx, cq.ID, view.ToastExpired)
 	}

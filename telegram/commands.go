@@ -72,6 +72,9 @@ var commandHandlers = map[string]commandHandler{
 	"branch": {run: func(b *Bot, ctx context.Context, c commandCall) {
 		b.answer(c, b.branchCommand(ctx, c.key, c.pl, c.m.ID, c.args))
 	}},
+	"at":        {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.atCommand(c)) }},
+	"every":     {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.everyCommand(c)) }},
+	"schedules": {run: func(b *Bot, ctx context.Context, c commandCall) { b.schedulesCommand(ctx, c) }},
 }
 
 // helpCommand answers /start and /help alike: a newcomer's first /start

@@ -74,6 +74,7 @@ func (t *turn) setQueued(n int) {
 // other items): done together with qp.
 func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...uint64) {
 	b := a.b
+	qp = a.announce(ctx, qp) // a scheduled or triggered run: its first message
 	orig := qp // as queued: a message kept for /retry runs again from here
 	t := &turn{a: a, qp: qp, merged: merged, started: time.Now(), st: turnstate.New()}
 	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
@@ -314,6 +315,7 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 		a.model, a.mode = e.Model, e.PermissionMode
 		a.mu.Unlock()
 		t.storeSession(e.SessionID)
+		b.sched.sawKeySource(a.place, t.qp.MessageID, e.APIKeySource, t.qp.Origin)
 	case engine.ActionStarted:
 		if e.ParentToolUseID == "" {
 			t.lastDelta = time.Time{} // the action list changes: the progress message shows it

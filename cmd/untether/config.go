@@ -50,6 +50,10 @@ type Config struct {
 	Log       LogConfig       `toml:"log"`
 	// Hosts are the other machines Claude can work on, by name (/host).
 	Hosts map[string]HostConfig `toml:"hosts"`
+	// Scheduled and triggered runs (schedconfig.go).
+	Schedule  ScheduleSettings      `toml:"schedule"`
+	Schedules []ScheduleEntryConfig `toml:"schedules"`
+	Triggers  TriggersConfig        `toml:"triggers"`
 }
 
 type TelegramConfig struct {
@@ -270,6 +274,7 @@ func decodeConfig(path string, getenv func(string) string) (*Config, error) {
 	cfg.Telegram.APIURL = strings.TrimRight(cfg.Telegram.APIURL, "/")
 	errs = append(errs, cfg.resolvePaths()...)
 	errs = append(errs, cfg.validate()...)
+	errs = append(errs, cfg.checkSchedules(getenv)...)
 	if len(errs) > 0 {
 		return &cfg, errors.Join(errs...)
 	}
@@ -287,7 +292,7 @@ func (e *configSyntaxError) Error() string {
 	if e.pe.LastKey != "" {
 		msg += fmt.Sprintf(" (key %s)", e.pe.LastKey)
 	}
-	return msg
+	return msg + scheduleSyntaxHint(e.pe.Message)
 }
 
 func (e *configSyntaxError) Unwrap() error { return e.pe }

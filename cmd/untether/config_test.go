@@ -456,6 +456,9 @@ func configKeys() []string {
 			})
 			return
 		}
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Struct {
+			return // an array of tables ([[schedules]]): its entries are examples, commented out
+		}
 		keys = append(keys, strings.Join(key, "."))
 	})
 	return keys

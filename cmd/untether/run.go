@@ -57,6 +57,12 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	bc.Machines = machines
 	bc.Version, bc.ClaudeVersion = buildVersion(), startClaudeVersion(ctx, cfg, log)
+	bc.Schedules = botSchedules(cfg)
+	if hooks, err := hookServer(cfg, log); err != nil {
+		return err
+	} else if hooks != nil {
+		bc.Hooks = hooks
+	}
 	if files := fileServer(cfg, log); files != nil {
 		defer files.Close() // Run closes it too; this is for a Run that never started
 		bc.Files = files
@@ -191,6 +197,9 @@ func stripEnv(cfg *Config) []string {
 	out := []string{envBotToken}
 	if cfg.Voice.APIKeyEnv != "" {
 		out = append(out, cfg.Voice.APIKeyEnv)
+	}
+	for _, h := range cfg.Triggers.Hooks { // Claude must not sign its own triggers
+		out = append(out, h.SecretEnv)
 	}
 	return out
 }

@@ -67,6 +67,11 @@ func BotCommands() []BotCommand {
 			Help: "the machines Claude can work on ([hosts] in the config), reachable or not; a name moves this chat there"},
 		{Name: "retry", Menu: "send a kept message again",
 			Help: "send again the messages kept because this chat's host was unreachable"},
+		{Name: "at", Args: "<when> <prompt>", Menu: "run a prompt later, once",
+			Help: "run a prompt once, later: in 30m, at 14:30, tomorrow 9:00, on 2026-12-01 08:00"},
+		{Name: "every", Args: "<repeat> <prompt>", Menu: "run a prompt again and again",
+			Help: "run a prompt on a repeat: every 6h, 1d, or a cron expression in quotes (\"0 9 * * 1-5\")"},
+		{Name: "schedules", Menu: "this chat's schedules, to remove one", Help: "this chat's schedules, next run times, ✖ to remove"},
 		{Name: "help", Menu: "how to use this bot", Help: "this help", About: true},
 		{Name: "start", Menu: "hello", Help: "say hello and check access", About: true},
 	}
