@@ -75,7 +75,7 @@ func (t *turn) setQueued(n int) {
 func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...uint64) {
 	b := a.b
 	qp = a.announce(ctx, qp) // a scheduled or triggered run: its first message
-	orig := qp // as queued: a message kept for /retry runs again from here
+	orig := qp               // as queued: a message kept for /retry runs again from here
 	t := &turn{a: a, qp: qp, merged: merged, started: time.Now(), st: turnstate.New()}
 	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
 	defer t.requestCancel()
