@@ -1,0 +1,188 @@
+package hold_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/untether/untether/hold"
+	"github.com/untether/untether/host"
+)
+
+// The test binary is its own holder: `TEST hold` runs hold.Main.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == "hold" {
+		os.Exit(hold.Main(os.Stdin, os.Stdout))
+	}
+	os.Exit(m.Run())
+}
+
+// echo is a stand-in CLI: each line it reads comes back as "out:LINE".
+func echo(t *testing.T, root string, orphan time.Duration) hold.Handle {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h, err := hold.Spawn(ctx, host.Local{}, os.Args[0], root, hold.Config{
+		Path: "/bin/sh", Args: []string{"-c", `while read l; do echo "out:$l"; done; echo bye >&2`},
+		Env: []string{"PATH=/usr/bin:/bin"}, Orphan: orphan})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func next(t *testing.T, c *hold.Client) hold.Frame {
+	t.Helper()
+	got := make(chan hold.Frame, 1)
+	errc := make(chan error, 1)
+	go func() {
+		f, err := c.Next()
+		if err != nil {
+			errc <- err
+			return
+		}
+		got <- f
+	}()
+	select {
+	case f := <-got:
+		return f
+	case err := <-errc:
+		t.Fatalf("next frame: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("no frame in 10 s")
+	}
+	return hold.Frame{}
+}
+
+func input(t *testing.T, c *hold.Client, line string) uint64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	type res struct {
+		seq uint64
+		err error
+	}
+	r := make(chan res, 1)
+	go func() { s, err := c.Input(ctx, []byte(line)); r <- res{s, err} }()
+	// Acks are read by Next: the caller reads the output that follows.
+	f := next(t, c)
+	if f.Kind != 'o' || string(f.Record.Line) != "out:"+line {
+		t.Fatalf("after input %q got frame %c %q", line, f.Kind, f.Record.Line)
+	}
+	got := <-r
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	return got.seq
+}
+
+func dial(t *testing.T, h hold.Handle, from uint64) *hold.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := hold.Dial(ctx, h.Sock(), h.Secret, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestHolderReplaysAfterDetach(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "hold")
+	h := echo(t, root, time.Hour)
+	for path, want := range map[string]os.FileMode{h.Dir: 0o700 | os.ModeDir, h.Sock(): 0o600 | os.ModeSocket,
+		filepath.Join(h.Dir, "journal"): 0o600} {
+		fi, err := os.Lstat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode() != want {
+			t.Errorf("%s: mode %v, want %v", path, fi.Mode(), want)
+		}
+	}
+	c := dial(t, h, 0)
+	if f := next(t, c); f.Kind != 'r' || f.Seq != 0 {
+		t.Fatalf("first frame %+v, want the end of an empty replay", f)
+	}
+	if seq := input(t, c, "one"); seq != 1 {
+		t.Fatalf("input record %d, want 1", seq)
+	}
+	_ = c.Close() // the bot dies
+
+	c = dial(t, h, 1)
+	defer c.Close()
+	if c.Welcome.LastIn != 1 || c.Welcome.Last != 2 {
+		t.Fatalf("welcome %+v", c.Welcome)
+	}
+	want := []string{"i 1 one", "o 2 out:one"}
+	for _, w := range want {
+		f := next(t, c)
+		if got := string(f.Kind) + " " + itoa(f.Record.Seq) + " " + string(f.Record.Line); got != w {
+			t.Fatalf("replayed %q, want %q", got, w)
+		}
+	}
+	if f := next(t, c); f.Kind != 'r' || f.Seq != 2 {
+		t.Fatalf("frame %+v, want the end of the replay at 2", f)
+	}
+	if seq := input(t, c, "two"); seq != 3 {
+		t.Fatalf("input record %d, want 3", seq)
+	}
+	if err := c.CloseInput(); err != nil {
+		t.Fatal(err)
+	}
+	var ex *hold.Exit
+	for ex == nil {
+		if f := next(t, c); f.Kind == 'x' {
+			ex = f.Exit
+		}
+	}
+	if ex.Code != 0 || !strings.Contains(ex.StderrTail, "bye") {
+		t.Fatalf("exit %+v", ex)
+	}
+	if err := c.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, h.Dir)
+}
+
+func TestHolderRefusesAWrongSecret(t *testing.T) {
+	h := echo(t, t.TempDir(), time.Hour)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := hold.Dial(ctx, h.Sock(), "guess", 0); !errors.Is(err, hold.ErrGone) {
+		t.Fatalf("dial with a wrong secret: %v", err)
+	}
+	c := dial(t, h, 0)
+	_ = c.CloseInput()
+	_ = c.Quit()
+	waitGone(t, h.Dir)
+}
+
+func TestHolderEndsTheCLIWhenNoBotComes(t *testing.T) {
+	h := echo(t, t.TempDir(), 300*time.Millisecond)
+	waitGone(t, h.Dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := hold.Dial(ctx, h.Sock(), h.Secret, 0); !errors.Is(err, hold.ErrGone) {
+		t.Fatalf("dial after the orphan time: %v", err)
+	}
+}
+
+func waitGone(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s still there after 10 s", dir)
+}
+
+func itoa(n uint64) string { return strconv.FormatUint(n, 10) }

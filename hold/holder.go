@@ -1,0 +1,388 @@
+package hold
+
+import (
+	"bufio"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Config is what the bot gives a holder on its stdin (never in argv: it
+// holds the session's secret and the CLI's environment).
+type Config struct {
+	Proto  int    `json:"proto"`
+	Secret string `json:"secret"`
+	// Dir is the holder's folder, made 0700 here: the socket, the journal
+	// and the log live in it, and it is removed when the session ends.
+	Dir     string   `json:"dir"`
+	Path    string   `json:"path"`
+	Args    []string `json:"args"`
+	Env     []string `json:"env"`
+	WorkDir string   `json:"work_dir"`
+	// Orphan is how long the holder waits for a bot to attach before it
+	// ends the CLI (DefaultOrphan when zero).
+	Orphan time.Duration `json:"orphan"`
+	// MaxJournal bounds the journal file (DefaultMaxJournal when zero).
+	MaxJournal int64 `json:"max_journal"`
+}
+
+// Ready is the holder's one line on its stdout once it serves.
+type Ready struct {
+	Pid   int    `json:"pid"` // the CLI's
+	Error string `json:"error,omitempty"`
+}
+
+// Defaults.
+const (
+	DefaultOrphan     = time.Hour
+	DefaultMaxJournal = 64 << 20
+	// The steps of ending the CLI when no bot came back: stdin closed
+	// (it exits about 100 ms later), then SIGTERM, then SIGKILL.
+	endTerm = 5 * time.Second
+	endKill = 5 * time.Second
+	// helloWait bounds a client's hello.
+	helloWait = 5 * time.Second
+	// stderrTail is how much of the CLI's stderr the exit record keeps.
+	stderrTail = 8 << 10
+)
+
+// SockName and the other names of the holder's folder.
+const (
+	SockName = "sock"
+	logName  = "log"
+)
+
+// Main runs a holder: the config comes on in, the Ready line goes to out,
+// which is closed then (the bot stops reading it). It returns the exit
+// code of `untether hold`.
+func Main(in io.Reader, out io.WriteCloser) int {
+	var cfg Config
+	if err := json.NewDecoder(io.LimitReader(in, 16<<20)).Decode(&cfg); err != nil {
+		return ready(out, Ready{Error: "read config: " + err.Error()})
+	}
+	h, err := newHolder(cfg)
+	if err != nil {
+		return ready(out, Ready{Error: err.Error()})
+	}
+	if code := ready(out, Ready{Pid: h.cmd.Process.Pid}); code != 0 {
+		h.endCLI()
+	}
+	h.serve()
+	return 0
+}
+
+func ready(out io.WriteCloser, r Ready) int {
+	b, _ := json.Marshal(r)
+	_, err := out.Write(append(b, '\n'))
+	_ = out.Close()
+	if r.Error != "" || err != nil {
+		return 1
+	}
+	return 0
+}
+
+type holder struct {
+	cfg Config
+	log *slog.Logger
+	ln  net.Listener
+	cmd *exec.Cmd
+
+	inMu   sync.Mutex // serializes writes to the CLI's stdin
+	stdin  io.WriteCloser
+	closed bool // stdin closed
+
+	mu       sync.Mutex
+	j        *journal
+	changed  chan struct{} // closed and replaced on every change
+	lastIn   uint64
+	lastInAt uint64 // the record of input lastIn
+	tail     []byte
+	exit     *Exit
+	client   *client
+	quit     bool
+	detached time.Time // when the last client left (or the holder started)
+	done     chan struct{} // closed once the CLI has exited
+}
+
+func newHolder(cfg Config) (*holder, error) {
+	if cfg.Proto != Proto {
+		return nil, fmt.Errorf("protocol %d asked, this holder speaks %d", cfg.Proto, Proto)
+	}
+	if cfg.Orphan <= 0 {
+		cfg.Orphan = DefaultOrphan
+	}
+	if cfg.MaxJournal <= 0 {
+		cfg.MaxJournal = DefaultMaxJournal
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("make holder folder: %w", err)
+	}
+	if err := os.Chmod(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("make holder folder private: %w", err)
+	}
+	// The bot is gone from a terminal's point of view: a hang-up is not
+	// for us, and neither is the bot's SIGINT or SIGTERM (its own group).
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	logf, err := os.OpenFile(filepath.Join(cfg.Dir, logName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open holder log: %w", err)
+	}
+	h := &holder{cfg: cfg, log: slog.New(slog.NewTextHandler(logf, nil)), changed: make(chan struct{}), done: make(chan struct{}),
+		detached: time.Now()}
+	if h.j, err = openJournal(cfg.Dir, cfg.MaxJournal); err != nil {
+		return nil, err
+	}
+	sock := filepath.Join(cfg.Dir, SockName)
+	old := syscallUmask(0o177) // the socket is born 0600
+	h.ln, err = net.Listen("unix", sock)
+	syscallUmask(old)
+	if err != nil {
+		return nil, fmt.Errorf("listen on holder socket: %w", err)
+	}
+	if err := h.startCLI(); err != nil {
+		_ = h.ln.Close()
+		return nil, err
+	}
+	return h, nil
+}
+
+func syscallUmask(m int) int { return syscall.Umask(m) }
+
+// startCLI starts the CLI in a session of its own: no signal meant for the
+// bot or the holder reaches it, and its group can be signalled whole.
+func (h *holder) startCLI() error {
+	c := exec.Command(h.cfg.Path, h.cfg.Args...)
+	c.Env, c.Dir = h.cfg.Env, h.cfg.WorkDir
+	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	in, err := c.StdinPipe()
+	if err != nil {
+		return fmt.Errorf("stdin pipe: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("stdout pipe: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("stderr pipe: %w", err)
+	}
+	c.Stdout, c.Stderr = outW, errW
+	if err := c.Start(); err != nil {
+		return fmt.Errorf("start claude: %w", err)
+	}
+	_ = outW.Close()
+	_ = errW.Close()
+	h.cmd, h.stdin = c, in
+	readers := make(chan struct{}, 2)
+	go func() { h.readOut(outR); readers <- struct{}{} }()
+	go func() { h.readErr(errR); readers <- struct{}{} }()
+	go h.wait(outR, errR, readers)
+	return nil
+}
+
+func (h *holder) broadcast() {
+	close(h.changed)
+	h.changed = make(chan struct{})
+}
+
+func (h *holder) readOut(r io.Reader) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, err := readLine(br)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
+				h.log.Warn("reading claude stdout", "err", err)
+			}
+			return
+		}
+		h.mu.Lock()
+		if _, err := h.j.add(false, line); err != nil {
+			h.log.Warn("journal", "err", err)
+		}
+		h.broadcast()
+		h.mu.Unlock()
+	}
+}
+
+func (h *holder) readErr(r io.Reader) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			h.mu.Lock()
+			h.tail = append(h.tail, buf[:n]...)
+			if len(h.tail) > stderrTail {
+				h.tail = h.tail[len(h.tail)-stderrTail:]
+			}
+			if c := h.client; c != nil {
+				c.stderr = append(c.stderr, string(buf[:n]))
+			}
+			h.broadcast()
+			h.mu.Unlock()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// wait reaps the CLI; what is left of its output is read first (bounded:
+// a tool's child may hold the pipes).
+func (h *holder) wait(outR, errR *os.File, readers <-chan struct{}) {
+	err := h.cmd.Wait()
+	_ = syscall.Kill(-h.cmd.Process.Pid, syscall.SIGTERM) // orphans of its group
+	for range 2 {
+		select {
+		case <-readers:
+		case <-time.After(2 * time.Second):
+			_ = outR.Close()
+			_ = errR.Close()
+		}
+	}
+	ex := Exit{Code: h.cmd.ProcessState.ExitCode()}
+	if ws, ok := h.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		ex.Signal = ws.Signal().String()
+	}
+	if err != nil && ex.Code == 0 && ex.Signal == "" {
+		ex.Code = -1
+	}
+	h.mu.Lock()
+	ex.StderrTail = string(h.tail)
+	h.exit = &ex
+	h.broadcast()
+	h.mu.Unlock()
+	close(h.done)
+	h.log.Info("claude exited", "code", ex.Code, "signal", ex.Signal)
+}
+
+// serve accepts clients until the session is over: the CLI has exited and
+// a client said q, or no client was attached for cfg.Orphan.
+func (h *holder) serve() {
+	defer h.cleanup()
+	conns := make(chan net.Conn)
+	go func() {
+		for {
+			c, err := h.ln.Accept()
+			if err != nil {
+				close(conns)
+				return
+			}
+			conns <- c
+		}
+	}()
+	for {
+		h.mu.Lock()
+		attached, quit, changed, since := h.client != nil, h.quit, h.changed, h.detached
+		h.mu.Unlock()
+		select {
+		case <-h.done:
+			if quit {
+				return
+			}
+		default:
+		}
+		var orphan <-chan time.Time
+		var t *time.Timer
+		if !attached {
+			t = time.NewTimer(h.cfg.Orphan - time.Since(since))
+			orphan = t.C
+		}
+		select {
+		case c, ok := <-conns:
+			if !ok {
+				return
+			}
+			go h.attach(c)
+		case <-changed:
+		case <-orphan:
+			h.log.Info("no bot attached: ending claude", "after", h.cfg.Orphan)
+			h.endCLI()
+			return
+		}
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// endCLI ends the CLI cleanly: stdin closed, then SIGTERM, then SIGKILL.
+func (h *holder) endCLI() {
+	h.closeStdin()
+	for _, st := range []struct {
+		wait time.Duration
+		sig  syscall.Signal
+	}{{endTerm, syscall.SIGTERM}, {endKill, syscall.SIGKILL}} {
+		select {
+		case <-h.done:
+			return
+		case <-time.After(st.wait):
+			_ = syscall.Kill(-h.cmd.Process.Pid, st.sig)
+		}
+	}
+	<-h.done
+}
+
+func (h *holder) closeStdin() {
+	h.inMu.Lock()
+	defer h.inMu.Unlock()
+	if !h.closed {
+		h.closed = true
+		_ = h.stdin.Close()
+	}
+}
+
+// cleanup removes the session's files: nothing of it outlives it.
+func (h *holder) cleanup() {
+	_ = h.ln.Close()
+	h.mu.Lock()
+	h.j.close()
+	h.mu.Unlock()
+	if err := os.RemoveAll(h.cfg.Dir); err != nil {
+		h.log.Warn("remove holder folder", "err", err)
+	}
+}
+
+// input writes a client's line once per id and returns its record.
+func (h *holder) input(id uint64, line []byte) (uint64, error) {
+	h.inMu.Lock()
+	defer h.inMu.Unlock()
+	h.mu.Lock()
+	if id <= h.lastIn {
+		seq := h.lastInAt
+		h.mu.Unlock()
+		return seq, nil
+	}
+	seq, err := h.j.add(true, line)
+	if err == nil {
+		h.lastIn, h.lastInAt = id, seq
+	}
+	h.mu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	if h.closed {
+		return seq, errors.New("claude's stdin is closed")
+	}
+	if _, err := h.stdin.Write(append(line, '\n')); err != nil {
+		return seq, fmt.Errorf("write to claude: %w", err)
+	}
+	return seq, nil
+}
+
+func secretOK(got, want string) bool {
+	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+func parseUint(b []byte) (uint64, error) { return strconv.ParseUint(string(b), 10, 64) }

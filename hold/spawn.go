@@ -1,0 +1,90 @@
+package hold
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/untether/untether/host"
+	"github.com/untether/untether/token"
+)
+
+// Handle names a holder: enough to attach to it again from another bot
+// process. It is stored in the bot's state file (0600), secret included.
+type Handle struct {
+	Proto  int    `json:"proto"`
+	Dir    string `json:"dir"`
+	Secret string `json:"secret"`
+	Pid    int    `json:"pid"` // the CLI's
+}
+
+// Sock is the holder's socket.
+func (h Handle) Sock() string { return filepath.Join(h.Dir, SockName) }
+
+// spawnWait bounds a holder's start (its Ready line).
+const spawnWait = 30 * time.Second
+
+// Spawn starts a holder through h running self (the untether binary) as
+// `self hold`: it starts the CLI of cfg (Path, Args, Env, WorkDir) and
+// serves in a new folder under root. The holder is not the bot's child in
+// any way that matters: it leads its own process group, and ctx ending
+// does not end it.
+func Spawn(ctx context.Context, h host.Host, self, root string, cfg Config) (Handle, error) {
+	if err := h.MkdirAll(ctx, root, 0o700); err != nil {
+		return Handle{}, fmt.Errorf("make holders' folder: %w", err)
+	}
+	cfg.Proto = Proto
+	cfg.Secret = token.New()
+	cfg.Dir = filepath.Join(root, token.New()[:12])
+	in, err := json.Marshal(cfg)
+	if err != nil {
+		return Handle{}, fmt.Errorf("encode holder config: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return Handle{}, fmt.Errorf("holder pipe: %w", err)
+	}
+	defer outR.Close()
+	// Nothing of the bot's environment (its token) reaches the holder: the
+	// CLI's own environment is in cfg.
+	proc, err := h.Start(context.WithoutCancel(ctx), host.Cmd{Path: self, Args: []string{"hold"},
+		Env: []string{"PATH=/usr/bin:/bin"}, Stdin: bytes.NewReader(in), Stdout: outW, Dir: "/"})
+	_ = outW.Close()
+	if err != nil {
+		return Handle{}, fmt.Errorf("start holder: %w", err)
+	}
+	go func() { _, _ = proc.Wait() }() // reaped while the bot lives; init's after
+	got := make(chan Ready, 1)
+	go func() {
+		var r Ready
+		line, err := bufio.NewReader(outR).ReadBytes('\n')
+		if err == nil {
+			err = json.Unmarshal(line, &r)
+		}
+		if err != nil {
+			r.Error = "no ready line: " + err.Error()
+		}
+		got <- r
+	}()
+	t := time.NewTimer(spawnWait)
+	defer t.Stop()
+	select {
+	case r := <-got:
+		if r.Error != "" {
+			return Handle{}, errors.New("holder: " + r.Error)
+		}
+		return Handle{Proto: Proto, Dir: cfg.Dir, Secret: cfg.Secret, Pid: r.Pid}, nil
+	case <-t.C:
+		_ = proc.Signal(9)
+		return Handle{}, errors.New("the holder did not start in time")
+	case <-ctx.Done():
+		_ = proc.Signal(9)
+		return Handle{}, fmt.Errorf("start holder: %w", ctx.Err())
+	}
+}
