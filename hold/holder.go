@@ -112,7 +112,7 @@ type holder struct {
 	exit     *Exit
 	client   *client
 	quit     bool
-	detached time.Time // when the last client left (or the holder started)
+	detached time.Time     // when the last client left (or the holder started)
 	done     chan struct{} // closed once the CLI has exited
 }
 
