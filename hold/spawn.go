@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/untether/untether/host"
@@ -22,6 +24,8 @@ type Handle struct {
 	Dir    string `json:"dir"`
 	Secret string `json:"secret"`
 	Pid    int    `json:"pid"` // the CLI's
+	// Holder is the holder's own process id on its host.
+	Holder int `json:"holder"`
 }
 
 // Sock is the holder's socket.
@@ -79,7 +83,7 @@ func Spawn(ctx context.Context, h host.Host, self, root string, cfg Config) (Han
 		if r.Error != "" {
 			return Handle{}, errors.New("holder: " + r.Error)
 		}
-		return Handle{Proto: Proto, Dir: cfg.Dir, Secret: cfg.Secret, Pid: r.Pid}, nil
+		return Handle{Proto: Proto, Dir: cfg.Dir, Secret: cfg.Secret, Pid: r.Pid, Holder: proc.Pid()}, nil
 	case <-t.C:
 		_ = proc.Signal(9)
 		return Handle{}, errors.New("the holder did not start in time")
@@ -87,4 +91,22 @@ func Spawn(ctx context.Context, h host.Host, self, root string, cfg Config) (Han
 		_ = proc.Signal(9)
 		return Handle{}, fmt.Errorf("start holder: %w", ctx.Err())
 	}
+}
+
+// Forget removes the folder of a holder that died without removing it (it
+// was killed, or the machine rebooted): the journal must not outlive the
+// session. Only a folder whose socket refuses connections is removed.
+func Forget(h Handle) error {
+	c, err := net.DialTimeout("unix", h.Sock(), time.Second)
+	if err == nil {
+		_ = c.Close()
+		return errors.New("the holder still answers")
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("check the holder: %w", err)
+	}
+	if filepath.Base(filepath.Dir(h.Dir)) == "" {
+		return errors.New("refusing to remove " + h.Dir)
+	}
+	return os.RemoveAll(h.Dir)
 }

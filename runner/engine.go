@@ -26,6 +26,15 @@ func (e *Engine) Interactive() bool { return e.Base.Mode != OneShot }
 
 // Start implements engine.Engine.
 func (e *Engine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
+	opts := e.options(spec)
+	if opts.Mode == OneShot {
+		return NewOneShotConn(ctx, opts), nil
+	}
+	return Start(ctx, opts)
+}
+
+// options are the Base options with spec's per-chat fields.
+func (e *Engine) options(spec engine.Spec) Options {
 	opts := e.Base
 	opts.Resume = spec.Resume
 	if spec.Model != "" {
@@ -44,8 +53,5 @@ func (e *Engine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, erro
 	if len(spec.AllowedTools) > 0 {
 		opts.AllowedTools = append(slices.Clone(opts.AllowedTools), spec.AllowedTools...)
 	}
-	if opts.Mode == OneShot {
-		return NewOneShotConn(ctx, opts), nil
-	}
-	return Start(ctx, opts)
+	return opts
 }

@@ -105,6 +105,20 @@ type Options struct {
 	// Host is the machine the CLI runs on: it is started there, in WorkDir
 	// there, and its tools are found and signalled there. Nil: this one.
 	Host host.Host
+
+	// Hold, when set, makes interactive sessions durable: the CLI is
+	// started by a holder that outlives the bot (package hold, held.go).
+	Hold *Hold
+}
+
+// Hold says how durable sessions are held.
+type Hold struct {
+	// Self is the untether binary the holder runs (`Self hold`).
+	Self string
+	// Root is the folder (0700) the holders' folders are made in, on Host.
+	Root string
+	// Orphan is how long a holder waits for a bot before it ends the CLI.
+	Orphan time.Duration
 }
 
 func (o Options) withDefaults() Options {

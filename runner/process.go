@@ -77,8 +77,7 @@ func (p *pipes) closeAll() {
 
 func (s *Session) readStdout(r io.Reader) {
 	lr := newLineReader(r, s.opts.MaxLineBytes)
-	dec := newDecoder(s.opts.WorkDir)
-	dec.redact = s.opts.Redact
+	dec := s.newDecoder()
 	for {
 		raw, skipped, err := lr.next()
 		if skipped > 0 {
@@ -91,17 +90,32 @@ func (s *Session) readStdout(r io.Reader) {
 			}
 			return
 		}
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		d, err := dec.decode(raw)
-		if err != nil {
-			// Log the shape, not the content: a line may carry file contents.
-			s.logger().Warn("skipped a malformed line from claude", "err", err, "bytes", len(raw))
-			continue
-		}
-		s.handle(d)
+		s.line(dec, raw, nil)
 	}
+}
+
+func (s *Session) newDecoder() *decoder {
+	dec := newDecoder(s.opts.WorkDir)
+	dec.redact = s.opts.Redact
+	return dec
+}
+
+// line decodes and handles one line of stdout. Requests in answered were
+// answered already (a replay): they are neither asked again nor refused.
+func (s *Session) line(dec *decoder, raw []byte, answered map[string]bool) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return
+	}
+	d, err := dec.decode(raw)
+	if err != nil {
+		// Log the shape, not the content: a line may carry file contents.
+		s.logger().Warn("skipped a malformed line from claude", "err", err, "bytes", len(raw))
+		return
+	}
+	if d.request != nil && answered[d.request.RequestID] {
+		return
+	}
+	s.handle(d)
 }
 
 func (s *Session) handle(d decoded) {

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -35,7 +35,9 @@ type Session struct {
 	// writes carries every line for stdin: one writer, so no caller can
 	// block the stdout reader and lines never interleave.
 	writes    chan writeReq
-	stdin     *os.File
+	stdin     io.WriteCloser
+	// held is the holder of a durable session (held.go), nil otherwise.
+	held      *heldConn
 	closeOnce sync.Once
 	closing   chan struct{} // closed when Close starts or the process ends
 	writerEnd chan struct{} // closed when the stdin writer has stopped
@@ -51,12 +53,14 @@ type Session struct {
 	exitEvent  *engine.Exited
 
 	nextID atomic.Int64
+	sentAt atomic.Uint64 // the journal record of the last prompt (held sessions)
 	wg     sync.WaitGroup
 }
 
 type writeReq struct {
 	data []byte
 	done chan error
+	seq  *uint64 // set to the journal record of a held session's line
 }
 
 // Start launches Claude Code in interactive mode: the process stays up
@@ -76,25 +80,14 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find claude binary %q (install Claude Code or set [claude] binary): %w", opts.Binary, err)
 	}
-	s := &Session{
-		opts:      opts,
-		events:    make(chan engine.Event),
-		queue:     newEventQueue(),
-		writes:    make(chan writeReq, 16),
-		closing:   make(chan struct{}),
-		writerEnd: make(chan struct{}),
-		exited:    make(chan struct{}),
-		abandon:   make(chan struct{}),
-		pending:   map[string]bool{},
-		controls:  map[string]chan controlResponse{},
-	}
-	s.sessionID = opts.Resume
-	// A one-shot process is a turn from its first moment.
-	if opts.Mode == OneShot {
-		s.turns = 1
-	}
-	s.stderrTail.n = opts.StderrTail
+	s := newSession(opts)
 
+	if opts.Hold != nil && opts.Mode == Interactive {
+		if err := s.startHeld(ctx, bin, args); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
 	cmd := host.Cmd{Path: bin, Args: args, Dir: opts.WorkDir, Env: opts.ChildEnv()}
 	pipes, err := s.attach(&cmd)
 	if err != nil {
@@ -139,6 +132,28 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 		}
 	}()
 	return s, nil
+}
+
+func newSession(opts Options) *Session {
+	s := &Session{
+		opts:      opts,
+		events:    make(chan engine.Event),
+		queue:     newEventQueue(),
+		writes:    make(chan writeReq, 16),
+		closing:   make(chan struct{}),
+		writerEnd: make(chan struct{}),
+		exited:    make(chan struct{}),
+		abandon:   make(chan struct{}),
+		pending:   map[string]bool{},
+		controls:  map[string]chan controlResponse{},
+	}
+	s.sessionID = opts.Resume
+	// A one-shot process is a turn from its first moment.
+	if opts.Mode == OneShot {
+		s.turns = 1
+	}
+	s.stderrTail.n = opts.StderrTail
+	return s
 }
 
 // Events delivers the session's events in order.
@@ -188,9 +203,11 @@ func (s *Session) Send(ctx context.Context, text string) error {
 	if err != nil {
 		return fmt.Errorf("encode user message: %w", err)
 	}
-	if err := s.write(ctx, line); err != nil {
+	seq, err := s.writeSeq(ctx, line)
+	if err != nil {
 		return fmt.Errorf("send user message: %w", err)
 	}
+	s.sentAt.Store(seq)
 	s.mu.Lock()
 	s.turns++
 	s.mu.Unlock()
@@ -334,30 +351,37 @@ func (s *Session) isClosing() bool {
 
 // write hands a line to the single stdin writer and waits until it is written.
 func (s *Session) write(ctx context.Context, line []byte) error {
-	req := writeReq{data: append(line, '\n'), done: make(chan error, 1)}
+	_, err := s.writeSeq(ctx, line)
+	return err
+}
+
+// writeSeq is write, also saying the journal record of the line in a held
+// session (0 otherwise).
+func (s *Session) writeSeq(ctx context.Context, line []byte) (uint64, error) {
+	req := writeReq{data: append(line, '\n'), done: make(chan error, 1), seq: new(uint64)}
 	if s.isClosing() {
-		return engine.ErrClosed
+		return 0, engine.ErrClosed
 	}
 	select {
 	case s.writes <- req:
 	case <-s.closing:
-		return engine.ErrClosed
+		return 0, engine.ErrClosed
 	case <-ctx.Done():
-		return ctx.Err()
+		return 0, ctx.Err()
 	}
 	select {
 	case err := <-req.done:
-		return err
+		return *req.seq, err
 	case <-s.writerEnd:
 		// The writer stopped after this line was queued: it was never written.
 		select {
 		case err := <-req.done:
-			return err
+			return *req.seq, err
 		default:
-			return engine.ErrClosed
+			return 0, engine.ErrClosed
 		}
 	case <-ctx.Done():
-		return ctx.Err()
+		return 0, ctx.Err()
 	}
 }
 
@@ -370,6 +394,8 @@ func (s *Session) writeLoop() {
 			if failed == nil {
 				if _, err := s.stdin.Write(req.data); err != nil {
 					failed = fmt.Errorf("write to claude stdin: %w", err)
+				} else if s.held != nil {
+					*req.seq = s.held.lastSeq
 				}
 			}
 			req.done <- failed

@@ -16,11 +16,16 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/hold"
 
 	"github.com/untether/untether/runner/claudetest"
 )
 
 func TestMain(m *testing.M) {
+	// The test binary is its own holder for held sessions.
+	if len(os.Args) > 1 && os.Args[1] == "hold" {
+		os.Exit(hold.Main(os.Stdin, os.Stdout))
+	}
 	claudetest.RunFakeCLIIfRequested()
 	os.Exit(m.Run())
 }

@@ -1,0 +1,43 @@
+package engine
+
+import "context"
+
+// Durable is an Engine whose sessions can outlive the bot process: the
+// agent runs held outside the bot (package hold for Claude Code), and a
+// bot started later attaches to it again. See docs/durability.md.
+type Durable interface {
+	// Reattach attaches to a session a previous bot process left running:
+	// handle is what its Conn's Held.Handle said, spec the chat's as at a
+	// start. The journal is replayed from record from (0: nothing is
+	// replayed): its events come first, then Replayed, then what comes.
+	// A session that is gone (the holder ended, the machine rebooted) is
+	// an error wrapping ErrGone.
+	Reattach(ctx context.Context, spec Spec, handle string, from uint64) (Conn, error)
+}
+
+// Held is a Conn whose process outlives the bot.
+type Held interface {
+	// Handle names the session for Durable.Reattach; it holds a secret
+	// and is kept only in the bot's state file.
+	Handle() string
+	// SentAt is the journal record of the last prompt Send wrote: a
+	// re-attach mid-turn replays from it.
+	SentAt() uint64
+	// Detach leaves the process running and ends this Conn: its events
+	// stop (without Exited) and Done is closed.
+	Detach()
+}
+
+// ErrGone is wrapped by Reattach when the session is no longer there.
+var ErrGone = errorString("the held session is gone")
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+// Replayed follows the events a re-attach replayed from the journal: they
+// happened while no bot listened (or before the last one stopped), and
+// what they showed the user may already be on the screen.
+type Replayed struct{}
+
+func (Replayed) event() {}

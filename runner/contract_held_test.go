@@ -1,0 +1,196 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/untether/untether/engine"
+	"github.com/untether/untether/hold"
+	"github.com/untether/untether/runner/claudetest"
+)
+
+// Contract tests of held sessions (held.go, package hold) with the real
+// CLI: the bot detaches mid-turn, as it does when it stops, and a new
+// Session attaches to the same process and finishes the turn.
+
+// held makes the rig's sessions durable, held by this test binary.
+func (r *rig) held() *rig {
+	r.t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.opts.Hold = &Hold{Self: exe, Root: filepath.Join(r.t.TempDir(), "hold"), Orphan: time.Minute}
+	return r
+}
+
+// detach drops s as a stopping bot does and checks it ends without Exited.
+func detach(t *testing.T, s *Session) (handle string, from uint64) {
+	t.Helper()
+	handle, from = s.Handle(), s.SentAt()
+	s.Detach()
+	timeout := time.After(contractWait)
+	for {
+		select {
+		case ev, ok := <-s.Events():
+			if !ok {
+				return handle, from
+			}
+			if ex, isExit := ev.(engine.Exited); isExit {
+				t.Fatalf("a detached session reported an exit: %+v", ex)
+			}
+		case <-timeout:
+			t.Fatal("events of a detached session did not close")
+		}
+	}
+}
+
+func (r *rig) reattach(handle string, from uint64) *Session {
+	r.t.Helper()
+	s, err := Reattach(ctxFor(r.t), r.opts, handle, from)
+	if err != nil {
+		r.t.Fatalf("reattach: %v", err)
+	}
+	r.cleanup(s)
+	return s
+}
+
+func holderDirs(t *testing.T, r *rig) []string {
+	t.Helper()
+	ents, _ := os.ReadDir(r.opts.Hold.Root)
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+func TestContractHeldAnswerSurvivesDetach(t *testing.T) {
+	const answer = "one two three four five six seven eight nine ten"
+	r := newRig(t, true).held().serve(claudetest.Say(answer).Slow(40*time.Millisecond), claudetest.Say("second"))
+	s := r.start(func(o *Options) { o.IncludePartial = true })
+	if err := s.Send(ctxFor(t), "Count to ten."); err != nil {
+		t.Fatal(err)
+	}
+	if p := next[engine.Text](t, s); !p.Partial {
+		t.Fatalf("want a partial text first, got %+v", p)
+	}
+	pid := s.Pid()
+	handle, from := detach(t, s) // mid-answer
+	if from == 0 {
+		t.Fatal("SentAt is 0 after a prompt")
+	}
+
+	s2 := r.reattach(handle, from)
+	if s2.Pid() != pid {
+		t.Errorf("re-attached to pid %d, the CLI was %d", s2.Pid(), pid)
+	}
+	log := runTurn(t, s2, nil)
+	if len(eventsOf[engine.Replayed](log.events)) != 1 {
+		t.Errorf("want one Replayed marker:%s", log)
+	}
+	if !log.done.OK || log.done.Result != answer {
+		t.Errorf("turn after the re-attach = %+v", log.done)
+	}
+	if n := len(r.api.Requests()); n != 1 {
+		t.Errorf("the model got %d requests, want 1 (the prompt went once)", n)
+	}
+	// The session goes on as if nothing happened.
+	if again := turn(t, s2, "Again.", nil); again.done.Result != "second" {
+		t.Errorf("next turn = %+v", again.done)
+	}
+	if err := s2.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(contractWait)
+	for len(holderDirs(t, r)) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if d := holderDirs(t, r); len(d) > 0 {
+		t.Errorf("the holder's files outlived the session: %v", d)
+	}
+}
+
+func TestContractHeldApprovalSurvivesDetach(t *testing.T) {
+	r := newRig(t, true).held().serve(claudetest.Answer(bashUse("touch a.txt")), claudetest.Say("made it"))
+	s := r.start()
+	if err := s.Send(ctxFor(t), "Create a.txt."); err != nil {
+		t.Fatal(err)
+	}
+	req := next[engine.ApprovalRequest](t, s)
+	handle, from := detach(t, s)
+
+	s2 := r.reattach(handle, from)
+	asked := 0
+	log := runTurn(t, s2, func(again engine.ApprovalRequest) {
+		asked++
+		if again.RequestID != req.RequestID {
+			t.Errorf("replayed request %s, want %s", again.RequestID, req.RequestID)
+		}
+		if err := s2.Allow(ctxFor(t), again.RequestID, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if asked != 1 || !log.done.OK || log.done.Result != "made it" || !exists(r.path("a.txt")) {
+		t.Fatalf("asked %d times, turn %+v, a.txt made %v:%s", asked, log.done, exists(r.path("a.txt")), log)
+	}
+
+	// Detached again after the answer: the request is not asked a third
+	// time, and the finished turn replays to its result alone.
+	handle, _ = detach(t, s2)
+	s3 := r.reattach(handle, from)
+	log = runTurn(t, s3, func(e engine.ApprovalRequest) { t.Errorf("an answered request was asked again: %+v", e) })
+	if log.done.Result != "made it" || len(r.api.Requests()) != 2 {
+		t.Errorf("replayed turn %+v after %d requests", log.done, len(r.api.Requests()))
+	}
+}
+
+func TestContractHeldHolderGone(t *testing.T) {
+	r := newRig(t, true).held().serve(claudetest.Say("hi").HangAfter(2))
+	s := r.start(func(o *Options) { o.IncludePartial = true })
+	if err := s.Send(ctxFor(t), "Hello."); err != nil {
+		t.Fatal(err)
+	}
+	next[engine.Text](t, s)
+	handle := s.Handle()
+	var h hold.Handle
+	if err := json.Unmarshal([]byte(handle), &h); err != nil || h.Holder == 0 {
+		t.Fatalf("handle %s: %v", handle, err)
+	}
+	// The holder dies (an OOM kill): the CLI loses its stdin and ends, and
+	// the turn ends with an error, as a crash of the CLI does.
+	if err := syscall.Kill(h.Holder, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ex := next[engine.Exited](t, s)
+	if ex.Err == nil || !ex.MidTurn {
+		t.Errorf("exit after the holder died = %+v", ex)
+	}
+	_, err := Reattach(ctxFor(t), r.opts, handle, s.SentAt())
+	if !errors.Is(err, engine.ErrGone) {
+		t.Fatalf("reattach to a gone holder: %v", err)
+	}
+	if d := holderDirs(t, r); len(d) > 0 {
+		t.Errorf("the files of a dead holder stay: %v", d)
+	}
+	waitDead(t, h.Pid)
+}
+
+// waitDead waits for a process to be gone.
+func waitDead(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(contractWait)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("process %d still runs", pid)
+}

@@ -1,0 +1,288 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/untether/untether/engine"
+	"github.com/untether/untether/hold"
+	"github.com/untether/untether/host"
+)
+
+// A held session: the CLI runs under a holder (package hold) that outlives
+// the bot. The Session is the same as with pipes; only its three ends
+// differ: stdin goes through the holder (each line journaled, acked with
+// its record), stdout comes back as journal records, and the process is
+// signalled and waited for through it. Detach leaves it all running.
+
+type heldConn struct {
+	c      *hold.Client
+	handle hold.Handle
+	from   uint64 // the replay asked for (0: none)
+	// lastSeq is the record of the line the writer wrote last; only the
+	// writer goroutine touches it.
+	lastSeq  uint64
+	detached atomic.Bool
+}
+
+var (
+	_ engine.Held    = (*Session)(nil)
+	_ engine.Durable = (*Engine)(nil)
+)
+
+// startHeld starts the CLI under a new holder and attaches to it.
+func (s *Session) startHeld(ctx context.Context, bin string, args []string) error {
+	o := s.opts
+	h, err := hold.Spawn(ctx, o.Host, o.Hold.Self, o.Hold.Root, hold.Config{Path: bin, Args: args,
+		Env: o.ChildEnv(), WorkDir: o.WorkDir, Orphan: o.Hold.Orphan})
+	if err != nil {
+		return fmt.Errorf("start claude under a holder: %w", err)
+	}
+	c, err := hold.Dial(ctx, h.Sock(), h.Secret, 0)
+	if err != nil {
+		return fmt.Errorf("attach to the new holder: %w", err)
+	}
+	s.attachHeld(ctx, h, c, 0)
+	return nil
+}
+
+// Reattach attaches to a session a previous bot process started with
+// opts.Hold, replaying its journal from record from (0: nothing). The
+// replay restores what the runner knows of the turn (a prompt sent and
+// not answered, approval requests not answered) from the journaled input;
+// requests answered before are not asked again.
+func Reattach(ctx context.Context, opts Options, handle string, from uint64) (*Session, error) {
+	opts = opts.withDefaults()
+	opts.Mode = Interactive
+	var h hold.Handle
+	if err := json.Unmarshal([]byte(handle), &h); err != nil {
+		return nil, fmt.Errorf("%w: unreadable handle: %v", engine.ErrGone, err)
+	}
+	if h.Proto != hold.Proto {
+		return nil, fmt.Errorf("%w: its holder speaks protocol %d, this bot %d", engine.ErrGone, h.Proto, hold.Proto)
+	}
+	c, err := hold.Dial(ctx, h.Sock(), h.Secret, from)
+	if err != nil {
+		// A holder that died left its files: they go now.
+		if _, local := opts.Host.(host.Local); local {
+			if ferr := hold.Forget(h); ferr != nil {
+				opts.Logger.Debug("the files of a gone holder stay", "dir", h.Dir, "err", ferr)
+			}
+		}
+		return nil, fmt.Errorf("%w: %v", engine.ErrGone, err)
+	}
+	s := newSession(opts)
+	s.attachHeld(ctx, h, c, from)
+	return s, nil
+}
+
+// Reattach implements engine.Durable.
+func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, from uint64) (engine.Conn, error) {
+	opts := e.options(spec)
+	if opts.Mode == OneShot || opts.Hold == nil {
+		return nil, fmt.Errorf("%w: sessions are not held in this configuration", engine.ErrGone)
+	}
+	return Reattach(ctx, opts, handle, from)
+}
+
+func (s *Session) attachHeld(ctx context.Context, h hold.Handle, c *hold.Client, from uint64) {
+	h.Pid = c.Welcome.Pid
+	s.held = &heldConn{c: c, handle: h, from: from}
+	s.proc = heldProc{s}
+	s.stdin = heldStdin{s}
+	s.logger().Debug("claude held", "pid", h.Pid, "dir", h.Dir, "replay_from", from)
+	s.wg.Add(2)
+	go func() { defer s.wg.Done(); s.writeLoop() }()
+	go func() { defer s.wg.Done(); s.heldLoop() }()
+	go s.queue.pump(s.events, s.abandon)
+	go func() {
+		select {
+		case <-ctx.Done():
+			close(s.abandon)
+			s.Detach()
+		case <-s.exited:
+		}
+	}()
+}
+
+// Handle implements engine.Held.
+func (s *Session) Handle() string {
+	b, _ := json.Marshal(s.held.handle)
+	return string(b)
+}
+
+// SentAt implements engine.Held.
+func (s *Session) SentAt() uint64 { return s.sentAt.Load() }
+
+// Detach implements engine.Held: the holder and the CLI go on; this
+// Session ends without an Exited event.
+func (s *Session) Detach() {
+	if s.held == nil || s.held.detached.Swap(true) {
+		return
+	}
+	_ = s.held.c.Close()
+}
+
+// heldLoop reads the holder until the CLI exits or the bot detaches.
+func (s *Session) heldLoop() {
+	h := s.held
+	ex, err := s.readHeld()
+	s.closeOnce.Do(func() { close(s.closing) })
+	if h.detached.Load() {
+		s.queue.close()
+		close(s.exited)
+		return
+	}
+	e := engine.Exited{ExitCode: -1}
+	if err != nil {
+		e.Err = fmt.Errorf("lost the holder of claude: %w", err)
+	} else {
+		e.ExitCode, e.Signal = ex.Code, ex.Signal
+		s.mu.Lock()
+		_, _ = s.stderrTail.Write([]byte(ex.StderrTail))
+		s.mu.Unlock()
+		// The session is over: the holder removes its files and exits.
+		_ = h.c.Quit()
+	}
+	_ = h.c.Close()
+	s.mu.Lock()
+	e.StderrTail = s.cleanTail()
+	e.MidTurn = s.turns > 0
+	clear(s.pending)
+	s.exitEvent = &e
+	s.mu.Unlock()
+	if e.MidTurn && e.Err == nil {
+		e.Err = fmt.Errorf("claude exited without finishing the turn (exit code %d%s)", e.ExitCode, signalSuffix(e.Signal))
+	}
+	s.logger().Debug("held claude exited", "exit_code", e.ExitCode, "signal", e.Signal, "mid_turn", e.MidTurn, "err", e.Err)
+	s.queue.push(e)
+	s.queue.close()
+	close(s.exited)
+}
+
+// readHeld handles the holder's frames. The replay is gathered first, so
+// that the requests answered in it are known before any is decoded.
+func (s *Session) readHeld() (*hold.Exit, error) {
+	h := s.held
+	dec := s.newDecoder()
+	replaying := true
+	var replay []hold.Frame
+	for {
+		f, err := h.c.Next()
+		if err != nil {
+			return nil, err
+		}
+		switch f.Kind {
+		case 'o', 'i':
+			if replaying {
+				replay = append(replay, f)
+			} else if f.Kind == 'o' {
+				s.line(dec, f.Record.Line, nil)
+			}
+		case 'r':
+			if replaying {
+				replaying = false
+				s.replay(dec, replay)
+				replay = nil
+			}
+		case 'e':
+			s.mu.Lock()
+			_, _ = s.stderrTail.Write([]byte(f.Stderr))
+			s.mu.Unlock()
+		case 'x':
+			return f.Exit, nil
+		}
+	}
+}
+
+// inputLine is what the runner needs of a line it wrote to stdin.
+type inputLine struct {
+	Type     string `json:"type"`
+	Response struct {
+		RequestID string `json:"request_id"`
+	} `json:"response"`
+}
+
+func (s *Session) replay(dec *decoder, frames []hold.Frame) {
+	if s.held.from == 0 {
+		return
+	}
+	answered := map[string]bool{}
+	for _, f := range frames {
+		var in inputLine
+		if f.Kind == 'i' && json.Unmarshal(f.Record.Line, &in) == nil && in.Type == "control_response" {
+			answered[in.Response.RequestID] = true
+		}
+	}
+	for _, f := range frames {
+		if f.Kind == 'o' {
+			s.line(dec, f.Record.Line, answered)
+			continue
+		}
+		var in inputLine
+		if json.Unmarshal(f.Record.Line, &in) == nil && in.Type == "user" {
+			s.mu.Lock()
+			s.turns++
+			s.mu.Unlock()
+			s.sentAt.Store(f.Record.Seq)
+		}
+	}
+	s.queue.push(engine.Replayed{})
+}
+
+// heldStdin writes each line through the holder, which acks it with its
+// record once written to the CLI.
+type heldStdin struct{ s *Session }
+
+func (w heldStdin) Write(p []byte) (int, error) {
+	line := p
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	seq, err := w.s.held.c.Input(context.Background(), line)
+	if err != nil {
+		return 0, err
+	}
+	w.s.held.lastSeq = seq
+	return len(p), nil
+}
+
+// Close closes the CLI's stdin, unless the bot is only detaching.
+func (w heldStdin) Close() error {
+	if w.s.held.detached.Load() {
+		return nil
+	}
+	return w.s.held.c.CloseInput()
+}
+
+// heldProc is the CLI as the Session signals it: through the holder.
+type heldProc struct{ s *Session }
+
+func (p heldProc) Pid() int { return p.s.held.handle.Pid }
+
+func (p heldProc) Signal(sig syscall.Signal) error {
+	select {
+	case <-p.s.exited:
+		return syscall.ESRCH
+	default:
+	}
+	if err := p.s.held.c.Signal(sig); err != nil {
+		if errors.Is(err, hold.ErrDetached) {
+			return syscall.ESRCH
+		}
+		return err
+	}
+	return nil
+}
+
+func (p heldProc) Wait() (host.Exit, error) {
+	<-p.s.exited
+	if e := p.s.exitEvent; e != nil {
+		return host.Exit{Code: e.ExitCode, Signal: e.Signal}, nil
+	}
+	return host.Exit{Code: -1}, nil
+}
