@@ -34,8 +34,8 @@ type Session struct {
 
 	// writes carries every line for stdin: one writer, so no caller can
 	// block the stdout reader and lines never interleave.
-	writes    chan writeReq
-	stdin     io.WriteCloser
+	writes chan writeReq
+	stdin  io.WriteCloser
 	// held is the holder of a durable session (held.go), nil otherwise.
 	held      *heldConn
 	closeOnce sync.Once
