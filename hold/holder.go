@@ -54,8 +54,8 @@ const (
 	endKill = 5 * time.Second
 	// helloWait bounds a client's hello.
 	helloWait = 5 * time.Second
-	// stderrTail is how much of the CLI's stderr the exit record keeps.
-	stderrTail = 8 << 10
+	// StderrTail is how much of the CLI's stderr the exit record keeps.
+	StderrTail = 8 << 10
 )
 
 // SockName and the other names of the holder's folder.
@@ -223,8 +223,8 @@ func (h *holder) readErr(r io.Reader) {
 		if n > 0 {
 			h.mu.Lock()
 			h.tail = append(h.tail, buf[:n]...)
-			if len(h.tail) > stderrTail {
-				h.tail = h.tail[len(h.tail)-stderrTail:]
+			if len(h.tail) > StderrTail {
+				h.tail = h.tail[len(h.tail)-StderrTail:]
 			}
 			if c := h.client; c != nil {
 				c.stderr = append(c.stderr, string(buf[:n]))

@@ -142,26 +142,16 @@ func (s *Session) heldLoop() {
 		e.Err = fmt.Errorf("lost the holder of claude: %w", err)
 	} else {
 		e.ExitCode, e.Signal = ex.Code, ex.Signal
+		// The holder's tail has what came before this bot attached too.
 		s.mu.Lock()
+		s.stderrTail.buf, s.stderrTail.cut = nil, len(ex.StderrTail) >= hold.StderrTail
 		_, _ = s.stderrTail.Write([]byte(ex.StderrTail))
 		s.mu.Unlock()
 		// The session is over: the holder removes its files and exits.
 		_ = h.c.Quit()
 	}
 	_ = h.c.Close()
-	s.mu.Lock()
-	e.StderrTail = s.cleanTail()
-	e.MidTurn = s.turns > 0
-	clear(s.pending)
-	s.exitEvent = &e
-	s.mu.Unlock()
-	if e.MidTurn && e.Err == nil {
-		e.Err = fmt.Errorf("claude exited without finishing the turn (exit code %d%s)", e.ExitCode, signalSuffix(e.Signal))
-	}
-	s.logger().Debug("held claude exited", "exit_code", e.ExitCode, "signal", e.Signal, "mid_turn", e.MidTurn, "err", e.Err)
-	s.queue.push(e)
-	s.queue.close()
-	close(s.exited)
+	s.ended(e)
 }
 
 // readHeld handles the holder's frames. The replay is gathered first, so

@@ -215,6 +215,12 @@ func (s *Session) waitLoop(p *pipes, readersDone <-chan struct{}) {
 	if waitErr != nil {
 		ex.Err = fmt.Errorf("wait for claude: %w", waitErr)
 	}
+	s.ended(ex)
+}
+
+// ended reports the end of the process: the last event, then the
+// session is done.
+func (s *Session) ended(ex engine.Exited) {
 	s.mu.Lock()
 	ex.StderrTail = s.cleanTail()
 	ex.MidTurn = s.turns > 0
@@ -224,7 +230,7 @@ func (s *Session) waitLoop(p *pipes, readersDone <-chan struct{}) {
 	if ex.MidTurn && ex.Err == nil {
 		ex.Err = fmt.Errorf("claude exited without finishing the turn (exit code %d%s)", ex.ExitCode, signalSuffix(ex.Signal))
 	}
-	s.logger().Debug("claude exited", "exit_code", ex.ExitCode, "signal", ex.Signal, "mid_turn", ex.MidTurn)
+	s.logger().Debug("claude exited", "exit_code", ex.ExitCode, "signal", ex.Signal, "mid_turn", ex.MidTurn, "err", ex.Err)
 	s.queue.push(ex)
 	s.queue.close()
 	close(s.exited)

@@ -38,6 +38,9 @@ type actor struct {
 	mark      storeMark // the live session's file after the last turn
 	lastUse   time.Time
 	restart   bool // settings changed: restart the process (resuming) before the next turn
+	// adopt is a held process a restart attached to, for the goroutine
+	// to take over before anything else (held.go).
+	adopt *adoption
 
 	// mach is the machine of conn's process, whose pool holds the actor's
 	// slot: set before a start, kept until the slot is released.
@@ -174,6 +177,7 @@ type actorStatus struct {
 	Queued  int
 	Running bool
 	Live    bool
+	Held    bool // the process outlives the bot (held.go)
 	Model   string
 	Mode    string
 	Session string
@@ -183,7 +187,8 @@ type actorStatus struct {
 func (a *actor) status() actorStatus {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	st := actorStatus{Queued: len(a.queue), Running: a.turn != nil, Live: a.conn != nil, Model: a.model, Mode: a.mode}
+	st := actorStatus{Queued: len(a.queue), Running: a.turn != nil, Live: a.conn != nil, Held: heldOf(a.conn) != nil,
+		Model: a.model, Mode: a.mode}
 	if a.conn != nil {
 		st.Session, st.Dir = a.conn.SessionID(), a.startDir
 	}
@@ -251,6 +256,10 @@ func (a *actor) loop() {
 			a.dropSession(ctx)
 		default:
 		}
+		if ad := a.takeAdoption(); ad != nil {
+			a.adoptHeld(ctx, ad)
+			continue
+		}
 		if k, ok := a.popAgain(); ok {
 			if a.mayRun(k.qp, k.merged) {
 				a.runTurn(ctx, k.qp, k.merged...)
@@ -309,7 +318,9 @@ func (a *actor) idle(ctx context.Context) bool {
 			a.dropSession(ctx)
 			return true
 		case <-a.quit:
-			a.closeConn(ctx, view.ReasonBotStopping)
+			if !a.detachHeld() { // a held process goes on for the next start
+				a.closeConn(ctx, view.ReasonBotStopping)
+			}
 			return false
 		case <-timeout:
 			a.b.log.Info("closing idle claude process", "chat_id", a.place.ChatID, "session_key", a.key)
@@ -410,6 +421,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	a.startDir = startDir
 	a.mark = storeMark{}
 	a.mu.Unlock()
+	a.noteHeld(conn, nil)
 	b.refreshMenu(ctx, a.place.ChatID, cmdDir{m.Name, startDir})
 	return conn, nil
 }
@@ -478,6 +490,9 @@ func (a *actor) closeConn(ctx context.Context, why string) {
 	if err := conn.Close(cctx); err != nil {
 		a.b.log.Warn("closing claude failed", "chat_id", a.place.ChatID, "err", err)
 	}
+	if heldOf(conn) != nil {
+		a.forgetHeld()
+	}
 	go func() { // drain what is left so the runner's goroutines end
 		for range conn.Events() {
 		}
@@ -499,9 +514,12 @@ func (a *actor) machine() *machine {
 
 func (a *actor) forgetConn() {
 	a.mu.Lock()
-	grant := a.grant
+	grant, held := a.grant, heldOf(a.conn) != nil
 	a.conn, a.grant = nil, nil
 	a.mu.Unlock()
+	if held {
+		a.forgetHeld()
+	}
 	closeGrant(grant)
 	a.machine().pool.release(a)
 }

@@ -145,7 +145,7 @@ func (b *Bot) statusText(key string, pl place, replyTo int) string {
 	b.statusMoney(key, &s)
 	if a := b.existingActor(key); a != nil {
 		as := a.status()
-		s.Queued, s.Running, s.Live = as.Queued, as.Running, as.Live
+		s.Queued, s.Running, s.Live, s.Held = as.Queued, as.Running, as.Live, as.Held
 		if as.Mode != "" {
 			s.PermissionMode = as.Mode
 		}

@@ -10,15 +10,21 @@ import (
 	"github.com/untether/untether/telegram/view"
 )
 
-// recover runs at start-up, before polling: messages of the previous run
-// that were left live are marked, and accepted prompts that never started
+// recover runs at start-up, before polling: Claude processes held through
+// the restart are attached to again, messages of the previous run that
+// were left live are marked, and accepted prompts that never started
 // run now, oldest first (or get a note when they are too old).
 func (b *Bot) recover(ctx context.Context) error {
 	live, err := b.store.ListLive()
 	if err != nil {
 		return fmt.Errorf("read live messages: %w", err)
 	}
+	// Turns whose Claude was held through the restart go on (held.go).
+	going := b.reattach(ctx, live)
 	for _, m := range live {
+		if going[m.SessionKey] && (m.Kind == prefs.LiveTurn || m.Kind == prefs.LiveProgress) {
+			continue
+		}
 		if m.Kind == prefs.LiveTurn {
 			// Claude had the prompt, no progress message existed: say
 			// so in reply to the user's message.

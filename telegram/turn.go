@@ -48,6 +48,9 @@ type turn struct {
 	resumed    string // session id this process was started to resume
 	retried    bool
 	cancelled  bool
+	// adopted: a previous bot process began this turn (held.go); replaying:
+	// its events so far are being replayed, which show nothing again.
+	adopted, replaying bool
 	// before is the working directory's repository as the turn found it
 	// (see changes); "" when it is not a repository.
 	before projects.Tree
@@ -185,6 +188,9 @@ func (t *turn) run(ctx context.Context, conn engine.Conn, progress chan int) {
 	showProgress := time.NewTimer(max(0, a.b.cfg.ProgressDelay-time.Since(t.started)))
 	defer showProgress.Stop()
 	t.startWatch()
+	if !t.adopted {
+		a.noteHeld(conn, t) // Claude has the prompt: a restart carries the turn on
+	}
 	for {
 		select {
 		case <-t.watchC():
@@ -207,6 +213,13 @@ func (t *turn) run(ctx context.Context, conn engine.Conn, progress chan int) {
 			t.doCancel(ctx, conn)
 			t.schedule(editTimer)
 		case <-a.quit:
+			if a.detachHeld() {
+				// Claude goes on: the next start carries the turn on, its
+				// live messages stay as they are.
+				t.endWatch()
+				t.live.stop()
+				return
+			}
 			t.st.Phase = view.StateShuttingDown
 			a.closeConn(ctx, view.ReasonBotStopping)
 			t.finishStopped(ctx, progress)
@@ -315,7 +328,9 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 		a.model, a.mode = e.Model, e.PermissionMode
 		a.mu.Unlock()
 		t.storeSession(e.SessionID)
-		b.sched.sawKeySource(a.place, t.qp.MessageID, e.APIKeySource, t.qp.Origin)
+		if !t.replaying {
+			b.sched.sawKeySource(a.place, t.qp.MessageID, e.APIKeySource, t.qp.Origin)
+		}
 	case engine.ActionStarted:
 		if e.ParentToolUseID == "" {
 			t.lastDelta = time.Time{} // the action list changes: the progress message shows it
@@ -328,6 +343,8 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 	case engine.Text:
 		switch {
 		case e.ParentToolUseID != "": // a subagent's text is not the answer
+		case e.Partial && t.replaying:
+			t.st.AppendStream(e.Text) // shown before the restart, or shown whole later
 		case e.Partial:
 			t.streamed(e.Text)
 		default:
@@ -336,7 +353,11 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 	case engine.PermissionModeChanged:
 		a.setMode(e.Mode)
 	case engine.RateLimited, engine.APIRetry, engine.Compacting, engine.Compacted:
-		t.note(e)
+		if !t.replaying {
+			t.note(e)
+		}
+	case engine.Replayed:
+		t.replaying = false
 	case engine.ApprovalRequest:
 		t.approval(ctx, conn, e)
 	case engine.ApprovalCancelled:
@@ -349,6 +370,7 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 	case engine.TurnCompleted:
 		t.storeSession(e.SessionID)
 		t.finish(ctx, e, progress)
+		a.noteHeld(conn, nil) // the answer is delivered: a restart replays nothing of it
 		return nil, true
 	case engine.Exited:
 		a.forgetConn()
@@ -381,6 +403,7 @@ func (t *turn) resumeFailed(ctx context.Context, e engine.Exited, progress chan 
 		t.finishStart(ctx, progress, err)
 		return nil, true
 	}
+	a.noteHeld(conn, t)
 	return conn, false
 }
 

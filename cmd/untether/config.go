@@ -88,6 +88,10 @@ type ClaudeConfig struct {
 	// Host is the machine a chat works on unless /host moved it: "local"
 	// (this one, the default) or a [hosts.NAME].
 	Host string `toml:"host"`
+	// Durable keeps Claude running through a restart of the bot (package
+	// hold); DurableWait is how long a held Claude waits for a bot.
+	Durable     bool          `toml:"durable"`
+	DurableWait time.Duration `toml:"durable_wait"`
 }
 
 type ProgressConfig struct {
@@ -160,6 +164,8 @@ func defaultConfig() Config {
 			Mode:        ModeInteractive,
 			IdleTimeout: 10 * time.Minute,
 			Host:        localHost,
+			Durable:     true,
+			DurableWait: time.Hour,
 		},
 		Progress: ProgressConfig{
 			MinEditInterval:   2 * time.Second,

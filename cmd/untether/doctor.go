@@ -86,6 +86,7 @@ func (d *doctor) run(ctx context.Context, configFlag string, w io.Writer) error 
 		d.checkClaude(ctx),
 		d.checkWorkDir(),
 		d.checkState(ctx),
+		d.checkHeld(),
 		d.checkPermissionMode(),
 	}
 	checks = append([]check{d.checkConfig()}, checks...)

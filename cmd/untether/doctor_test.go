@@ -115,10 +115,10 @@ func TestDoctor(t *testing.T) {
 		only   bool     // the failing check is the only line (nothing else can be checked)
 	}{
 		{name: "healthy", want: []string{"✓ bot token: valid: the bot is @tgtest_bot (id 7000000001)",
-			"version 9.9.9 (Claude Code)", "does not exist yet", "1 user may use the bot", "All 7 checks passed."}},
+			"version 9.9.9 (Claude Code)", "does not exist yet", "1 user may use the bot", "All 8 checks passed."}},
 		{name: "webhook set", breaks: func(t *testing.T, s *doctorSetup) {
 			s.tg.SetWebhook("https://hooks.example.com/secret-path-123")
-		}, want: []string{"note: a webhook is set (to hooks.example.com, 0 updates pending); untether removes it", "All 7 checks passed."}},
+		}, want: []string{"note: a webhook is set (to hooks.example.com, 0 updates pending); untether removes it", "All 8 checks passed."}},
 		{name: "existing state file", breaks: func(t *testing.T, s *doctorSetup) {
 			st, err := prefs.Open(t.Context(), s.state, prefs.WithLogger(quietLog))
 			if err != nil {
@@ -175,7 +175,7 @@ func TestDoctor(t *testing.T) {
 		}, failed: "working dir", want: []string{"project_roots: ", "nowhere is not a directory", "remove it from project_roots"}},
 		{name: "project roots", breaks: func(t *testing.T, s *doctorSetup) {
 			s.claudeExtra = fmt.Sprintf("project_roots = [%q, %q]\n", s.dir, s.work)
-		}, want: []string{"/cwd may choose inside 2 project roots", "All 7 checks passed."}},
+		}, want: []string{"/cwd may choose inside 2 project roots", "All 8 checks passed."}},
 		{name: "state file locked by a running bot", breaks: func(t *testing.T, s *doctorSetup) {
 			st, err := prefs.Open(t.Context(), s.state, prefs.WithLogger(quietLog))
 			if err != nil {
@@ -282,10 +282,38 @@ func TestDoctorCommand(t *testing.T) {
 	s.write(t)
 	stdout.Reset()
 	code := run(context.Background(), []string{"doctor", "--config", path}, &stdout, &stderr)
-	if code != 1 || !strings.Contains(stderr.String(), "2 of 7 checks failed") {
+	if code != 1 || !strings.Contains(stderr.String(), "2 of 8 checks failed") {
 		t.Errorf("broken: exit %d, stderr %q", code, stderr.String())
 	}
 	if code := run(context.Background(), []string{"doctor", "--nope"}, &stdout, &stderr); code != 2 {
 		t.Errorf("bad flag: exit %d", code)
+	}
+}
+
+func TestDoctorHeldSessions(t *testing.T) {
+	dir := t.TempDir()
+	cfg := defaultConfig()
+	cfg.State.Path = filepath.Join(dir, "untether.db")
+	d := &doctor{cfg: &cfg}
+	if c := d.checkHeld(); !c.ok || c.msg != "none running" {
+		t.Errorf("no folder: %+v", c)
+	}
+	root := holdDir(&cfg)
+	if err := os.MkdirAll(filepath.Join(root, "gone1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c := d.checkHeld()
+	if !c.ok || !strings.Contains(c.msg, "1 Claude process held") || !strings.Contains(c.msg, "0 running") ||
+		len(c.more) != 1 || !strings.Contains(c.more[0], "gone") {
+		t.Errorf("a dead holder: %+v", c)
+	}
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if c := d.checkHeld(); c.ok || !strings.Contains(c.fix, "chmod 700") {
+		t.Errorf("an open folder: %+v", c)
 	}
 }

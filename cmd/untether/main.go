@@ -24,6 +24,13 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "host-agent" {
 		os.Exit(sshhost.AgentMain(os.Args[2:]))
 	}
+	// The holder of a durable Claude process (package hold): hidden too.
+	if len(os.Args) > 1 && os.Args[1] == "hold" {
+		if err := procguard.Protect(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+			fmt.Fprintf(os.Stderr, "untether hold: warning: %v\n", err)
+		}
+		os.Exit(holdMain())
+	}
 	// Before any secret is read: commands Claude runs are processes of the
 	// same user, and could otherwise read the token from this process's
 	// /proc/<pid>/environ or memory (package procguard). Every subcommand

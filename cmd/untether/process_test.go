@@ -107,6 +107,11 @@ func newE2EOn(t *testing.T, tg *tgtest.Server, claude string, env []string, clau
 	e := &e2eEnv{tg: tg, dir: dir, user: tgtest.User{ID: 5150, FirstName: "Op", Username: "op"}, env: env, claude: claude}
 	e.chat = tgtest.PrivateChat(e.user)
 	e.config = filepath.Join(dir, "untether.toml")
+	if !strings.Contains(claudeTOML, "durable") {
+		// A stopped test bot must not leave its Claude held behind, still
+		// writing into the test's folders: only durable tests hold it.
+		claudeTOML += "durable = false\n"
+	}
 	cfg := fmt.Sprintf(`[telegram]
 bot_token = %q
 api_url = %q

@@ -165,7 +165,7 @@ func botConfig(cfg *Config) telegram.Config {
 		ProjectRoots:   cfg.Claude.ProjectRoots,
 		UploadDir:      cfg.State.Uploads,
 		AddDirs:        cfg.Claude.AddDirs,
-		PrivatePaths:   []string{cfg.Path, cfg.State.Path, mcpDir(cfg)},
+		PrivatePaths:   []string{cfg.Path, cfg.State.Path, mcpDir(cfg), holdDir(cfg)},
 		UploadKeep:     cfg.State.UploadsKeep,
 		Model:          cfg.Claude.Model,
 		PermissionMode: cfg.Claude.PermissionMode,
@@ -338,5 +338,6 @@ func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
 func claudeEngine(cfg *Config, h host.Host, log *slog.Logger) *runner.Engine {
 	base := runnerOptions(cfg, log)
 	base.Host = h
+	base.Hold = holdOptions(cfg, log)
 	return &runner.Engine{Base: base, Files: claudefiles.Files{ConfigDir: claudefiles.ConfigDir(claudeEnv(cfg)), Host: h}}
 }

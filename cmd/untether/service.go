@@ -211,9 +211,11 @@ ExecStart=%s run --config %s
 # SIGTERM: the bot stops polling, tells chats with a running turn, closes
 # its Claude sessions and exits 0 within a few seconds.
 KillSignal=SIGTERM
-# SIGTERM to untether only: it closes its Claude processes itself (the
-# default, control-group, would signal them at the same moment).
-KillMode=mixed
+# SIGTERM to untether only, and nothing to the rest of the unit: it closes
+# its Claude processes itself, or leaves them to their holders (durable
+# sessions: a restart carries their turns on; see docs/durability.md). The
+# default, control-group, and mixed would kill those with the bot.
+KillMode=process
 TimeoutStopSec=30
 Restart=on-failure
 RestartSec=5

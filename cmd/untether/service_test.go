@@ -54,7 +54,7 @@ func TestServiceInstall(t *testing.T) {
 	t.Logf("%s:\n%s", unitPath, unit)
 	wantPath := `Environment="PATH=` + filepath.Dir(claude) + ":"
 	for _, want := range []string{"ExecStart=" + exe + " run --config " + config + "\n", "Restart=on-failure\n", wantPath,
-		"KillMode=mixed\n", "WantedBy=default.target\n"} {
+		"KillMode=process\n", "WantedBy=default.target\n"} {
 		if !strings.Contains(unit, want) {
 			t.Errorf("unit lacks %q", want)
 		}

@@ -125,6 +125,7 @@ func (c *Config) validate() []error {
 	}
 	oneOf("claude", "mode", cl.Mode, ModeInteractive, ModeOneshot)
 	atLeast("claude", "idle_timeout", cl.IdleTimeout, 0)
+	atLeast("claude", "durable_wait", cl.DurableWait, time.Minute)
 	atLeast("state", "uploads_keep", c.State.UploadsKeep, 0)
 	atLeast("projects", "git_timeout", c.Projects.GitTimeout, time.Second)
 	if w := c.Projects.WorktreesDir; w != "" {

@@ -27,6 +27,7 @@ type Status struct {
 	Queued         int
 	ChatCostUSD    float64 // what this chat's turns cost, all its sessions
 	Live           bool    // a Claude process is running for the session
+	Held           bool    // that process is held: it survives a restart of the bot
 	Running        bool    // a turn is in progress
 	WorkDir        string
 	WorkDirSource  string
@@ -54,6 +55,9 @@ func StatusText(s Status) string {
 		state = "working on a turn"
 	case s.Live:
 		state = "idle, Claude process running"
+	}
+	if s.Live && s.Held {
+		state += " (held, attached: it survives a restart of the bot)"
 	}
 	lines = append(lines, "State: "+state)
 	if s.Queued > 0 {

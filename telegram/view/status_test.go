@@ -99,3 +99,18 @@ func TestSetupDone(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusHeldProcess(t *testing.T) {
+	for _, c := range []struct {
+		s    Status
+		want string
+	}{
+		{Status{Live: true, Held: true}, "State: idle, Claude process running (held, attached: it survives a restart of the bot)"},
+		{Status{Live: true, Running: true, Held: true}, "State: working on a turn (held, attached: it survives a restart of the bot)"},
+		{Status{Live: true}, "State: idle, Claude process running\n"},
+	} {
+		if got := StatusText(c.s); !strings.Contains(got, c.want) {
+			t.Errorf("StatusText(%+v) lacks %q:\n%s", c.s, c.want, got)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package prefs
+
+import (
+	"fmt"
+	"time"
+)
+
+// bucketHeld: session key → JSON HeldSession. Made by the first write, so
+// the schema version stays (a file without it has no held sessions, and an
+// older bot ignores it).
+var bucketHeld = []byte("held")
+
+// HeldSession is a Claude process that outlives the bot (docs/durability.md):
+// what a bot started later needs to attach to it again and carry on its turn.
+type HeldSession struct {
+	Key      string `json:"key"`
+	ChatID   int64  `json:"chat_id"`
+	ThreadID int    `json:"thread_id,omitempty"`
+	Machine  string `json:"machine"`
+	// Handle is the engine's name for the process; it holds the secret of
+	// its holder, so it is kept here only (the file is 0600).
+	Handle  string    `json:"handle"`
+	WorkDir string    `json:"work_dir,omitempty"` // the directory it started in, links resolved
+	Started time.Time `json:"started"`
+
+	// Turn is the turn Claude was given and whose answer is not delivered
+	// yet; nil between turns.
+	Turn *HeldTurn `json:"turn,omitempty"`
+}
+
+// HeldTurn is a running turn of a held session.
+type HeldTurn struct {
+	// From is the journal record of its prompt: a re-attach replays from it.
+	From uint64 `json:"from"`
+	// MessageID is the user's message it answers; Text its prompt.
+	MessageID int    `json:"message_id"`
+	Text      string `json:"text"`
+	UserID    int64  `json:"user_id,omitempty"`
+	// Started is when the turn began (its elapsed time goes on from it).
+	Started time.Time `json:"started"`
+}
+
+// PutHeld records h, replacing the record of its session.
+func (s *Store) PutHeld(h HeldSession) error {
+	if err := checkKey(h.Key); err != nil {
+		return err
+	}
+	return s.update(func(tx *txn) error {
+		b, err := tx.tx.CreateBucketIfNotExists(bucketHeld)
+		if err != nil {
+			return fmt.Errorf("create bucket %s: %w", bucketHeld, err)
+		}
+		return putJSON(b, []byte(h.Key), h)
+	})
+}
+
+// RemoveHeld forgets the held process of a session (it ended); a missing
+// record is not an error.
+func (s *Store) RemoveHeld(key string) error {
+	return s.update(func(tx *txn) error {
+		if b := tx.tx.Bucket(bucketHeld); b != nil {
+			return b.Delete([]byte(key))
+		}
+		return nil
+	})
+}
+
+// ListHeld returns every held session, in key order.
+func (s *Store) ListHeld() (out []HeldSession, err error) {
+	err = s.view(func(tx *txn) error {
+		b := tx.tx.Bucket(bucketHeld)
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, _ []byte) error {
+			var h HeldSession
+			if _, err := getJSON(b, k, &h); err != nil {
+				return err
+			}
+			out = append(out, h)
+			return nil
+		})
+	})
+	return out, err
+}

@@ -1,0 +1,194 @@
+package telegram
+
+import (
+	"context"
+	"time"
+
+	"github.com/untether/untether/engine"
+	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/telegram/turnstate"
+	"github.com/untether/untether/telegram/view"
+)
+
+// Held sessions (docs/durability.md): an engine that is engine.Durable
+// keeps Claude running when the bot stops. The state file records each
+// such process (prefs.HeldSession) and the turn it runs, so that a bot
+// started later attaches to it again (reattach, from recover) and carries
+// the turn on: the progress message is edited on, the answer is sent once,
+// an approval still pending is asked again.
+
+// adoption is a held process a restarted bot attached to, waiting for the
+// actor's goroutine to take it over.
+type adoption struct {
+	conn     engine.Conn
+	mach     *machine
+	rec      prefs.HeldSession
+	progress int // the turn's progress message, if it had one
+}
+
+// heldOf is conn's durable side, or nil.
+func heldOf(conn engine.Conn) engine.Held {
+	h, _ := conn.(engine.Held)
+	return h
+}
+
+// noteHeld records the actor's held process and the turn it runs now (nil:
+// between turns). A conn that is not held records nothing.
+func (a *actor) noteHeld(conn engine.Conn, t *turn) {
+	h := heldOf(conn)
+	if h == nil {
+		return
+	}
+	a.mu.Lock()
+	rec := prefs.HeldSession{Key: a.key, ChatID: a.place.ChatID, ThreadID: a.place.Thread, Handle: h.Handle(),
+		WorkDir: a.startDir, Started: a.connSince}
+	if a.mach != nil {
+		rec.Machine = a.mach.Name
+	}
+	a.mu.Unlock()
+	if t != nil {
+		rec.Turn = &prefs.HeldTurn{From: h.SentAt(), MessageID: t.qp.MessageID, Text: t.qp.Text, UserID: t.qp.UserID,
+			Started: t.started}
+	}
+	if err := a.b.store.PutHeld(rec); err != nil {
+		a.b.log.Warn("could not record the held claude process", "chat_id", a.place.ChatID, "err", err)
+	}
+}
+
+// forgetHeld drops the record of the actor's held process: it ended.
+func (a *actor) forgetHeld() {
+	if err := a.b.store.RemoveHeld(a.key); err != nil {
+		a.b.log.Warn("could not forget the held claude process", "chat_id", a.place.ChatID, "err", err)
+	}
+}
+
+// detachHeld leaves a held process running as the bot stops; it reports
+// false when the actor's process is not held (it is closed as before).
+func (a *actor) detachHeld() bool {
+	a.mu.Lock()
+	conn, grant := a.conn, a.grant
+	h := heldOf(conn)
+	if h != nil {
+		a.conn, a.grant = nil, nil
+	}
+	a.mu.Unlock()
+	if h == nil {
+		return false
+	}
+	closeGrant(grant)
+	h.Detach()
+	a.machine().pool.release(a)
+	a.b.log.Info("left claude running for the next start", "chat_id", a.place.ChatID, "session_key", a.key)
+	return true
+}
+
+// reattach attaches to every held process the state file lists, before
+// polling starts. It returns the sessions whose turn goes on: recover
+// leaves their live messages alone. A process that is gone is forgotten,
+// and its turn is reported as interrupted, as before.
+func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) map[string]bool {
+	held, err := b.store.ListHeld()
+	if err != nil {
+		b.log.Warn("could not read the held claude processes", "err", err)
+		return nil
+	}
+	going := map[string]bool{}
+	for _, rec := range held {
+		conn, m, err := b.attachHeld(ctx, rec)
+		if err != nil {
+			b.log.Warn("a held claude process is gone", "chat_id", rec.ChatID, "session_key", rec.Key, "err", err)
+			if err := b.store.RemoveHeld(rec.Key); err != nil {
+				b.log.Warn("could not forget a held claude process", "session_key", rec.Key, "err", err)
+			}
+			continue
+		}
+		ad := &adoption{conn: conn, mach: m, rec: rec}
+		if rec.Turn != nil {
+			going[rec.Key] = true
+			for _, l := range live {
+				if l.SessionKey == rec.Key && l.Kind == prefs.LiveProgress {
+					ad.progress = l.MessageID
+				}
+			}
+		}
+		b.log.Info("attached to a held claude process", "chat_id", rec.ChatID, "session_key", rec.Key, "in_turn", rec.Turn != nil)
+		a := b.actorFor(rec.Key, place{ChatID: rec.ChatID, Thread: rec.ThreadID}, isGroup(rec.ChatID))
+		a.mu.Lock()
+		a.adopt = ad
+		a.startLocked()
+		a.mu.Unlock()
+	}
+	return going
+}
+
+func (b *Bot) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Conn, *machine, error) {
+	m := b.machineNamed(rec.Machine)
+	d, ok := m.Engine.(engine.Durable)
+	if m.Name != rec.Machine || !ok {
+		return nil, nil, engine.ErrGone
+	}
+	st := b.settings(rec.Key)
+	spec := engine.Spec{SessionKey: rec.Key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: rec.WorkDir,
+		Partial: st.Stream != view.StreamOff}
+	var from uint64
+	if rec.Turn != nil {
+		from = rec.Turn.From
+	}
+	// The session lives on past this start-up's context, as a started one
+	// does (baseCtx): ctx ending detaches it.
+	conn, err := d.Reattach(context.WithoutCancel(ctx), spec, rec.Handle, from)
+	return conn, m, err
+}
+
+// takeAdoption hands the actor's goroutine a held process to take over.
+func (a *actor) takeAdoption() *adoption {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ad := a.adopt
+	a.adopt = nil
+	return ad
+}
+
+// adoptHeld makes a held process the actor's own and carries on its turn.
+func (a *actor) adoptHeld(ctx context.Context, ad *adoption) {
+	_ = ad.mach.pool.acquire(context.Background(), a, func(h *actor, strict bool) bool { return h.busy(strict) }, func() {})
+	a.mu.Lock()
+	a.conn, a.mach, a.startDir, a.connSince, a.lastUse = ad.conn, ad.mach, ad.rec.WorkDir, ad.rec.Started, time.Now()
+	a.mu.Unlock()
+	if ad.rec.Turn != nil {
+		a.resumeTurn(ctx, ad)
+	}
+}
+
+// resumeTurn carries on a turn a previous bot process began: the events
+// replayed from the journal rebuild its state without showing anything
+// again, then it runs as any turn.
+func (a *actor) resumeTurn(ctx context.Context, ad *adoption) {
+	b, ht := a.b, ad.rec.Turn
+	qp := prefs.QueuedPrompt{Key: a.key, Prompt: prefs.Prompt{ChatID: a.place.ChatID, ThreadID: a.place.Thread,
+		MessageID: ht.MessageID, UserID: ht.UserID, Text: ht.Text}}
+	t := &turn{a: a, qp: qp, started: ht.Started, st: turnstate.New(), replaying: true, adopted: true}
+	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
+	defer t.requestCancel()
+	t.cancelT = b.cancels.add(cancelRef{key: a.key, chatID: a.place.ChatID})
+	a.mu.Lock()
+	a.turn = t
+	t.queued = len(a.queue)
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.turn = nil
+		a.mu.Unlock()
+		a.machine().pool.wake()
+		b.cancels.remove(t.cancelT)
+	}()
+	t.progressCh = make(chan int, 1)
+	if ad.progress != 0 {
+		t.progressID, t.progressSent, t.progressGot = ad.progress, true, true
+	}
+	t.live = b.startStreamer(a.place, b.streamMode(a.key, a.place), int64(qp.MessageID))
+	defer t.live.stop()
+	t.st.Phase = view.StateWorking
+	t.dirty = true
+	t.run(ctx, ad.conn, t.progressCh)
+}
