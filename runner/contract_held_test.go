@@ -33,7 +33,7 @@ func (r *rig) held() *rig {
 // detach drops s as a stopping bot does and checks it ends without Exited.
 func detach(t *testing.T, s *Session) (handle string, from uint64) {
 	t.Helper()
-	handle, from = s.Handle(), s.SentAt()
+	handle, from = s.HoldHandle(), s.SentAt()
 	s.Detach()
 	timeout := time.After(contractWait)
 	for {
@@ -158,7 +158,7 @@ func TestContractHeldHolderGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	next[engine.Text](t, s)
-	handle := s.Handle()
+	handle := s.HoldHandle()
 	var h hold.Handle
 	if err := json.Unmarshal([]byte(handle), &h); err != nil || h.Holder == 0 {
 		t.Fatalf("handle %s: %v", handle, err)

@@ -30,7 +30,11 @@ func (e *Engine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, erro
 	if opts.Mode == OneShot {
 		return NewOneShotConn(ctx, opts), nil
 	}
-	return Start(ctx, opts)
+	s, err := Start(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return s.conn(), nil
 }
 
 // options are the Base options with spec's per-chat fields.

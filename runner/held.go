@@ -30,9 +30,24 @@ type heldConn struct {
 }
 
 var (
-	_ engine.Held    = (*Session)(nil)
+	_ engine.Held    = HeldSession{}
 	_ engine.Durable = (*Engine)(nil)
 )
+
+// HeldSession is a Session under a holder, as the engine hands it out: an
+// engine.Held. A Session without a holder is no engine.Held.
+type HeldSession struct{ *Session }
+
+// Handle implements engine.Held.
+func (h HeldSession) Handle() string { return h.HoldHandle() }
+
+// conn is s as the engine hands it out.
+func (s *Session) conn() engine.Conn {
+	if s.held != nil {
+		return HeldSession{s}
+	}
+	return s
+}
 
 // startHeld starts the CLI under a new holder and attaches to it.
 func (s *Session) startHeld(ctx context.Context, bin string, args []string) error {
@@ -44,6 +59,8 @@ func (s *Session) startHeld(ctx context.Context, bin string, args []string) erro
 	}
 	c, err := hold.Dial(ctx, h.Sock(), h.Secret, 0)
 	if err != nil {
+		// Its CLI ends with it (its stdin closes).
+		_ = o.Host.Kill(context.WithoutCancel(ctx), []int{h.Holder}, syscall.SIGKILL)
 		return fmt.Errorf("attach to the new holder: %w", err)
 	}
 	s.attachHeld(ctx, h, c, 0)
@@ -86,7 +103,11 @@ func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, 
 	if opts.Mode == OneShot || opts.Hold == nil {
 		return nil, fmt.Errorf("%w: sessions are not held in this configuration", engine.ErrGone)
 	}
-	return Reattach(ctx, opts, handle, from)
+	s, err := Reattach(ctx, opts, handle, from)
+	if err != nil {
+		return nil, err
+	}
+	return s.conn(), nil
 }
 
 func (s *Session) attachHeld(ctx context.Context, h hold.Handle, c *hold.Client, from uint64) {
@@ -109,17 +130,21 @@ func (s *Session) attachHeld(ctx context.Context, h hold.Handle, c *hold.Client,
 	}()
 }
 
-// Handle implements engine.Held.
-func (s *Session) Handle() string {
+// HoldHandle names the holder for Reattach ("" without one).
+func (s *Session) HoldHandle() string {
+	if s.held == nil {
+		return ""
+	}
 	b, _ := json.Marshal(s.held.handle)
 	return string(b)
 }
 
-// SentAt implements engine.Held.
+// SentAt is the journal record of the last prompt Send wrote (0 without a
+// holder).
 func (s *Session) SentAt() uint64 { return s.sentAt.Load() }
 
-// Detach implements engine.Held: the holder and the CLI go on; this
-// Session ends without an Exited event.
+// Detach leaves the holder and the CLI running: this Session ends
+// without an Exited event. Without a holder it does nothing.
 func (s *Session) Detach() {
 	if s.held == nil || s.held.detached.Swap(true) {
 		return

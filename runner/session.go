@@ -83,10 +83,14 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 	s := newSession(opts)
 
 	if opts.Hold != nil && opts.Mode == Interactive {
-		if err := s.startHeld(ctx, bin, args); err != nil {
-			return nil, err
+		err := s.startHeld(ctx, bin, args)
+		if err == nil {
+			return s, nil
 		}
-		return s, nil
+		// Claude still runs, only not through a restart: better than no
+		// Claude (a socket path too long for the system, say).
+		s.logger().Warn("claude starts without a holder: it will stop with the bot", "err", err)
+		s = newSession(opts)
 	}
 	cmd := host.Cmd{Path: bin, Args: args, Dir: opts.WorkDir, Env: opts.ChildEnv()}
 	pipes, err := s.attach(&cmd)
