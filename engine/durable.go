@@ -23,6 +23,9 @@ type Held interface {
 	// SentAt is the journal record of the last prompt Send wrote: a
 	// re-attach mid-turn replays from it.
 	SentAt() uint64
+	// Seen is the last journal record this Conn has read: a prompt about
+	// to be sent will be a later one.
+	Seen() uint64
 	// Detach leaves the process running and ends this Conn: its events
 	// stop (without Exited) and Done is closed.
 	Detach()
@@ -38,6 +41,11 @@ func (e errorString) Error() string { return string(e) }
 // Replayed follows the events a re-attach replayed from the journal: they
 // happened while no bot listened (or before the last one stopped), and
 // what they showed the user may already be on the screen.
-type Replayed struct{}
+type Replayed struct {
+	// Prompts is how many prompts the replay holds: none when the bot
+	// stopped before the prompt it meant to send reached the agent (it
+	// is then sent again).
+	Prompts int
+}
 
 func (Replayed) event() {}

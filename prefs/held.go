@@ -36,6 +36,9 @@ type HeldTurn struct {
 	MessageID int    `json:"message_id"`
 	Text      string `json:"text"`
 	UserID    int64  `json:"user_id,omitempty"`
+	// Sent is the prompt as Claude is given it (Text with a command
+	// expanded): sent again when the bot stopped before it reached Claude.
+	Sent string `json:"sent,omitempty"`
 	// Started is when the turn began (its elapsed time goes on from it).
 	Started time.Time `json:"started"`
 }

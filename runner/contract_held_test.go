@@ -92,8 +92,8 @@ func TestContractHeldAnswerSurvivesDetach(t *testing.T) {
 		t.Errorf("re-attached to pid %d, the CLI was %d", s2.Pid(), pid)
 	}
 	log := runTurn(t, s2, nil)
-	if len(eventsOf[engine.Replayed](log.events)) != 1 {
-		t.Errorf("want one Replayed marker:%s", log)
+	if r := eventsOf[engine.Replayed](log.events); len(r) != 1 || r[0].Prompts != 1 {
+		t.Errorf("want one Replayed marker, with the prompt:%s", log)
 	}
 	if !log.done.OK || log.done.Result != answer {
 		t.Errorf("turn after the re-attach = %+v", log.done)
@@ -193,4 +193,24 @@ func waitDead(t *testing.T, pid int) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Errorf("process %d still runs", pid)
+}
+
+// The bot stops after it recorded the turn and before its prompt reached
+// the holder: the replay from the record after the last one read has no
+// prompt, which the bot then sends (once).
+func TestContractHeldPromptNotYetSent(t *testing.T) {
+	r := newRig(t, true).held().serve(claudetest.Say("only once"))
+	s := r.start()
+	from := s.Seen() + 1
+	handle, _ := detach(t, s)
+	s2 := r.reattach(handle, from)
+	if rep := next[engine.Replayed](t, s2); rep.Prompts != 0 {
+		t.Fatalf("replay of a prompt never sent: %+v", rep)
+	}
+	if log := turn(t, s2, "Now.", nil); log.done.Result != "only once" {
+		t.Errorf("turn = %+v", log.done)
+	}
+	if n := len(r.api.Requests()); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
 }

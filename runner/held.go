@@ -26,6 +26,7 @@ type heldConn struct {
 	// lastSeq is the record of the line the writer wrote last; only the
 	// writer goroutine touches it.
 	lastSeq  uint64
+	seen     atomic.Uint64 // the last record read
 	detached atomic.Bool
 }
 
@@ -143,6 +144,14 @@ func (s *Session) HoldHandle() string {
 // holder).
 func (s *Session) SentAt() uint64 { return s.sentAt.Load() }
 
+// Seen is the last journal record read (0 without a holder).
+func (s *Session) Seen() uint64 {
+	if s.held == nil {
+		return 0
+	}
+	return s.held.seen.Load()
+}
+
 // Detach leaves the holder and the CLI running: this Session ends
 // without an Exited event. Without a holder it does nothing.
 func (s *Session) Detach() {
@@ -193,12 +202,14 @@ func (s *Session) readHeld() (*hold.Exit, error) {
 		}
 		switch f.Kind {
 		case 'o', 'i':
+			h.seen.Store(f.Record.Seq)
 			if replaying {
 				replay = append(replay, f)
 			} else if f.Kind == 'o' {
 				s.line(dec, f.Record.Line, nil)
 			}
 		case 'r':
+			h.seen.Store(max(h.seen.Load(), f.Seq))
 			if replaying {
 				replaying = false
 				s.replay(dec, replay)
@@ -226,7 +237,7 @@ func (s *Session) replay(dec *decoder, frames []hold.Frame) {
 	if s.held.from == 0 {
 		return
 	}
-	answered := map[string]bool{}
+	answered, prompts := map[string]bool{}, 0
 	for _, f := range frames {
 		var in inputLine
 		if f.Kind == 'i' && json.Unmarshal(f.Record.Line, &in) == nil && in.Type == "control_response" {
@@ -240,13 +251,14 @@ func (s *Session) replay(dec *decoder, frames []hold.Frame) {
 		}
 		var in inputLine
 		if json.Unmarshal(f.Record.Line, &in) == nil && in.Type == "user" {
+			prompts++
 			s.mu.Lock()
 			s.turns++
 			s.mu.Unlock()
 			s.sentAt.Store(f.Record.Seq)
 		}
 	}
-	s.queue.push(engine.Replayed{})
+	s.queue.push(engine.Replayed{Prompts: prompts})
 }
 
 // heldStdin writes each line through the holder, which acks it with its

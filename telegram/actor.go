@@ -421,7 +421,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	a.startDir = startDir
 	a.mark = storeMark{}
 	a.mu.Unlock()
-	a.noteHeld(conn, nil)
+	a.noteHeld(conn, nil, false)
 	b.refreshMenu(ctx, a.place.ChatID, cmdDir{m.Name, startDir})
 	return conn, nil
 }

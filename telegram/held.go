@@ -33,8 +33,11 @@ func heldOf(conn engine.Conn) engine.Held {
 }
 
 // noteHeld records the actor's held process and the turn it runs now (nil:
-// between turns). A conn that is not held records nothing.
-func (a *actor) noteHeld(conn engine.Conn, t *turn) {
+// between turns). A conn that is not held records nothing. pending: the
+// turn's prompt is about to be sent, its record is not known yet; the
+// replay then starts after the last record read, and finds the prompt
+// there or not (then it is sent again, see resend).
+func (a *actor) noteHeld(conn engine.Conn, t *turn, pending bool) {
 	h := heldOf(conn)
 	if h == nil {
 		return
@@ -47,11 +50,24 @@ func (a *actor) noteHeld(conn engine.Conn, t *turn) {
 	}
 	a.mu.Unlock()
 	if t != nil {
-		rec.Turn = &prefs.HeldTurn{From: h.SentAt(), MessageID: t.qp.MessageID, Text: t.qp.Text, UserID: t.qp.UserID,
+		from := h.SentAt()
+		if pending {
+			from = h.Seen() + 1
+		}
+		rec.Turn = &prefs.HeldTurn{From: from, MessageID: t.qp.MessageID, Text: t.qp.Text, Sent: t.sent, UserID: t.qp.UserID,
 			Started: t.started}
 	}
 	if err := a.b.store.PutHeld(rec); err != nil {
 		a.b.log.Warn("could not record the held claude process", "chat_id", a.place.ChatID, "err", err)
+	}
+}
+
+// endHeldTurn records that the actor's held process runs no turn: the
+// turn ended (answered, failed, cancelled). A process left for the next
+// start (detachHeld) or gone is no longer the actor's: nothing changes.
+func (a *actor) endHeldTurn() {
+	if conn := a.liveConn(); conn != nil {
+		a.noteHeld(conn, nil, false)
 	}
 }
 
@@ -167,7 +183,7 @@ func (a *actor) resumeTurn(ctx context.Context, ad *adoption) {
 	b, ht := a.b, ad.rec.Turn
 	qp := prefs.QueuedPrompt{Key: a.key, Prompt: prefs.Prompt{ChatID: a.place.ChatID, ThreadID: a.place.Thread,
 		MessageID: ht.MessageID, UserID: ht.UserID, Text: ht.Text}}
-	t := &turn{a: a, qp: qp, started: ht.Started, st: turnstate.New(), replaying: true, adopted: true}
+	t := &turn{a: a, qp: qp, started: ht.Started, st: turnstate.New(), replaying: true, adopted: true, sent: ht.Sent}
 	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
 	defer t.requestCancel()
 	t.cancelT = b.cancels.add(cancelRef{key: a.key, chatID: a.place.ChatID})
@@ -176,6 +192,7 @@ func (a *actor) resumeTurn(ctx context.Context, ad *adoption) {
 	t.queued = len(a.queue)
 	a.mu.Unlock()
 	defer func() {
+		a.endHeldTurn()
 		a.mu.Lock()
 		a.turn = nil
 		a.mu.Unlock()
@@ -191,4 +208,21 @@ func (a *actor) resumeTurn(ctx context.Context, ad *adoption) {
 	t.st.Phase = view.StateWorking
 	t.dirty = true
 	t.run(ctx, ad.conn, t.progressCh)
+}
+
+// replayed ends the replay of an adopted turn. A replay without the
+// prompt means the previous bot stopped before the prompt reached Claude:
+// it is sent now, once (the record then names it).
+func (t *turn) replayed(ctx context.Context, conn engine.Conn, e engine.Replayed) error {
+	t.replaying = false
+	if !t.adopted || e.Prompts > 0 {
+		return nil
+	}
+	a := t.a
+	a.b.log.Info("the prompt had not reached the held claude: sending it now", "chat_id", a.place.ChatID, "session_key", a.key)
+	if err := conn.Send(ctx, t.sent); err != nil {
+		return err
+	}
+	a.noteHeld(conn, t, false)
+	return nil
 }

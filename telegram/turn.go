@@ -51,6 +51,7 @@ type turn struct {
 	// adopted: a previous bot process began this turn (held.go); replaying:
 	// its events so far are being replayed, which show nothing again.
 	adopted, replaying bool
+	sent               string // the prompt as Claude was given it
 	// before is the working directory's repository as the turn found it
 	// (see changes); "" when it is not a repository.
 	before projects.Tree
@@ -90,6 +91,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	a.mu.Unlock()
 	log := b.log.With("chat_id", a.place.ChatID, "session_key", a.key)
 	defer func() {
+		a.endHeldTurn()
 		a.mu.Lock()
 		a.turn = nil
 		a.mu.Unlock()
@@ -147,6 +149,8 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	if err == nil {
 		t.before = a.snapshot(ctx)
 		qp.Text = b.commandPrompt(ctx, cmdDir{a.machine().Name, a.startDir}, qp.Text)
+		t.sent = qp.Text
+		a.noteHeld(conn, t, true) // before Send: a restart in between sends it then
 		err = conn.Send(ctx, qp.Text)
 		if err != nil && t.resumed == "" {
 			// The process died between turns; one fresh start is fair.
@@ -189,7 +193,7 @@ func (t *turn) run(ctx context.Context, conn engine.Conn, progress chan int) {
 	defer showProgress.Stop()
 	t.startWatch()
 	if !t.adopted {
-		a.noteHeld(conn, t) // Claude has the prompt: a restart carries the turn on
+		a.noteHeld(conn, t, false) // Claude has the prompt: a restart carries the turn on
 	}
 	for {
 		select {
@@ -357,7 +361,10 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 			t.note(e)
 		}
 	case engine.Replayed:
-		t.replaying = false
+		if err := t.replayed(ctx, conn, e); err != nil {
+			t.finishStart(ctx, progress, err)
+			return nil, true
+		}
 	case engine.ApprovalRequest:
 		t.approval(ctx, conn, e)
 	case engine.ApprovalCancelled:
@@ -369,8 +376,7 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 		}
 	case engine.TurnCompleted:
 		t.storeSession(e.SessionID)
-		t.finish(ctx, e, progress)
-		a.noteHeld(conn, nil) // the answer is delivered: a restart replays nothing of it
+		t.finish(ctx, e, progress) // then endHeldTurn: a restart replays nothing of it
 		return nil, true
 	case engine.Exited:
 		a.forgetConn()
@@ -403,7 +409,8 @@ func (t *turn) resumeFailed(ctx context.Context, e engine.Exited, progress chan 
 		t.finishStart(ctx, progress, err)
 		return nil, true
 	}
-	a.noteHeld(conn, t)
+	t.sent = t.qp.Text
+	a.noteHeld(conn, t, false)
 	return conn, false
 }
 
