@@ -82,6 +82,7 @@ func TestDefaults(t *testing.T) {
 		},
 		Claude: ClaudeConfig{
 			Binary: "claude", WorkingDir: wd, Mode: "interactive", IdleTimeout: 10 * time.Minute, Host: "local",
+			Durable: true, DurableWait: time.Hour,
 		},
 		Progress: ProgressConfig{MinEditInterval: 2 * time.Second, GroupEditInterval: 4 * time.Second, MaxActions: 8, StallAfter: 3 * time.Minute, Stream: "drafts"},
 		Approvals: ApprovalsConfig{

@@ -39,7 +39,13 @@ func durableClaude(t *testing.T, steps ...claudetest.Step) (*restartEnv, *claude
 // heldHandles reads the holders the state file lists (no bot running).
 func (r *restartEnv) heldHandles(t *testing.T) []hold.Handle {
 	t.Helper()
-	st, err := prefs.Open(context.Background(), filepath.Join(r.dir, "untether.db"), prefs.WithLogger(slog.New(slog.DiscardHandler)))
+	return heldIn(t, filepath.Join(r.dir, "untether.db"))
+}
+
+// heldIn reads the holders the state file db lists (no bot running).
+func heldIn(t *testing.T, db string) []hold.Handle {
+	t.Helper()
+	st, err := prefs.Open(context.Background(), db, prefs.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +66,17 @@ func (r *restartEnv) heldHandles(t *testing.T) []hold.Handle {
 }
 
 // endHolders ends whatever a test left held, so nothing outlives it.
-func (r *restartEnv) endHolders(t *testing.T) {
-	root := filepath.Join(r.dir, "untether.hold")
-	ents, _ := os.ReadDir(root)
-	if len(ents) == 0 {
+func (r *restartEnv) endHolders(t *testing.T) { endHeld(t, filepath.Join(r.dir, "untether.db")) }
+
+// endHeld kills the held processes the state file db lists (the bot that
+// started them has stopped): a test's Claude must not outlive it.
+func endHeld(t *testing.T, db string) {
+	t.Helper()
+	if _, err := os.Stat(db); err != nil {
 		return
 	}
-	t.Logf("holders left at the end: %d", len(ents))
-	for _, h := range r.heldHandles(t) {
+	for _, h := range heldIn(t, db) {
+		t.Logf("ending a held claude left at the end: %s", h.Dir)
 		_ = syscall.Kill(-h.Pid, syscall.SIGKILL)
 		_ = syscall.Kill(h.Holder, syscall.SIGKILL)
 	}

@@ -104,7 +104,7 @@ func TestInitStdinAnswers(t *testing.T) {
 		"✓ Claude Code 0.0.0-fake: " + e.claude,
 		"Directory [", "]: " + e.work + "\n",
 		"✓ Wrote " + e.config + " (mode 0600",
-		"All 7 checks passed.",
+		"All 8 checks passed.",
 		"Start the bot:\n  ",
 	} {
 		if !strings.Contains(text, want) {
@@ -181,7 +181,7 @@ func TestInitFlagsOnlyThenTheBotAnswers(t *testing.T) {
 		t.Fatalf("init: %v", err)
 	}
 	if text := out.String(); !strings.Contains(text, "Bot token: from $"+envBotToken) || strings.Contains(text, e.tg.Token()) ||
-		!strings.Contains(text, "All 7 checks passed.") || !strings.Contains(text, " --config "+e.config+"\n") {
+		!strings.Contains(text, "All 8 checks passed.") || !strings.Contains(text, " --config "+e.config+"\n") {
 		t.Errorf("output: %s", text)
 	}
 	e.checkConfig(t)
@@ -189,6 +189,13 @@ func TestInitFlagsOnlyThenTheBotAnswers(t *testing.T) {
 	bot := &e2eEnv{tg: e.tg, config: e.config, user: e.owner, chat: tgtest.PrivateChat(e.owner),
 		env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}}
 	p := bot.start(t)
+	t.Cleanup(func() {
+		// The config init writes holds Claude through restarts (durable):
+		// stop the bot, then end what it left held.
+		p.signal(syscall.SIGTERM)
+		_ = p.wait(30 * time.Second)
+		endHeld(t, filepath.Join(filepath.Dir(e.config), "untether.db"))
+	})
 	id := e.tg.SendMessage(e.owner, bot.chat, "first question")
 	e.tg.AwaitMessage(initWait, e.owner.ID, func(m tgtest.Message) bool {
 		return answerHas(m, "echo: first question") && m.ReplyTo == id

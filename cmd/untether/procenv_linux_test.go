@@ -96,6 +96,10 @@ type neighbourBot struct {
 // returns once it polls Telegram.
 func startNeighbourBot(t *testing.T, tg *tgtest.Server, claude string, env []string, claudeTOML string) *neighbourBot {
 	t.Helper()
+	if !strings.Contains(claudeTOML, "durable") {
+		// The test finds the bot as Claude's parent: no holder between.
+		claudeTOML += "durable = false\n"
+	}
 	dir, err := os.MkdirTemp("", "untether-procenv-")
 	if err != nil {
 		t.Fatal(err)

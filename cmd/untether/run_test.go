@@ -33,7 +33,7 @@ func TestPathRuleWiring(t *testing.T) {
 		Claude: ClaudeConfig{AddDirs: []string{filepath.Join(dir, "docs")}}}
 	bc := botConfig(cfg)
 	// The MCP folder holds the send_file secrets: private like the state file.
-	if !slices.Equal(bc.PrivatePaths, []string{cfg.Path, cfg.State.Path, filepath.Join(dir, "untether.mcp")}) || !slices.Equal(bc.AddDirs, cfg.Claude.AddDirs) ||
+	if !slices.Equal(bc.PrivatePaths, []string{cfg.Path, cfg.State.Path, filepath.Join(dir, "untether.mcp"), filepath.Join(dir, "untether.hold")}) || !slices.Equal(bc.AddDirs, cfg.Claude.AddDirs) ||
 		bc.UploadDir != cfg.State.Uploads {
 		t.Errorf("bot config: private %q, add dirs %q, uploads %q", bc.PrivatePaths, bc.AddDirs, bc.UploadDir)
 	}
