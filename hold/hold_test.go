@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"strings"
 	"testing"
 	"time"
@@ -186,3 +187,18 @@ func waitGone(t *testing.T, dir string) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+func TestHolderEndsTheCLIOnSIGTERM(t *testing.T) {
+	h := echo(t, t.TempDir(), time.Hour)
+	if err := syscall.Kill(h.Holder, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, h.Dir)
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(h.Pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if syscall.Kill(h.Pid, 0) == nil {
+		t.Errorf("the CLI %d outlived its holder's SIGTERM", h.Pid)
+	}
+}

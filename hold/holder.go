@@ -282,6 +282,11 @@ func (h *holder) serve() {
 			conns <- c
 		}
 	}()
+	// A SIGTERM meant for the holder itself (a shutdown of the machine):
+	// the CLI is ended cleanly and the files go.
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(term)
 	for {
 		h.mu.Lock()
 		attached, quit, changed, since := h.client != nil, h.quit, h.changed, h.detached
@@ -308,6 +313,10 @@ func (h *holder) serve() {
 		case <-changed:
 		case <-orphan:
 			h.log.Info("no bot attached: ending claude", "after", h.cfg.Orphan)
+			h.endCLI()
+			return
+		case sig := <-term:
+			h.log.Info("ending claude", "signal", sig.String())
 			h.endCLI()
 			return
 		}
