@@ -212,6 +212,11 @@ func (s *Session) Send(ctx context.Context, text string) error {
 		return fmt.Errorf("send user message: %w", err)
 	}
 	s.sentAt.Store(seq)
+	if s.held != nil && seq > 1 {
+		// No re-attach replays what came before a prompt: the holder's
+		// journal may drop it.
+		_ = s.held.c.Trim(seq - 1)
+	}
 	s.mu.Lock()
 	s.turns++
 	s.mu.Unlock()
