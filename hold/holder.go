@@ -114,6 +114,7 @@ type holder struct {
 	quit     bool
 	detached time.Time     // when the last client left (or the holder started)
 	done     chan struct{} // closed once the CLI has exited
+	term     chan os.Signal
 }
 
 func newHolder(cfg Config) (*holder, error) {
@@ -135,11 +136,16 @@ func newHolder(cfg Config) (*holder, error) {
 	// The bot is gone from a terminal's point of view: a hang-up is not
 	// for us, and neither is the bot's SIGINT or SIGTERM (its own group).
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	// A SIGTERM meant for the holder itself (a shutdown of the machine)
+	// ends the CLI cleanly, and the files go (serve); caught from before
+	// the holder says it is ready.
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT)
 	logf, err := os.OpenFile(filepath.Join(cfg.Dir, logName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open holder log: %w", err)
 	}
-	h := &holder{cfg: cfg, log: slog.New(slog.NewTextHandler(logf, nil)), changed: make(chan struct{}), done: make(chan struct{}),
+	h := &holder{cfg: cfg, log: slog.New(slog.NewTextHandler(logf, nil)), changed: make(chan struct{}), done: make(chan struct{}), term: term,
 		detached: time.Now()}
 	if h.j, err = openJournal(cfg.Dir, cfg.MaxJournal); err != nil {
 		return nil, err
@@ -282,11 +288,6 @@ func (h *holder) serve() {
 			conns <- c
 		}
 	}()
-	// A SIGTERM meant for the holder itself (a shutdown of the machine):
-	// the CLI is ended cleanly and the files go.
-	term := make(chan os.Signal, 1)
-	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT)
-	defer signal.Stop(term)
 	for {
 		h.mu.Lock()
 		attached, quit, changed, since := h.client != nil, h.quit, h.changed, h.detached
@@ -315,7 +316,7 @@ func (h *holder) serve() {
 			h.log.Info("no bot attached: ending claude", "after", h.cfg.Orphan)
 			h.endCLI()
 			return
-		case sig := <-term:
+		case sig := <-h.term:
 			h.log.Info("ending claude", "signal", sig.String())
 			h.endCLI()
 			return
