@@ -251,6 +251,12 @@ func signalSuffix(sig string) string {
 // sessions are found while the CLI lives and get the same signals. Close
 // returns once the process has been waited for.
 func (s *Session) Close(ctx context.Context) error {
+	if s.held != nil && s.held.detached.Load() {
+		// Left to its holder (Detach): nothing of it is this Session's
+		// to end any more, its tools least of all.
+		<-s.exited
+		return nil
+	}
 	if s.opts.Mode == Interactive && s.inTurn() && !s.isClosing() {
 		ictx, cancel := context.WithTimeout(ctx, min(s.opts.ControlTimeout, 2*time.Second))
 		if err := s.Interrupt(ictx); err != nil {

@@ -156,6 +156,9 @@ func (b *Bot) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Con
 	return conn, m, err
 }
 
+// adoptSlotWait bounds the wait for a pool slot of a re-attached process.
+const adoptSlotWait = 5 * time.Second
+
 // takeAdoption hands the actor's goroutine a held process to take over.
 func (a *actor) takeAdoption() *adoption {
 	a.mu.Lock()
@@ -167,7 +170,14 @@ func (a *actor) takeAdoption() *adoption {
 
 // adoptHeld makes a held process the actor's own and carries on its turn.
 func (a *actor) adoptHeld(ctx context.Context, ad *adoption) {
-	_ = ad.mach.pool.acquire(context.Background(), a, func(h *actor, strict bool) bool { return h.busy(strict) }, func() {})
+	// The process runs already: a slot is taken if one frees soon, else it
+	// runs over the cap until it ends (more held than max_live_sessions).
+	actx, cancel := context.WithTimeout(context.Background(), adoptSlotWait)
+	err := ad.mach.pool.acquire(actx, a, func(h *actor, strict bool) bool { return h.busy(strict) }, func() {})
+	cancel()
+	if err != nil {
+		a.b.log.Warn("a held claude process runs over max_live_sessions", "chat_id", a.place.ChatID, "session_key", a.key)
+	}
 	a.mu.Lock()
 	a.conn, a.mach, a.startDir, a.connSince, a.lastUse = ad.conn, ad.mach, ad.rec.WorkDir, ad.rec.Started, time.Now()
 	a.mu.Unlock()
