@@ -65,10 +65,17 @@ type Config struct {
 	// goroutine or CancelSession's caller; it must not block for long.
 	OnResolved func(Resolution)
 	Logger     *slog.Logger
+	// TokenSeed, when set, derives each button's token from the request
+	// (session, request id, action) with this secret instead of drawing it:
+	// a request asked again after a restart of the bot (a held session,
+	// docs/durability.md) gets the tokens its first prompt's buttons carry,
+	// so they still work. Without the secret a token cannot be guessed.
+	TokenSeed []byte
 }
 
 // Broker owns every pending request. All methods are safe for concurrent use.
 type Broker struct {
+	seed         []byte
 	allow        allowList
 	paths        scope.Rule
 	skip         bool
@@ -132,6 +139,7 @@ func New(cfg Config) *Broker {
 		minOutline:   cfg.MinOutline,
 		isAllowed:    cfg.IsAllowed,
 		onResolved:   cfg.OnResolved,
+		seed:         cfg.TokenSeed,
 		log:          cfg.Logger,
 		pending:      make(map[pendingKey]*pending),
 		tokens:       make(map[string]tokenRef),
@@ -392,10 +400,20 @@ func (b *Broker) revokeLocked(p *pending) {
 	p.tokens = p.tokens[:0]
 }
 
-// tokenLocked mints a token for one action of p.
+// tokenLocked mints a token for one action of p: random, or with a seed
+// derived from the request (see Config.TokenSeed).
 func (b *Broker) tokenLocked(p *pending, action ActionKind, option int) string {
-	for {
+	for n := 0; ; n++ {
 		t := token.New()
+		if b.seed != nil {
+			// Each question of a request has tokens of its own: a button
+			// of an earlier one must stay dead.
+			page := 0
+			if p.q != nil {
+				page = p.q.index
+			}
+			t = seededToken(b.seed, p.key, action, option, page, n)
+		}
 		if _, taken := b.tokens[t]; taken {
 			continue
 		}

@@ -1,6 +1,7 @@
 package prefs
 
 import (
+	"crypto/rand"
 	"fmt"
 	"time"
 )
@@ -85,4 +86,27 @@ func (s *Store) ListHeld() (out []HeldSession, err error) {
 		})
 	})
 	return out, err
+}
+
+// Seed is a random secret of 32 bytes kept in the state file under name,
+// made on first use: what must be the same after a restart and unguessable
+// (the approval buttons' tokens of a held session, see approvals.Config).
+func (s *Store) Seed(name string) (seed []byte, err error) {
+	err = s.update(func(tx *txn) error {
+		b, err := tx.bucket(bucketState)
+		if err != nil {
+			return err
+		}
+		key := []byte("seed:" + name)
+		if v := b.Get(key); len(v) == 32 {
+			seed = append([]byte(nil), v...)
+			return nil
+		}
+		seed = make([]byte, 32)
+		if _, err := rand.Read(seed); err != nil {
+			return fmt.Errorf("make seed %s: %w", name, err)
+		}
+		return b.Put(key, seed)
+	})
+	return seed, err
 }

@@ -29,6 +29,9 @@ type LiveMessage struct {
 	ThreadID   int       `json:"thread_id,omitempty"`
 	SessionKey string    `json:"session_key"`
 	Created    time.Time `json:"created"`
+	// RequestID is the request of a prompt (LivePrompt): a held session's
+	// request asked again after a restart takes its prompt back.
+	RequestID string `json:"request_id,omitempty"`
 }
 
 func liveKey(chatID int64, messageID int) []byte {

@@ -59,6 +59,9 @@ func (t *turn) approval(ctx context.Context, conn engine.Conn, e engine.Approval
 // cannot be, the prompt says so and offers Deny alone.
 func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Prompt) {
 	p = b.redactPrompt(p) // before the view cuts anything; the broker keeps the original
+	if t.adopted && b.takeBackPrompt(a, t, p) {
+		return // asked again after a restart: its first prompt's buttons work
+	}
 	var parts []string
 	var kb view.Keyboard
 	var at view.Attached
@@ -103,7 +106,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 	// Recorded before anyone can resolve it through the book, so the
 	// record is always removed after it is added.
 	if err := b.store.AddLive(prefs.LiveMessage{Kind: prefs.LivePrompt, ChatID: a.place.ChatID, MessageID: last,
-		ThreadID: a.place.Thread, SessionKey: a.key, Created: time.Now()}); err != nil {
+		ThreadID: a.place.Thread, SessionKey: a.key, Created: time.Now(), RequestID: p.Request.RequestID}); err != nil {
 		b.log.Warn("could not record prompt message", "chat_id", a.place.ChatID, "err", err)
 	}
 	// The user sees the buttons as soon as Telegram has the message, which

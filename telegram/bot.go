@@ -339,6 +339,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		SkipPermissions: cfg.SkipPerms,
 		Timeout:         cfg.ApprovalWait,
 		Cooldown:        b.storedCooldown(),
+		TokenSeed:       b.approvalSeed(),
 		IsAllowed:       b.userAllowed,
 		OnResolved:      b.onResolved,
 		Logger:          log,

@@ -22,8 +22,8 @@ func (b *Bot) recover(ctx context.Context) error {
 	// Turns whose Claude was held through the restart go on (held.go).
 	going := b.reattach(ctx, live)
 	for _, m := range live {
-		if going[m.SessionKey] && (m.Kind == prefs.LiveTurn || m.Kind == prefs.LiveProgress) {
-			continue
+		if going[m.SessionKey] {
+			continue // its turn goes on: the replay decides about its prompts (held.go)
 		}
 		if m.Kind == prefs.LiveTurn {
 			// Claude had the prompt, no progress message existed: say

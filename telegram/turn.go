@@ -52,6 +52,7 @@ type turn struct {
 	// its events so far are being replayed, which show nothing again.
 	adopted, replaying bool
 	sent               string // the prompt as Claude was given it
+	keptPrompts        []int  // prompts of the previous bot process asked again (held.go)
 	// before is the working directory's repository as the turn found it
 	// (see changes); "" when it is not a repository.
 	before projects.Tree

@@ -138,8 +138,9 @@ func TestDurableKillMidAnswer(t *testing.T) {
 	r.nothingLeft(t)
 }
 
-// SIGTERM with an approval pending: the restarted bot asks again, the
-// press reaches the same request, the tool runs and the turn ends.
+// SIGTERM with an approval pending: after the restart the prompt's buttons
+// still work, the press reaches the same request, the tool runs and the
+// turn ends; no second prompt is sent.
 func TestDurableStopWithApprovalPending(t *testing.T) {
 	r, api := durableClaude(t,
 		claudetest.Answer(claudetest.ToolUse("Bash", map[string]any{"command": "touch approved.txt", "description": "Create a file"})),
@@ -153,11 +154,23 @@ func TestDurableStopWithApprovalPending(t *testing.T) {
 	stop(t, p)
 
 	p = r.start(t)
-	again := r.tg.AwaitMessage(durableWait, r.chat.ID, func(msg tgtest.Message) bool {
-		return msg.ID != first.ID && answerHas(msg, "touch approved.txt") && hasButton(msg, "Approve")
+	r.tg.Await(durableWait, "the request asked again", func() bool {
+		return strings.Contains(p.out.String(), "a prompt shown before the restart is live again")
 	})
-	r.tg.PressButton(r.user, r.chat, again.ID, buttonData(t, again, "Approve"))
+	cq := r.tg.PressButton(r.user, r.chat, first.ID, buttonData(t, first, "Approve"))
 	r.reply(m, "Created it.")
+	if a, ok := r.tg.CallbackAnswer(cq); !ok || a.Text != "Approved" {
+		t.Errorf("toast of the first prompt's button = %+v", a)
+	}
+	prompts := 0
+	for _, msg := range r.tg.Messages(r.chat.ID) {
+		if strings.Contains(msg.Text, "touch approved.txt") {
+			prompts++
+		}
+	}
+	if prompts != 1 {
+		t.Errorf("%d prompts for one request, want 1", prompts)
+	}
 	if _, err := os.Stat(filepath.Join(r.dir, "work", "approved.txt")); err != nil {
 		t.Errorf("the approved command did not run: %v", err)
 	}
@@ -167,10 +180,10 @@ func TestDurableStopWithApprovalPending(t *testing.T) {
 	if n := r.withText("Created it."); n != 1 {
 		t.Errorf("the answer arrived %d times", n)
 	}
-	old, _ := r.tg.Message(r.chat.ID, first.ID)
-	if len(old.Keyboard) != 0 {
-		t.Errorf("the first prompt kept its buttons: %+v", old.Keyboard)
-	}
+	r.tg.Await(durableWait, "the prompt showing the outcome", func() bool {
+		old, _ := r.tg.Message(r.chat.ID, first.ID)
+		return len(old.Keyboard) == 0 && strings.Contains(old.Text, "Approved")
+	})
 	stop(t, p)
 	// Stopped between turns, Claude is held still; a restart attaches and
 	// the next message runs in the same process.
