@@ -54,29 +54,32 @@ func attach(b *testing.B, h hold.Handle, from uint64) *hold.Client {
 func BenchmarkHopRoundTrip(b *testing.B) {
 	h := cat(b)
 	c := attach(b, h, 0)
-	defer endCat(b, c)
+	defer func() { _ = c.CloseInput(); _ = c.Quit(); _ = c.Close() }()
 	if f, err := c.Next(); err != nil || f.Kind != 'r' {
 		b.Fatalf("replay end: %+v %v", f, err)
 	}
 	line := []byte(`{"type":"user","message":{"role":"user","content":"hello"}}`)
 	ctx := context.Background()
-	done := make(chan error, 1)
-	b.ResetTimer()
-	for b.Loop() {
-		go func() { _, err := c.Input(ctx, line); done <- err }()
+	outs := make(chan struct{}, 1)
+	go func() { // the runner's reader: acks are read while Input waits
 		for {
 			f, err := c.Next()
 			if err != nil {
-				b.Fatal(err)
+				return
 			}
 			if f.Kind == 'o' {
-				break
+				outs <- struct{}{}
 			}
 		}
-		if err := <-done; err != nil {
+	}()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := c.Input(ctx, line); err != nil {
 			b.Fatal(err)
 		}
+		<-outs
 	}
+	b.StopTimer()
 }
 
 func BenchmarkPipeRoundTrip(b *testing.B) {
@@ -110,17 +113,23 @@ func BenchmarkReplay1MB(b *testing.B) {
 	}
 	line := []byte(`{"type":"assistant","text":"` + strings.Repeat("x", 1000) + `"}`)
 	ctx := context.Background()
-	for range 512 {
-		go func() { _, _ = c.Input(ctx, line) }()
+	outs := make(chan struct{}, 1)
+	go func() {
 		for {
 			f, err := c.Next()
 			if err != nil {
-				b.Fatal(err)
+				return
 			}
 			if f.Kind == 'o' {
-				break
+				outs <- struct{}{}
 			}
 		}
+	}()
+	for range 512 {
+		if _, err := c.Input(ctx, line); err != nil {
+			b.Fatal(err)
+		}
+		<-outs
 	}
 	_ = c.Close()
 	b.ResetTimer()

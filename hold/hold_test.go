@@ -37,22 +37,35 @@ func echo(t *testing.T, root string, orphan time.Duration) hold.Handle {
 	return h
 }
 
-func next(t *testing.T, c *hold.Client) hold.Frame {
-	t.Helper()
-	got := make(chan hold.Frame, 1)
-	errc := make(chan error, 1)
+// reader reads a client's frames on its own goroutine, as the runner
+// does: acks are read while the test waits for the frames it wants.
+type reader struct {
+	c      *hold.Client
+	frames chan hold.Frame
+	err    chan error
+}
+
+func read(c *hold.Client) *reader {
+	r := &reader{c: c, frames: make(chan hold.Frame, 1024), err: make(chan error, 1)}
 	go func() {
-		f, err := c.Next()
-		if err != nil {
-			errc <- err
-			return
+		for {
+			f, err := c.Next()
+			if err != nil {
+				r.err <- err
+				return
+			}
+			r.frames <- f
 		}
-		got <- f
 	}()
+	return r
+}
+
+func next(t *testing.T, r *reader) hold.Frame {
+	t.Helper()
 	select {
-	case f := <-got:
+	case f := <-r.frames:
 		return f
-	case err := <-errc:
+	case err := <-r.err:
 		t.Fatalf("next frame: %v", err)
 	case <-time.After(10 * time.Second):
 		t.Fatal("no frame in 10 s")
@@ -60,29 +73,21 @@ func next(t *testing.T, c *hold.Client) hold.Frame {
 	return hold.Frame{}
 }
 
-func input(t *testing.T, c *hold.Client, line string) uint64 {
+func input(t *testing.T, r *reader, line string) uint64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	type res struct {
-		seq uint64
-		err error
+	seq, err := r.c.Input(ctx, []byte(line))
+	if err != nil {
+		t.Fatal(err)
 	}
-	r := make(chan res, 1)
-	go func() { s, err := c.Input(ctx, []byte(line)); r <- res{s, err} }()
-	// Acks are read by Next: the caller reads the output that follows.
-	f := next(t, c)
-	if f.Kind != 'o' || string(f.Record.Line) != "out:"+line {
+	if f := next(t, r); f.Kind != 'o' || string(f.Record.Line) != "out:"+line {
 		t.Fatalf("after input %q got frame %c %q", line, f.Kind, f.Record.Line)
 	}
-	got := <-r
-	if got.err != nil {
-		t.Fatal(got.err)
-	}
-	return got.seq
+	return seq
 }
 
-func dial(t *testing.T, h hold.Handle, from uint64) *hold.Client {
+func dial(t *testing.T, h hold.Handle, from uint64) *reader {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -90,7 +95,7 @@ func dial(t *testing.T, h hold.Handle, from uint64) *hold.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return read(c)
 }
 
 func TestHolderReplaysAfterDetach(t *testing.T) {
@@ -113,12 +118,12 @@ func TestHolderReplaysAfterDetach(t *testing.T) {
 	if seq := input(t, c, "one"); seq != 1 {
 		t.Fatalf("input record %d, want 1", seq)
 	}
-	_ = c.Close() // the bot dies
+	_ = c.c.Close() // the bot dies
 
 	c = dial(t, h, 1)
-	defer c.Close()
-	if c.Welcome.LastIn != 1 || c.Welcome.Last != 2 {
-		t.Fatalf("welcome %+v", c.Welcome)
+	defer c.c.Close()
+	if w := c.c.Welcome; w.LastIn != 1 || w.Last != 2 {
+		t.Fatalf("welcome %+v", w)
 	}
 	want := []string{"i 1 one", "o 2 out:one"}
 	for _, w := range want {
@@ -133,7 +138,7 @@ func TestHolderReplaysAfterDetach(t *testing.T) {
 	if seq := input(t, c, "two"); seq != 3 {
 		t.Fatalf("input record %d, want 3", seq)
 	}
-	if err := c.CloseInput(); err != nil {
+	if err := c.c.CloseInput(); err != nil {
 		t.Fatal(err)
 	}
 	var ex *hold.Exit
@@ -145,7 +150,7 @@ func TestHolderReplaysAfterDetach(t *testing.T) {
 	if ex.Code != 0 || !strings.Contains(ex.StderrTail, "bye") {
 		t.Fatalf("exit %+v", ex)
 	}
-	if err := c.Quit(); err != nil {
+	if err := c.c.Quit(); err != nil {
 		t.Fatal(err)
 	}
 	waitGone(t, h.Dir)
@@ -159,8 +164,8 @@ func TestHolderRefusesAWrongSecret(t *testing.T) {
 		t.Fatalf("dial with a wrong secret: %v", err)
 	}
 	c := dial(t, h, 0)
-	_ = c.CloseInput()
-	_ = c.Quit()
+	_ = c.c.CloseInput()
+	_ = c.c.Quit()
 	waitGone(t, h.Dir)
 }
 
