@@ -48,6 +48,24 @@ func attach(b *testing.B, h hold.Handle, from uint64) *hold.Client {
 	return c
 }
 
+// outputs reads c's frames as the runner does (acks are read while Input
+// waits) and says each output line.
+func outputs(c *hold.Client) <-chan struct{} {
+	outs := make(chan struct{}, 1)
+	go func() {
+		for {
+			f, err := c.Next()
+			if err != nil {
+				return
+			}
+			if f.Kind == 'o' {
+				outs <- struct{}{}
+			}
+		}
+	}()
+	return outs
+}
+
 // BenchmarkHopRoundTrip is a line to the CLI and its answer back through
 // the holder: the added latency on first text is this less
 // BenchmarkPipeRoundTrip (the bot's pipes without a holder).
@@ -60,18 +78,7 @@ func BenchmarkHopRoundTrip(b *testing.B) {
 	}
 	line := []byte(`{"type":"user","message":{"role":"user","content":"hello"}}`)
 	ctx := context.Background()
-	outs := make(chan struct{}, 1)
-	go func() { // the runner's reader: acks are read while Input waits
-		for {
-			f, err := c.Next()
-			if err != nil {
-				return
-			}
-			if f.Kind == 'o' {
-				outs <- struct{}{}
-			}
-		}
-	}()
+	outs := outputs(c)
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := c.Input(ctx, line); err != nil {
@@ -113,18 +120,7 @@ func BenchmarkReplay1MB(b *testing.B) {
 	}
 	line := []byte(`{"type":"assistant","text":"` + strings.Repeat("x", 1000) + `"}`)
 	ctx := context.Background()
-	outs := make(chan struct{}, 1)
-	go func() {
-		for {
-			f, err := c.Next()
-			if err != nil {
-				return
-			}
-			if f.Kind == 'o' {
-				outs <- struct{}{}
-			}
-		}
-	}()
+	outs := outputs(c)
 	for range 512 {
 		if _, err := c.Input(ctx, line); err != nil {
 			b.Fatal(err)
