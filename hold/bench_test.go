@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,6 +25,10 @@ func cat(b *testing.B) hold.Handle {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() {
+		_ = syscall.Kill(-h.Pid, syscall.SIGKILL)
+		_ = syscall.Kill(h.Holder, syscall.SIGKILL)
+	})
 	return h
 }
 

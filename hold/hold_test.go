@@ -34,6 +34,10 @@ func echo(t *testing.T, root string, orphan time.Duration) hold.Handle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { // a failed test must not leave them running
+		_ = syscall.Kill(-h.Pid, syscall.SIGKILL)
+		_ = syscall.Kill(h.Holder, syscall.SIGKILL)
+	})
 	return h
 }
 

@@ -30,6 +30,22 @@ func (r *rig) held() *rig {
 	return r
 }
 
+// startHeld starts a held session whose holder and CLI end with the test,
+// passed or failed: nothing of it may outlive the test.
+func (r *rig) startHeld(mut ...func(*Options)) *Session {
+	r.t.Helper()
+	s := r.start(mut...)
+	var h hold.Handle
+	if err := json.Unmarshal([]byte(s.HoldHandle()), &h); err != nil {
+		r.t.Fatalf("not held: %v", err)
+	}
+	r.t.Cleanup(func() {
+		_ = syscall.Kill(-h.Pid, syscall.SIGKILL)
+		_ = syscall.Kill(h.Holder, syscall.SIGKILL)
+	})
+	return s
+}
+
 // detach drops s as a stopping bot does and checks it ends without Exited.
 func detach(t *testing.T, s *Session) (handle string, from uint64) {
 	t.Helper()
@@ -74,7 +90,7 @@ func holderDirs(t *testing.T, r *rig) []string {
 func TestContractHeldAnswerSurvivesDetach(t *testing.T) {
 	const answer = "one two three four five six seven eight nine ten"
 	r := newRig(t, true).held().serve(claudetest.Say(answer).Slow(40*time.Millisecond), claudetest.Say("second"))
-	s := r.start(func(o *Options) { o.IncludePartial = true })
+	s := r.startHeld(func(o *Options) { o.IncludePartial = true })
 	if err := s.Send(ctxFor(t), "Count to ten."); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +135,7 @@ func TestContractHeldAnswerSurvivesDetach(t *testing.T) {
 
 func TestContractHeldApprovalSurvivesDetach(t *testing.T) {
 	r := newRig(t, true).held().serve(claudetest.Answer(bashUse("touch a.txt")), claudetest.Say("made it"))
-	s := r.start()
+	s := r.startHeld()
 	if err := s.Send(ctxFor(t), "Create a.txt."); err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +169,7 @@ func TestContractHeldApprovalSurvivesDetach(t *testing.T) {
 
 func TestContractHeldHolderGone(t *testing.T) {
 	r := newRig(t, true).held().serve(claudetest.Say("hi").HangAfter(2))
-	s := r.start(func(o *Options) { o.IncludePartial = true })
+	s := r.startHeld(func(o *Options) { o.IncludePartial = true })
 	if err := s.Send(ctxFor(t), "Hello."); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +216,7 @@ func waitDead(t *testing.T, pid int) {
 // prompt, which the bot then sends (once).
 func TestContractHeldPromptNotYetSent(t *testing.T) {
 	r := newRig(t, true).held().serve(claudetest.Say("only once"))
-	s := r.start()
+	s := r.startHeld()
 	from := s.Seen() + 1
 	handle, _ := detach(t, s)
 	s2 := r.reattach(handle, from)
