@@ -112,6 +112,9 @@ type harness struct {
 	user  tgtest.User
 	dm    tgtest.Chat
 	stop  func()
+	// engine, when set, is what the bot is given instead of eng (which it
+	// may wrap: a durable engine, held_test.go).
+	engine engine.Engine
 	// uploads is where users' files are saved (Config.UploadDir).
 	uploads string
 }
@@ -170,7 +173,11 @@ func (h *harness) start(opts ...harnessOpt) {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{h.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	b, err := telegram.New(h.config(opts...), h.eng, h.store, log)
+	var eng engine.Engine = h.eng
+	if h.engine != nil {
+		eng = h.engine
+	}
+	b, err := telegram.New(h.config(opts...), eng, h.store, log)
 	if err != nil {
 		h.t.Fatal(err)
 	}

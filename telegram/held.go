@@ -308,3 +308,21 @@ func (t *turn) expireStalePrompts(ctx context.Context) {
 		b.forgetPrompt(promptRef{ChatID: m.ChatID, MessageID: m.MessageID})
 	}
 }
+
+// progressWait bounds the wait, as the bot stops, for a progress message
+// already on its way: its record must name it, or the next start would
+// send another and leave this one saying "working" for ever.
+const progressWait = 5 * time.Second
+
+// leave ends a turn's part in this bot process while Claude goes on.
+func (t *turn) leave(progress chan int) {
+	t.endWatch()
+	t.live.stop()
+	if t.progressSent && !t.progressGot && progress != nil {
+		select {
+		case id := <-progress:
+			t.gotProgress(id)
+		case <-time.After(progressWait):
+		}
+	}
+}

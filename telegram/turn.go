@@ -220,9 +220,8 @@ func (t *turn) run(ctx context.Context, conn engine.Conn, progress chan int) {
 		case <-a.quit:
 			if a.detachHeld() {
 				// Claude goes on: the next start carries the turn on, its
-				// live messages stay as they are.
-				t.endWatch()
-				t.live.stop()
+				// live messages stay as they are (held.go).
+				t.leave(progress)
 				return
 			}
 			t.st.Phase = view.StateShuttingDown
