@@ -93,11 +93,11 @@ func (p *heldProc) attach(handle string, from uint64) *heldConn {
 }
 
 type heldConn struct {
-	p      *heldProc
-	handle string
-	events chan engine.Event
-	gone   chan struct{}
-	once   sync.Once
+	p            *heldProc
+	handle       string
+	events       chan engine.Event
+	gone         chan struct{}
+	once         sync.Once
 	sentAt, seen atomicU64
 }
 
