@@ -102,16 +102,17 @@ func (a *actor) detachHeld() bool {
 }
 
 // reattach attaches to every held process the state file lists, before
-// polling starts. It returns the sessions whose turn goes on: recover
-// leaves their live messages alone. A process that is gone is forgotten,
-// and its turn is reported as interrupted, as before.
-func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) map[string]bool {
+// polling starts. It returns the sessions whose turn goes on (recover
+// leaves their live messages alone) and those whose held process is gone
+// (recover says that Claude ended, not the bot). A process that is gone
+// is forgotten.
+func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) (going, gone map[string]bool) {
+	going, gone = map[string]bool{}, map[string]bool{}
 	held, err := b.store.ListHeld()
 	if err != nil {
 		b.log.Warn("could not read the held claude processes", "err", err)
-		return nil
+		return going, gone
 	}
-	going := map[string]bool{}
 	for _, rec := range held {
 		conn, m, err := b.attachHeld(ctx, rec)
 		if err != nil {
@@ -119,6 +120,7 @@ func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) map[string
 			if err := b.store.RemoveHeld(rec.Key); err != nil {
 				b.log.Warn("could not forget a held claude process", "session_key", rec.Key, "err", err)
 			}
+			gone[rec.Key] = rec.Turn != nil
 			continue
 		}
 		ad := &adoption{conn: conn, mach: m, rec: rec}
@@ -137,7 +139,7 @@ func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) map[string
 		a.startLocked()
 		a.mu.Unlock()
 	}
-	return going
+	return going, gone
 }
 
 func (b *Bot) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Conn, *machine, error) {

@@ -308,3 +308,28 @@ func TestHeldAnswerGoesOnAfterRestart(t *testing.T) {
 		_ = h.eng.session(0).Close(context.Background())
 	})
 }
+
+// A held Claude gone when the bot comes back (the machine rebooted): the
+// turn is reported as interrupted, saying that Claude ended, and the
+// record is forgotten.
+func TestHeldGoneIsReported(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, oneAsk(toolReq(t, "hg", "Bash", map[string]any{"command": "make gone"})))
+		h.engine = newHeldEngine(h.eng)
+		synctest.Wait()
+		h.stop()
+		h.start()
+		h.say("go")
+		prompt := h.awaitPrompt(h.dm.ID, "Approve", "make gone")
+		h.stop()
+		synctest.Wait()
+		_ = h.eng.session(0).Close(context.Background()) // it dies while the bot is down
+		h.engine = newHeldEngine(h.eng)                   // which knows no held process
+		h.start()
+		h.awaitText(h.dm.ID, "Claude's process ended while the bot was down")
+		h.awaitResolved(h.dm.ID, prompt.ID, "Expired")
+		if held, err := h.store.ListHeld(); err != nil || len(held) != 0 {
+			t.Errorf("held after the restart: %+v %v", held, err)
+		}
+	})
+}

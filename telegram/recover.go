@@ -20,21 +20,25 @@ func (b *Bot) recover(ctx context.Context) error {
 		return fmt.Errorf("read live messages: %w", err)
 	}
 	// Turns whose Claude was held through the restart go on (held.go).
-	going := b.reattach(ctx, live)
+	going, gone := b.reattach(ctx, live)
 	for _, m := range live {
 		if going[m.SessionKey] {
 			continue // its turn goes on: the replay decides about its prompts (held.go)
 		}
+		stopped := view.RestartedText
+		if gone[m.SessionKey] {
+			stopped = view.HeldGoneText // the bot's restart took nothing: Claude itself ended
+		}
 		if m.Kind == prefs.LiveTurn {
 			// Claude had the prompt, no progress message existed: say
 			// so in reply to the user's message.
-			b.api.notify(place{ChatID: m.ChatID, Thread: m.ThreadID}, m.MessageID, view.RestartedText)
+			b.api.notify(place{ChatID: m.ChatID, Thread: m.ThreadID}, m.MessageID, stopped)
 			if err := b.store.RemoveLive(m.ChatID, m.MessageID); err != nil {
 				return fmt.Errorf("forget live turn: %w", err)
 			}
 			continue
 		}
-		text := view.RestartedText
+		text := stopped
 		if m.Kind == prefs.LivePrompt {
 			text = view.OutcomeText("", view.Outcome{Kind: view.OutcomeExpired})
 		}

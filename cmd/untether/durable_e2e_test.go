@@ -197,7 +197,7 @@ func TestDurableStopWithApprovalPending(t *testing.T) {
 }
 
 // The holder killed while the bot is down (what a reboot does): the turn
-// is reported as interrupted, as before durable sessions.
+// is reported as interrupted, saying Claude ended, not the bot.
 func TestDurableHolderKilled(t *testing.T) {
 	r, _ := durableClaude(t, claudetest.Say("never seen").HangAfter(2))
 	p := r.start(t)
@@ -213,7 +213,9 @@ func TestDurableHolderKilled(t *testing.T) {
 
 	p = r.start(t)
 	// Said in the progress message, or in a reply when it had none yet.
-	r.tg.Await(durableWait, "the turn marked interrupted", func() bool { return r.withText("Interrupted by restart") == 1 })
+	r.tg.Await(durableWait, "the turn marked interrupted", func() bool {
+		return r.withText("Claude's process ended while the bot was down") == 1
+	})
 	r.holdersGone(t)
 	stop(t, p)
 	if hs := r.heldHandles(t); len(hs) != 0 {

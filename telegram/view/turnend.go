@@ -49,3 +49,10 @@ const StoppingText = "⏹ The bot is stopping, so this turn was interrupted. Sen
 // RestartedText replaces a progress message left by a run that ended
 // without closing it (a crash or a kill).
 const RestartedText = "⏹ Interrupted by restart. Send your message again to continue; the session is kept."
+
+// HeldGoneText replaces the progress message of a turn whose Claude was
+// held through the restart but was gone when the bot came back (it
+// crashed, or the machine rebooted): only that died, and the
+// conversation is kept.
+const HeldGoneText = "⏹ Interrupted: Claude's process ended while the bot was down (it crashed, or the machine restarted). " +
+	"Send your message again to continue; the session is kept and resumes."
