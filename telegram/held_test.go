@@ -324,7 +324,7 @@ func TestHeldGoneIsReported(t *testing.T) {
 		h.stop()
 		synctest.Wait()
 		_ = h.eng.session(0).Close(context.Background()) // it dies while the bot is down
-		h.engine = newHeldEngine(h.eng)                   // which knows no held process
+		h.engine = newHeldEngine(h.eng)                  // which knows no held process
 		h.start()
 		h.awaitText(h.dm.ID, "Claude's process ended while the bot was down")
 		h.awaitResolved(h.dm.ID, prompt.ID, "Expired")
