@@ -199,21 +199,7 @@ func (a *actor) resumeTurn(ctx context.Context, ad *adoption) {
 	qp := prefs.QueuedPrompt{Key: a.key, Prompt: prefs.Prompt{ChatID: a.place.ChatID, ThreadID: a.place.Thread,
 		MessageID: ht.MessageID, UserID: ht.UserID, Text: ht.Text}}
 	t := &turn{a: a, qp: qp, started: ht.Started, st: turnstate.New(), replaying: true, adopted: true, sent: ht.Sent}
-	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
-	defer t.requestCancel()
-	t.cancelT = b.cancels.add(cancelRef{key: a.key, chatID: a.place.ChatID})
-	a.mu.Lock()
-	a.turn = t
-	t.queued = len(a.queue)
-	a.mu.Unlock()
-	defer func() {
-		a.endHeldTurn()
-		a.mu.Lock()
-		a.turn = nil
-		a.mu.Unlock()
-		a.machine().pool.wake()
-		b.cancels.remove(t.cancelT)
-	}()
+	defer a.beginTurn(t)()
 	t.progressCh = make(chan int, 1)
 	if ad.progress != 0 {
 		t.progressID, t.progressSent, t.progressGot = ad.progress, true, true

@@ -82,23 +82,8 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	qp = a.announce(ctx, qp) // a scheduled or triggered run: its first message
 	orig := qp               // as queued: a message kept for /retry runs again from here
 	t := &turn{a: a, qp: qp, merged: merged, started: time.Now(), st: turnstate.New()}
-	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
-	defer t.requestCancel()
-	t.cancelT = b.cancels.add(cancelRef{key: a.key, chatID: a.place.ChatID})
-	a.mu.Lock()
-	a.turn = t
-	t.queued = len(a.queue)
-	a.lastUse = time.Now()
-	a.mu.Unlock()
+	defer a.beginTurn(t)()
 	log := b.log.With("chat_id", a.place.ChatID, "session_key", a.key)
-	defer func() {
-		a.endHeldTurn()
-		a.mu.Lock()
-		a.turn = nil
-		a.mu.Unlock()
-		a.machine().pool.wake() // this holder is idle now: a turn waiting for a slot may evict it
-		b.cancels.remove(t.cancelT)
-	}()
 	// The progress message waits: a quick turn needs none (see run). A
 	// draft or typing shows the turn at once, downloads and transcription
 	// included.
@@ -178,6 +163,28 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	t.st.Phase = view.StateWorking
 	t.dirty = true
 	t.run(ctx, conn, progress)
+}
+
+// beginTurn makes t the actor's running turn, with its cancel request and
+// button; the func it returns ends that.
+func (a *actor) beginTurn(t *turn) (end func()) {
+	b := a.b
+	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
+	t.cancelT = b.cancels.add(cancelRef{key: a.key, chatID: a.place.ChatID})
+	a.mu.Lock()
+	a.turn = t
+	t.queued = len(a.queue)
+	a.lastUse = time.Now()
+	a.mu.Unlock()
+	return func() {
+		a.endHeldTurn()
+		a.mu.Lock()
+		a.turn = nil
+		a.mu.Unlock()
+		a.machine().pool.wake() // this holder is idle now: a turn waiting for a slot may evict it
+		b.cancels.remove(t.cancelT)
+		t.requestCancel()
+	}
 }
 
 // run consumes events until the turn ends.
