@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 }
 
 // fakeOpts runs this test binary as a scripted fake claude.
-func fakeOpts(t *testing.T, script string) Options {
+func fakeOpts(t testing.TB, script string) Options {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
