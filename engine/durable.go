@@ -46,6 +46,9 @@ type Replayed struct {
 	// stopped before the prompt it meant to send reached the agent (it
 	// is then sent again).
 	Prompts int
+	// Truncated: the start of the replay was dropped (the journal's bound,
+	// in a turn of many megabytes); the prompt may be among what was lost.
+	Truncated bool
 }
 
 func (Replayed) event() {}

@@ -258,7 +258,7 @@ func (s *Session) replay(dec *decoder, frames []hold.Frame) {
 			s.sentAt.Store(f.Record.Seq)
 		}
 	}
-	s.queue.push(engine.Replayed{Prompts: prompts})
+	s.queue.push(engine.Replayed{Prompts: prompts, Truncated: s.held.from < s.held.c.Welcome.First})
 }
 
 // heldStdin writes each line through the holder, which acks it with its

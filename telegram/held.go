@@ -219,8 +219,8 @@ func (t *turn) replayed(ctx context.Context, conn engine.Conn, e engine.Replayed
 	if t.adopted {
 		t.expireStalePrompts(ctx)
 	}
-	if !t.adopted || e.Prompts > 0 {
-		return nil
+	if !t.adopted || e.Prompts > 0 || e.Truncated {
+		return nil // a truncated replay may have lost the prompt, not Claude
 	}
 	a := t.a
 	a.b.log.Info("the prompt had not reached the held claude: sending it now", "chat_id", a.place.ChatID, "session_key", a.key)
