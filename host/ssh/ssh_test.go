@@ -262,3 +262,33 @@ func TestHostKeysAndUnreachable(t *testing.T) {
 		t.Errorf("a stopped server: %v, want ErrUnreachable", err)
 	}
 }
+
+// A process that ends on its own while its caller still holds its stdin
+// open is waited for at once, without an error (exec would wait for the
+// stdin copy).
+func TestExitWhileStdinOpen(t *testing.T) {
+	s := sshtest.Start(t)
+	h := newHost(t, s)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	p, err := h.Start(context.Background(), host.Cmd{Path: "/bin/sh", Args: []string{"-c", "read line; echo got $line; exit 4"},
+		Env: []string{"PATH=/usr/bin:/bin"}, Stdin: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // as the runner does: the process has it
+	if _, err := w.WriteString("one\n"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	ex, err := p.Wait()
+	if err != nil || ex.Code != 4 {
+		t.Errorf("Wait = %v, %v; want exit status 4", ex, err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Wait took %v", d)
+	}
+}

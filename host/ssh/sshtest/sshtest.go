@@ -172,3 +172,62 @@ func freePort(t testing.TB) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// Claude copies the CLI at local (the pinned one, under root's 0700 home)
+// to a folder the test user can run it from, once per build, and returns
+// its path there.
+func Claude(t testing.TB, local string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := fmt.Sprintf("/opt/untether-test/claude-%d-%d", fi.Size(), fi.ModTime().Unix())
+	if _, err := os.Stat(dst); err == nil {
+		return dst
+	}
+	if err := os.MkdirAll("/opt/untether-test", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := fmt.Sprintf("%s.%d", dst, os.Getpid())
+	run(t, "cp", real, tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// Dir makes a folder of the test user's, in its home, removed at the
+// test's end.
+func (s *Server) Dir(t testing.TB, name string) string {
+	t.Helper()
+	u, err := user.Lookup(User)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, gid := atoi(t, u.Uid), atoi(t, u.Gid)
+	d, err := os.MkdirTemp(s.Home, name+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(d, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+func atoi(t testing.TB, s string) int {
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
