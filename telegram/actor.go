@@ -420,14 +420,16 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 // configured, or the grant failed) Claude runs all the same.
 func (a *actor) openGrant(m *machine, startDir string) *filesend.Grant {
 	b := a.b
-	// The send_file server is a socket on this machine: a process on
-	// another one has no way to it yet (docs/hosts.md).
-	if b.cfg.Files == nil || m.Name != LocalMachine {
+	open := m.Grant
+	if m.Name == LocalMachine && b.cfg.Files != nil {
+		open = b.cfg.Files.Open
+	}
+	if b.cfg.Files == nil || open == nil {
 		return nil
 	}
 	rule := b.broker.PathRule(startDir, m.uploadDir(a.key), m.where())
 	rule.WorkDirResolved = true
-	g, err := b.cfg.Files.Open(filesend.Session{Key: a.key, Rule: rule})
+	g, err := open(filesend.Session{Key: a.key, Rule: rule})
 	if err != nil {
 		b.log.Warn("claude starts without the send_file tool", "chat_id", a.place.ChatID, "session_key", a.key, "err", err)
 		return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/host"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/scope"
@@ -45,6 +46,10 @@ type Machine struct {
 	// Probe tells whether the machine can be reached now and the version of
 	// its CLI, for /host; nil: reachable, ClaudeVersion.
 	Probe func(ctx context.Context) (claudeVersion string, err error)
+	// Grant gives a process starting there the send_file tool (its MCP
+	// config put there, the bot's socket forwarded there); nil: no tool
+	// there. The local machine's is Config.Files.
+	Grant func(filesend.Session) (*filesend.Grant, error)
 }
 
 // machine is a Machine with the pool of its live processes.

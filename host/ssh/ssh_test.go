@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -290,5 +292,68 @@ func TestExitWhileStdinOpen(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("Wait took %v", d)
+	}
+}
+
+// A socket of the bot's is reachable on the machine through the
+// connection, at a path in the agent's private folder, 0600; a file put
+// there is 0600 too.
+func TestForwardSocketAndPutPrivate(t *testing.T) {
+	s := sshtest.Start(t)
+	h := newHost(t, s)
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	local := filepath.Join(dir, "bot.sock")
+	ln, err := net.Listen("unix", local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("pong\n"))
+			c.Close()
+		}
+	}()
+	remote, err := h.ForwardSocket(ctx, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(remote, s.Home+"/.cache/untether/") {
+		t.Errorf("the socket there is %s, want it in the agent's folder", remote)
+	}
+	fi, err := h.Lstat(ctx, remote)
+	if err != nil || fi.Mode()&fs.ModeSocket == 0 || fi.Mode().Perm()&0o077 != 0 {
+		t.Fatalf("Lstat(%s) = %v, %v; want a socket only its user opens", remote, fi, err)
+	}
+	// The machine is this one: connect where a process there would.
+	c, err := net.Dial("unix", remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(c)
+	c.Close()
+	if string(got) != "pong\n" {
+		t.Errorf("through the forward: %q", got)
+	}
+	if again, err := h.ForwardSocket(ctx, local); err != nil || again != remote {
+		t.Errorf("asked again: %q, %v; want the same %q", again, err, remote)
+	}
+
+	p, err := h.PutPrivate(ctx, "cfg-*.json", []byte(`{"a":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err = h.Stat(ctx, p)
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != 7 {
+		t.Errorf("Stat(%s) = %v, %v", p, fi, err)
 	}
 }
