@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/untether/untether/engine"
 	sshhost "github.com/untether/untether/host/ssh"
@@ -38,6 +39,7 @@ func newSSHRig(t *testing.T) *rig {
 	}
 	t.Cleanup(func() { h.Close() })
 	r := newRig(t, false)
+	r.ssh = h
 	r.opts.Host = h
 	r.opts.Binary = sshtest.Claude(t, bin)
 	r.opts.WorkDir = s.Dir(t, "work")
@@ -77,5 +79,53 @@ func TestContractSSHRunsAsTheHostUser(t *testing.T) {
 	}
 	if _, err := r.opts.Host.TreeCPU(context.Background(), s.Pid()); err != nil {
 		t.Errorf("TreeCPU of the CLI there: %v", err)
+	}
+}
+
+// The connection drops mid-turn (a tool runs): the turn ends with Claude
+// reported gone, promptly, never a hang; a new process over a new
+// connection resumes the session.
+func TestContractSSHConnectionDrops(t *testing.T) {
+	r := newSSHRig(t)
+	r.serve(claudetest.Answer(bashUse("sleep 30")), claudetest.Say("slept"), claudetest.Say("back"))
+	s := r.start()
+	if err := s.Send(ctxFor(t), "Sleep."); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(contractWait)
+	dropped := time.Time{}
+	for {
+		select {
+		case ev, ok := <-s.Events():
+			if !ok {
+				t.Fatal("events closed without Exited")
+			}
+			switch e := ev.(type) {
+			case engine.ApprovalRequest:
+				if err := s.Allow(ctxFor(t), e.RequestID, e.Input, nil); err != nil {
+					t.Fatal(err)
+				}
+			case engine.ActionStarted:
+				dropped = time.Now()
+				r.ssh.Close() // the connection ends under the running tool
+			case engine.Exited:
+				if dropped.IsZero() {
+					t.Fatalf("Claude exited before the drop: %+v", e)
+				}
+				if d := time.Since(dropped); d > 20*time.Second {
+					t.Errorf("the drop was noticed after %v", d)
+				}
+				id := s.SessionID()
+				s2 := r.start(func(o *Options) { o.Resume = id })
+				if again := turn(t, s2, "Are you there?", nil); !again.done.OK {
+					t.Errorf("resumed turn after the drop = %+v", again.done)
+				}
+				return
+			case engine.TurnCompleted:
+				t.Fatalf("the turn completed despite the drop: %+v", e)
+			}
+		case <-timeout:
+			t.Fatal("no Exited after the connection dropped")
+		}
 	}
 }

@@ -34,6 +34,8 @@ type rig struct {
 	// served, if set, adjusts the options once the fake API runs (a rig
 	// on an SSH host moves HOME there).
 	served func(*rig)
+	// ssh is the rig's SSH host, when it has one.
+	ssh interface{ Close() error }
 }
 
 // newRig skips without a binary, marks a *testing.T parallel (each rig is
