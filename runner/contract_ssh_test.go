@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 
 // newSSHRig is a rig whose CLI runs on an SSH host, in a working folder
 // and HOME of the host's user.
-func newSSHRig(t *testing.T) *rig {
+func newSSHRig(t testing.TB) *rig {
 	t.Helper()
 	bin := claudetest.Binary(t)
 	s := sshtest.Start(t)
@@ -126,6 +127,166 @@ func TestContractSSHConnectionDrops(t *testing.T) {
 			}
 		case <-timeout:
 			t.Fatal("no Exited after the connection dropped")
+		}
+	}
+}
+
+// benchStep answers a prompt "bash" with a Bash call, the call's result
+// with "done", anything else with "hello": a script for any number of
+// turns and sessions.
+var benchStep = claudetest.StepFunc(func(req *claudetest.Request) claudetest.Reply {
+	last := req.Messages[len(req.Messages)-1]
+	for _, b := range last.Content {
+		if b.Type == "tool_result" {
+			return claudetest.Say("done")
+		}
+	}
+	if texts := req.UserTexts(); len(texts) > 0 && strings.Contains(texts[len(texts)-1], "bash") {
+		return claudetest.Answer(bashUse("touch bench.txt"))
+	}
+	return claudetest.Say("hello")
+})
+
+// BenchmarkContractSSHvsLocal measures the hop to an SSH host (loopback
+// sshd, the pinned CLI as another user) against this machine, per
+// operation, in ms: new_first_text (a new session over a warm
+// connection: Start to its first text), first_text (a live session: Send
+// to the first text), press_final (Allow to the turn's result).
+func BenchmarkContractSSHvsLocal(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		rig  func(testing.TB) *rig
+	}{{"local", func(tb testing.TB) *rig { return newRig(tb, false) }}, {"ssh", newSSHRig}} {
+		b.Run(c.name, func(b *testing.B) {
+			steps := make([]claudetest.Step, 200)
+			for i := range steps {
+				steps[i] = benchStep
+			}
+			r := c.rig(b).serve(steps...)
+			r.opts.IncludePartial = true
+			warm := r.start()
+			runTurnOrFail(b, warm, "warm up") // the connection and the agent are up
+			var newFirst, first, press time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				began := time.Now()
+				s := r.start()
+				if err := s.Send(context.Background(), "hi"); err != nil {
+					b.Fatal(err)
+				}
+				newFirst += untilText(b, s).Sub(began)
+				runTurn(b, s, nil)
+				b.StopTimer()
+				_ = s.Close(context.Background())
+				b.StartTimer()
+
+				began = time.Now()
+				if err := warm.Send(context.Background(), "hi again"); err != nil {
+					b.Fatal(err)
+				}
+				first += untilText(b, warm).Sub(began)
+				runTurn(b, warm, nil)
+
+				var allowed time.Time
+				log := turn(b, warm, "bash please", func(req engine.ApprovalRequest) {
+					allowed = time.Now()
+					if err := warm.Allow(context.Background(), req.RequestID, req.Input, nil); err != nil {
+						b.Fatal(err)
+					}
+				})
+				if allowed.IsZero() || !log.done.OK {
+					b.Fatalf("the bash turn: %+v", log.done)
+				}
+				press += time.Since(allowed)
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(newFirst.Milliseconds())/n, "new_first_text_ms")
+			b.ReportMetric(float64(first.Milliseconds())/n, "first_text_ms")
+			b.ReportMetric(float64(press.Milliseconds())/n, "press_final_ms")
+		})
+	}
+}
+
+// untilText waits for the turn's first text and says when it came.
+func untilText(tb testing.TB, s *Session) time.Time {
+	tb.Helper()
+	for {
+		ev, at := recvEvent(tb, s)
+		switch e := ev.(type) {
+		case engine.Text:
+			return at
+		case engine.TurnCompleted:
+			tb.Fatalf("the turn ended without text: %+v", e)
+		}
+	}
+}
+
+// BenchmarkContractSSHTwentySessions runs 20 live sessions at once, ten on
+// each of two SSH hosts (two sshd servers, two connections), two turns
+// each, and reports the answers lost (the goal: 0) and the slowest turn.
+func BenchmarkContractSSHTwentySessions(b *testing.B) {
+	rigs := []*rig{newSSHRig(b), newSSHRig(b)}
+	for _, r := range rigs {
+		steps := make([]claudetest.Step, 50)
+		for i := range steps {
+			steps[i] = benchStep
+		}
+		r.serve(steps...)
+	}
+	for i := 0; i < b.N; i++ {
+		var mu sync.Mutex
+		lost, slowest := 0, time.Duration(0)
+		var wg sync.WaitGroup
+		for n := 0; n < 20; n++ {
+			r := rigs[n%2]
+			wg.Go(func() {
+				s, err := Start(context.Background(), r.opts)
+				if err != nil {
+					mu.Lock()
+					lost += 2
+					mu.Unlock()
+					return
+				}
+				defer func() {
+					_ = s.Close(context.Background())
+					for range s.Events() {
+					}
+				}()
+				for _, prompt := range []string{"hi", "hi again"} {
+					began := time.Now()
+					ok := s.Send(context.Background(), prompt) == nil && turnOK(s)
+					mu.Lock()
+					if !ok {
+						lost++
+					}
+					slowest = max(slowest, time.Since(began))
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		b.ReportMetric(float64(lost), "lost_answers")
+		b.ReportMetric(float64(slowest.Milliseconds()), "slowest_turn_ms")
+		if lost > 0 {
+			b.Errorf("%d of 40 answers lost", lost)
+		}
+	}
+}
+
+// turnOK reads a turn to its result, within contractWait.
+func turnOK(s *Session) bool {
+	timeout := time.After(contractWait)
+	for {
+		select {
+		case ev, ok := <-s.Events():
+			if !ok {
+				return false
+			}
+			if e, ok := ev.(engine.TurnCompleted); ok {
+				return e.OK && e.Result == "hello"
+			}
+		case <-timeout:
+			return false
 		}
 	}
 }

@@ -357,3 +357,30 @@ func TestForwardSocketAndPutPrivate(t *testing.T) {
 		t.Errorf("Stat(%s) = %v, %v", p, fi, err)
 	}
 }
+
+// More processes than sshd's 10 sessions a connection (its default
+// MaxSessions, which sshtest keeps): OpenSSH's client opens a connection
+// of its own for a session the multiplexed one is refused, so a host's
+// cap is not sshd's (measured: 14 processes, 5 connections).
+func TestMoreProcessesThanSessions(t *testing.T) {
+	s := sshtest.Start(t)
+	h := newHost(t, s)
+	var procs []host.Process
+	for i := range 14 {
+		var out bytes.Buffer
+		p, err := h.Start(context.Background(), host.Cmd{Path: "/bin/sh", Args: []string{"-c", "echo started; sleep 30"},
+			Env: []string{"PATH=/usr/bin:/bin"}, Stdout: &out})
+		if err != nil {
+			t.Fatalf("process %d: %v", i+1, err)
+		}
+		procs = append(procs, p)
+	}
+	for _, p := range procs {
+		if err := p.Signal(syscall.SIGKILL); err != nil {
+			t.Error(err)
+		}
+		if ex, _ := p.Wait(); ex.Signal == "" {
+			t.Errorf("exit %v, want killed", ex)
+		}
+	}
+}

@@ -90,7 +90,7 @@ func Start(t testing.TB) *Server {
 		"AllowUsers " + User,
 		"PidFile " + filepath.Join(dir, "sshd.pid"),
 		"LogLevel ERROR",
-		"MaxSessions 100",
+		// MaxSessions is left at sshd's default (10), as on a real host.
 		"MaxStartups 100",
 		"",
 	}, "\n"), 0o600)
