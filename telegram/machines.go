@@ -165,7 +165,11 @@ func unreachable(err error) bool { return errors.Is(err, host.ErrUnreachable) }
 // where is the machine for the path rule: its host, and the folder of
 // every chat's uploads there (another chat's files are private).
 func (m *machine) where() approvals.Where {
-	return approvals.Where{Host: m.Host, Private: []string{m.UploadDir}}
+	w := approvals.Where{Host: m.Host}
+	if m.UploadDir != "" {
+		w.Private = []string{m.UploadDir}
+	}
+	return w
 }
 
 // unreachableError is a machine that could not be reached when a session

@@ -66,8 +66,7 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 			Name: name, Engine: eng, Host: h, CPU: h,
 			Git:     projects.Git{Timeout: cfg.Projects.GitTimeout, Host: h},
 			WorkDir: hc.WorkingDir, ProjectRoots: hc.ProjectRoots,
-			// In the host user's own temporary folder there, a folder per chat.
-			UploadDir: "/tmp/untether-uploads-" + name,
+			UploadDir: hostUploadDir(h),
 			MaxLive:   remoteMaxLive(ctx, hc, h, hlog),
 			Probe:     func(ctx context.Context) (string, error) { return probeHost(ctx, h, eng.Base.Binary) },
 			Grant:     hostGrant(files, h),
@@ -121,6 +120,19 @@ func remoteEngine(cfg *Config, name string, hc HostConfig, h *sshhost.Host, log 
 		o.Binary = "claude"
 	}
 	return &runner.Engine{Base: o, Files: claudefiles.Files{ConfigDir: hostClaudeDir(h), Host: h}}
+}
+
+// hostUploadDir is where users' files land on the host: in its user's
+// ~/.cache/untether/uploads (not a shared /tmp, where another user of the
+// machine could make the folder first), a folder per chat. "" when the
+// host's HOME is not known at start: files sent for that host are then
+// refused with a message, never written elsewhere.
+func hostUploadDir(h host.Host) string {
+	home := h.Getenv("HOME")
+	if home == "" {
+		return ""
+	}
+	return home + "/.cache/untether/uploads"
 }
 
 // hostClaudeDir is where Claude Code keeps its files on the host: its

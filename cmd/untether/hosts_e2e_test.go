@@ -58,6 +58,7 @@ working_dir = %q
 func TestContractBotOnSSHHost(t *testing.T) {
 	tool := "mcp__" + filesend.ServerName + "__" + filesend.ToolName
 	e, api, s, work := claudeOnHost(t,
+		claudetest.Say("Got the file."),
 		claudetest.Answer(claudetest.ToolUse("Bash", map[string]any{"command": "env > ../env-seen.txt; echo changed >> notes.txt", "description": "Change notes"})),
 		claudetest.Say("Changed it."),
 		claudetest.Answer(claudetest.ToolUse(tool, map[string]any{"path": "report.txt"})),
@@ -84,6 +85,19 @@ func TestContractBotOnSSHHost(t *testing.T) {
 	// A variable of the bot's own environment, which must not reach the host.
 	e.env = append(e.env, "UNTETHER_E2E_MARKER=only-on-the-bot")
 	e.start(t)
+	// A file sent in the chat lands on the host, in its user's folder.
+	e.tg.SendDocument(e.user, e.chat, "data.csv", "text/csv", []byte("a,b\n1,2\n"), "Read this")
+	e.awaitText(t, "Got the file.")
+	uploads := s.Home + "/.cache/untether/uploads/"
+	if reqs := api.Requests(); len(reqs) == 0 || !strings.Contains(reqs[0].AllText(), uploads) {
+		t.Errorf("Claude was not told of the file under %s", uploads)
+	}
+	if found, _ := filepath.Glob(uploads + "*/*data.csv"); len(found) != 1 {
+		t.Errorf("the file is not in the host user's upload folder: %v", found)
+	} else if got, _ := os.ReadFile(found[0]); string(got) != "a,b\n1,2\n" {
+		t.Errorf("the file there holds %q", got)
+	}
+
 	e.tg.SendMessage(e.user, e.chat, "Change the notes")
 	prompt := e.tg.AwaitMessage(90*time.Second, e.chat.ID, func(m tgtest.Message) bool {
 		return answerHas(m, "echo changed") && hasButton(m, "Approve")
