@@ -85,7 +85,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 	}
 	key := promptKey{a.key, p.Request.RequestID}
 	var last int
-	for i, part := range parts {
+	for i, part := range b.withApprovers(a.place.ChatID, parts) {
 		var k view.Keyboard
 		if i == len(parts)-1 {
 			k = kb
@@ -134,7 +134,7 @@ func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models
 	key := promptKey{res.Request.SessionKey, res.Request.RequestID}
 	if !res.Final() {
 		if q := b.redactQuestion(res.Question); q != nil {
-			text := view.QuestionTextIn(q, isGroup(res.Request.ChatID))
+			text := b.withApprovers(res.Request.ChatID, []string{view.QuestionTextIn(q, isGroup(res.Request.ChatID))})[0]
 			b.prompts.update(key, q.Version, text, view.QuestionKeyboard(q, prefixApproval))
 		}
 		return

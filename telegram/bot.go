@@ -139,6 +139,10 @@ type Config struct {
 	// there, uploads are written there, /get reads there. Nil: this one
 	// (host.Local).
 	Host host.Host
+
+	// Approvers are who may answer approval, plan and question prompts in
+	// groups ([telegram] approver_user_ids); empty: everyone allowed.
+	Approvers []int64
 }
 
 // FileServer is the send_file tool's server: *filesend.Server, or a
@@ -221,6 +225,7 @@ type Bot struct {
 
 	allowedUsers map[int64]bool
 	allowedChats map[int64]bool
+	approvers    *approverBook // who may answer prompts in groups (approvers.go)
 
 	me       botIdentity
 	cancels  tokens[cancelRef] // Cancel buttons of running turns
@@ -275,6 +280,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		redactor:     redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
 		allowedUsers: set(cfg.AllowedUsers),
 		allowedChats: set(cfg.AllowedChats),
+		approvers:    newApprovers(cfg.Approvers),
 		actors:       map[string]*actor{},
 		stopping:     make(chan struct{}),
 		accounts:     newAccounts(accountsKept, cfg.PressBurst),

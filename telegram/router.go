@@ -79,6 +79,7 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		b.refuse(pl, m.From.ID, group)
 		return // skipped
 	}
+	b.noteUser(m.From)
 	text, cmd, args, addressed := b.parseText(m)
 	if group && m.MediaGroupID != "" {
 		// In a group an album is addressed by its captioned item alone.
@@ -126,7 +127,8 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	}
 	// An answer typed for AskUserQuestion's "Other" is not a new prompt
 	// (a photo or file is one, even while a question waits for text).
-	if len(files) == 0 && b.broker.AwaitsText(key) {
+	// Only an approver's: anyone else's is a prompt of its own.
+	if len(files) == 0 && b.broker.AwaitsText(key) && b.mayApprove(p.UserID, p.ChatID) {
 		b.typedAnswer(key, pl, group, p, m.From)
 		return
 	}

@@ -58,6 +58,10 @@ type TelegramConfig struct {
 	AllowedChatIDs []int64       `toml:"allowed_chat_ids"`
 	MaxBacklogAge  time.Duration `toml:"max_backlog_age"`
 	PollTimeout    time.Duration `toml:"poll_timeout"`
+
+	// ApproverUserIDs may answer approval, plan and question prompts in
+	// groups; empty: everyone allowed.
+	ApproverUserIDs []int64 `toml:"approver_user_ids"`
 }
 
 type ClaudeConfig struct {

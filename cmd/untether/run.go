@@ -116,6 +116,7 @@ func botConfig(cfg *Config) telegram.Config {
 		AllowedUsers:   cfg.Telegram.AllowedUserIDs,
 		AllowAnyUser:   cfg.Telegram.AllowAnyUser,
 		AllowedChats:   cfg.Telegram.AllowedChatIDs,
+		Approvers:      cfg.Telegram.ApproverUserIDs,
 		PollTimeout:    cfg.Telegram.PollTimeout,
 		MaxBacklogAge:  cfg.Telegram.MaxBacklogAge,
 		MinEdit:        cfg.Progress.MinEditInterval,
