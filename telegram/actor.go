@@ -97,13 +97,17 @@ func (a *actor) startLocked() {
 
 // requestCancel interrupts the running turn, if any. It never waits. A
 // turn whose answer is already being sent is over for the user: there is
-// nothing left to cancel.
-func (a *actor) requestCancel() bool {
+// nothing left to cancel. A notice (the reply to /cancel), if not nil,
+// is edited to the turn's outcome.
+func (a *actor) requestCancel(n *notice) bool {
 	a.mu.Lock()
 	t := a.turn
 	a.mu.Unlock()
 	if t == nil || t.answered.Load() {
 		return false
+	}
+	if n != nil {
+		t.addNotice(n, cancelOutcome)
 	}
 	t.requestCancel()
 	return true
@@ -112,8 +116,10 @@ func (a *actor) requestCancel() bool {
 // requestReset drops queued prompts and the process; the next message
 // starts a fresh Claude session. The dropped prompts are marked done in one
 // write, after the lock is released: /cancel on the polling loop takes the
-// same lock, and must not wait for the disk.
-func (a *actor) requestReset() (dropped int) {
+// same lock, and must not wait for the disk. A running turn is cancelled;
+// n (the reply to /new, if not nil) stands for its "Cancelled" message,
+// which would contradict the fresh start.
+func (a *actor) requestReset(n *notice) (dropped int) {
 	a.mu.Lock()
 	seqs := make([]uint64, len(a.queue))
 	for i, qp := range a.queue {
@@ -121,6 +127,9 @@ func (a *actor) requestReset() (dropped int) {
 	}
 	a.queue = nil
 	if a.turn != nil {
+		if n != nil && !a.turn.answered.Load() {
+			a.turn.addNotice(n, keepNotice)
+		}
 		a.turn.requestCancel()
 	}
 	a.startLocked()

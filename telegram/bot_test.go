@@ -134,11 +134,7 @@ func TestCancelThenNewMessage(t *testing.T) {
 
 func TestCancelButton(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
-			tr.Start("m")
-			<-tr.Interrupted()
-			tr.Aborted()
-		})
+		h := newHarness(t, untilCancelled)
 		id := h.say("long")
 		prog := h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return m.ReplyTo == id && len(m.Keyboard) > 0 })
 		cq := h.tg.PressButton(h.user, h.dm, prog.ID, prog.Keyboard[0][0].CallbackData)

@@ -98,7 +98,7 @@ func (b *Bot) pressCancel(ctx context.Context, cq *models.CallbackQuery, chatID 
 		return
 	}
 	a := b.existingActor(target.key)
-	if a != nil && a.requestCancel() {
+	if a != nil && a.requestCancel(nil) {
 		b.api.answerCallback(ctx, cq.ID, view.ToastCancelling)
 	} else {
 		b.api.answerCallback(ctx, cq.ID, view.ToastTurnOver)

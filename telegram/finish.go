@@ -34,7 +34,6 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 		parts = []string{limitNotice}
 	case tc.TerminalReason == "aborted_streaming" || tc.TerminalReason == "aborted_tools" || t.cancelled:
 		t.st.Phase = view.StateCancelled
-		parts = []string{view.CancelledText}
 	default:
 		t.st.Phase = view.StateFailed
 		parts = []string{view.ErrorText(view.TurnFailed(b.redact(tc.ErrorText)))}
@@ -44,7 +43,11 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 	if t.progressID != 0 {
 		b.out.Drop(t.progressKey())
 	}
-	t.deliver(ctx, parts)
+	if t.st.Phase == view.StateCancelled {
+		t.deliverCancelled(ctx, view.CancelledText)
+	} else {
+		t.deliver(ctx, parts)
+	}
 	t.close(ctx, progress, tc.OK)
 	t.a.markStore(ctx, tc.SessionID)
 }
@@ -92,7 +95,7 @@ func (t *turn) finishStart(ctx context.Context, progress chan int, err error) {
 	if errors.Is(err, errTurnCancelled) {
 		t.cancelled = true
 		t.st.Phase = view.StateCancelled
-		t.deliver(ctx, []string{view.CancelledBeforeStartText})
+		t.deliverCancelled(ctx, view.CancelledBeforeStartText)
 		t.close(ctx, progress, false)
 		return
 	}
@@ -128,6 +131,9 @@ func (t *turn) finishStopped(ctx context.Context, progress chan int) {
 func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 	a, b := t.a, t.a.b
 	t.endWatch()
+	// A /cancel that came too late (the turn answered or failed meanwhile)
+	// still gets its outcome.
+	t.settleNotices("", false)
 	// No request outlives its turn (the runner forgets them then too): a
 	// prompt left with buttons, after a crash or a request the CLI withdrew,
 	// would take presses that can no longer reach Claude.

@@ -35,8 +35,11 @@ type turn struct {
 	cancelReq     context.Context
 	requestCancel context.CancelFunc
 
-	mu     sync.Mutex // guards queued: enqueue runs on the router
+	mu     sync.Mutex // guards queued and notices: enqueue and /cancel run on the router
 	queued int
+	// notices are replies to /cancel and /new waiting for the turn's
+	// outcome (notice.go).
+	notices []turnNotice
 
 	// st is what the turn knows, folded from Claude's events
 	// (turnstate: no bot, no outbox); the rest of turn presents it.
