@@ -102,6 +102,13 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		}
 	}
 	files, other := attachments(m)
+	own := len(files)
+	quote, replied := b.replyContext(m)
+	if text != "" || own > 0 {
+		files = append(files, replied...) // a reply alone is no prompt
+	} else {
+		quote = ""
+	}
 	if text == "" && len(files) == 0 {
 		if _, fresh := b.accept(updateID, "", nil); fresh && other != "" {
 			b.api.notify(pl, m.ID, view.Unsupported(other))
@@ -121,8 +128,8 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		return
 	}
 	p := &prefs.Prompt{UpdateID: updateID, ChatID: m.Chat.ID, ThreadID: pl.Thread, MessageID: m.ID,
-		UserID: m.From.ID, Text: text, Date: time.Unix(int64(m.Date), 0), Files: files}
-	if len(files) > 0 {
+		UserID: m.From.ID, Text: text, Date: time.Unix(int64(m.Date), 0), Files: files, Quote: quote}
+	if own > 0 {
 		p.Album = m.MediaGroupID
 	}
 	// An answer typed for AskUserQuestion's "Other" is not a new prompt

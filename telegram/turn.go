@@ -136,7 +136,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	}
 	if err == nil {
 		t.before = a.snapshot(ctx)
-		qp.Text = b.commandPrompt(ctx, a.startDir, qp.Text)
+		qp.Text = withQuote(b.commandPrompt(ctx, a.startDir, qp.Text), qp.Quote)
 		err = conn.Send(ctx, qp.Text)
 		if err != nil && t.resumed == "" {
 			// The process died between turns; one fresh start is fair.

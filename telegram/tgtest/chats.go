@@ -72,6 +72,7 @@ type storedMsg struct {
 	other    json.RawMessage // a non-inline reply_markup sent with the message
 	edits    int
 	media    *media // a user's photo or file; text is then its caption
+	quote    *textQuote
 }
 
 // chatLocked registers c or refreshes what is known of it, and returns its state.
@@ -170,6 +171,14 @@ type wireMessage struct {
 	MediaGroupID      string          `json:"media_group_id,omitempty"`
 	ReplyMarkup       json.RawMessage `json:"reply_markup,omitempty"`
 	ForumTopicCreated *forumTopic     `json:"forum_topic_created,omitempty"`
+	Quote             *textQuote      `json:"quote,omitempty"`
+}
+
+// textQuote is the part of the replied message a user quoted (Bot API TextQuote).
+type textQuote struct {
+	Text     string `json:"text"`
+	Position int    `json:"position"` // UTF-16 offset in the replied message's text
+	IsManual bool   `json:"is_manual,omitempty"`
 }
 
 type forumTopic struct {
@@ -201,6 +210,7 @@ func (s *Server) wire(cs *chatState, m *storedMsg, withReply bool) *wireMessage 
 	}
 	if target, ok := cs.msgs[m.replyTo]; ok && m.replyTo != 0 {
 		w.ReplyToMessage = s.wire(cs, target, false)
+		w.Quote = m.quote
 	} else if m.isTopic && m.replyTo == 0 {
 		name := cs.topics[m.threadID]
 		if name == "" {
