@@ -30,6 +30,8 @@ func init() {
 		{"answerCallbackQuery", (*Server).answerCallbackQuery},
 		{"sendChatAction", (*Server).sendChatAction},
 		{"sendMessageDraft", (*Server).sendMessageDraft},
+		{"sendRichMessage", (*Server).sendRichMessage},
+		{"sendRichMessageDraft", (*Server).sendRichMessageDraft},
 		{"getChat", (*Server).getChat},
 		{"getFile", (*Server).getFile},
 		{"sendDocument", (*Server).sendDocument},

@@ -41,6 +41,7 @@ type Server struct {
 	files    map[string]*storedFile
 	localDir string // LocalMode
 	albums   int64  // media groups the bot sent, for their ids
+	noRich   bool   // RefuseRich: the rich methods are unknown
 }
 
 // Option configures a Server.
