@@ -143,6 +143,9 @@ type Config struct {
 	// Approvers are who may answer approval, plan and question prompts in
 	// groups ([telegram] approver_user_ids); empty: everyone allowed.
 	Approvers []int64
+	// PlainAnswers turns rich messages off ([progress] rich = false):
+	// every answer goes out as Telegram HTML.
+	PlainAnswers bool
 }
 
 // FileServer is the send_file tool's server: *filesend.Server, or a
@@ -240,6 +243,7 @@ type Bot struct {
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
 	noDrafts sync.Map              // chat id → Telegram refused a draft there: stream by edits
+	noRich   sync.Map              // chat id → Telegram refused a rich message there: plain answers (rich.go)
 	baseCtx  context.Context
 	stopping chan struct{}
 

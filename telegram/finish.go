@@ -22,10 +22,12 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 		ContextTokens: tc.ContextTokens, ContextWindow: tc.ContextWindow})
 	limitNotice, limited := t.limitStop(tc)
 	var parts []string
+	var rich string // the answer as a rich message (rich.go), or ""
 	switch {
 	case tc.OK:
 		t.st.Phase = view.StateDone
 		parts = view.FinalParts(tc.Result, footer, render.Message)
+		rich = b.richAnswer(t.a.place.ChatID, tc.Result, footer)
 	case overBudget:
 		t.st.Phase = view.StateBudgetStopped
 		parts = []string{view.TurnBudgetStopped(b.cfg.MaxTurnUSD, footer)}
@@ -46,7 +48,7 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 	if t.st.Phase == view.StateCancelled {
 		t.deliverCancelled(ctx, view.CancelledText)
 	} else {
-		t.deliver(ctx, parts)
+		t.deliverAnswer(ctx, rich, parts)
 	}
 	t.close(ctx, progress, tc.OK)
 	t.a.markStore(ctx, tc.SessionID)
@@ -54,12 +56,19 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 
 // deliver sends the final parts in order; a final is never dropped (the
 // outbox retries until delivered or the bot stops).
-func (t *turn) deliver(ctx context.Context, parts []string) {
+func (t *turn) deliver(ctx context.Context, parts []string) { t.deliverAnswer(ctx, "", parts) }
+
+// deliverAnswer is deliver with the answer's rich form first, when it has
+// one: the parts go only if Telegram refuses it.
+func (t *turn) deliverAnswer(ctx context.Context, rich string, parts []string) {
 	a, b := t.a, t.a.b
 	t.answered.Store(true)
 	t.live.stop() // no draft may land after the answer: it would show again under it
 	if len(parts) > 0 {
 		t.live.bridge(parts[0], b.out.Delay(a.place.ChatID))
+	}
+	if rich != "" && t.sendRichAnswer(ctx, rich) {
+		return
 	}
 	for i, p := range parts {
 		replyTo := 0

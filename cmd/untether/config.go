@@ -93,6 +93,9 @@ type ProgressConfig struct {
 	// Stream is how Claude's text shows while it is written: off, edits or
 	// drafts (a chat may choose its own with /stream).
 	Stream string `toml:"stream"`
+	// Rich sends answers with tables, task lists, headings or long code
+	// as rich messages (Bot API 10.1); false keeps every answer plain.
+	Rich bool `toml:"rich"`
 }
 
 type ApprovalsConfig struct {
@@ -162,6 +165,7 @@ func defaultConfig() Config {
 			MaxActions:        8,
 			StallAfter:        3 * time.Minute,
 			Stream:            "drafts",
+			Rich:              true,
 		},
 		Approvals: ApprovalsConfig{
 			Timeout:     10 * time.Minute,

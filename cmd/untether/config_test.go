@@ -83,7 +83,7 @@ func TestDefaults(t *testing.T) {
 		Claude: ClaudeConfig{
 			Binary: "claude", WorkingDir: wd, Mode: "interactive", IdleTimeout: 10 * time.Minute, MaxLiveSessions: 4,
 		},
-		Progress: ProgressConfig{MinEditInterval: 2 * time.Second, GroupEditInterval: 4 * time.Second, MaxActions: 8, StallAfter: 3 * time.Minute, Stream: "drafts"},
+		Progress: ProgressConfig{MinEditInterval: 2 * time.Second, GroupEditInterval: 4 * time.Second, MaxActions: 8, StallAfter: 3 * time.Minute, Stream: "drafts", Rich: true},
 		Approvals: ApprovalsConfig{
 			Timeout:     10 * time.Minute,
 			AutoApprove: []string{"Read", "Glob", "Grep", "LS", "WebSearch", "TodoWrite", "BashOutput"},
@@ -124,6 +124,7 @@ func TestValuesAreApplied(t *testing.T) {
 		"progress.min_edit_interval":          `"500ms"`,
 		"progress.stall_after":                `"0s"`,
 		"progress.stream":                     `"edits"`,
+		"progress.rich":                       "false",
 		"cooldown.base":                       `"0s"`,
 		"state.path":                          `"data/x.db"`,
 		"claude.permission_mode":              `"acceptEdits"`,
@@ -152,6 +153,7 @@ func TestValuesAreApplied(t *testing.T) {
 		{"min_edit_interval", cfg.Progress.MinEditInterval, 500 * time.Millisecond},
 		{"stall_after 0 turns the watchdog off", botConfig(cfg).StallAfter < 0, true},
 		{"stream reaches the bot", botConfig(cfg).Stream, "edits"},
+		{"rich = false reaches the bot", botConfig(cfg).PlainAnswers, true},
 		{"cooldown disabled", cfg.Cooldown.Base, time.Duration(0)},
 		{"state path relative to file", cfg.State.Path, filepath.Join(dir, "data", "x.db")},
 		{"uploads next to the state file", cfg.State.Uploads, filepath.Join(dir, "data", "uploads")},

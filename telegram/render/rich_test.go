@@ -8,7 +8,7 @@ import (
 func TestIsRich(t *testing.T) {
 	long := "```go\n" + strings.Repeat("x := 1\n", LongCode+1) + "```"
 	for src, want := range map[string]bool{
-		"| a | b |\n|---|---|\n| 1 | 2 |":   true,
+		"| a | b |\n|---|---|\n| 1 | 2 |":  true,
 		"- [ ] write tests\n- [x] code it": true,
 		"## Plan\n\nfirst":                 true,
 		long:                               true,

@@ -1,0 +1,88 @@
+package telegram
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+
+	"github.com/untether/untether/telegram/outbox"
+	"github.com/untether/untether/telegram/view"
+)
+
+// Rich answers (Bot API 10.1): an answer with a table, a task list, a
+// heading or a long code block goes out as one rich message
+// (sendRichMessage); everything else, and every answer Telegram refuses as
+// a rich message, takes the Telegram HTML path. The user always gets the
+// answer: a refusal costs one call, never the answer.
+
+// sendRich posts a rich message of html and returns its id, waiting for
+// delivery. Like send, it redacts what it sends.
+func (api *tgAPI) sendRich(ctx context.Context, p place, replyTo int, html string, prio outbox.Priority) (int, error) {
+	var id int
+	html = api.redact(html)
+	err := api.out.Send(ctx, outbox.Job{ChatID: p.ChatID, Priority: prio, Do: func(ctx context.Context) error {
+		params := &tgbot.SendRichMessageParams{ChatID: p.ChatID, MessageThreadID: p.Thread,
+			RichMessage: models.InputRichMessage{HTML: html}}
+		if replyTo != 0 {
+			params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+		}
+		m, err := api.client.SendRichMessage(ctx, params)
+		if err != nil {
+			return api.wrap("sendRichMessage", err)
+		}
+		id = m.ID
+		return nil
+	}})
+	if err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+// richAnswer is the rich form of an answer, or "" when it goes out as
+// Telegram HTML: not rich, too big for one rich message, rich messages
+// turned off ([progress] rich = false), or refused in this chat before.
+func (b *Bot) richAnswer(chatID int64, result, footer string) string {
+	if b.cfg.PlainAnswers {
+		return ""
+	}
+	if _, refused := b.noRich.Load(chatID); refused {
+		return ""
+	}
+	html, ok := view.FinalRich(result, footer)
+	if !ok {
+		return ""
+	}
+	return html
+}
+
+// sendRichAnswer tries the answer as a rich message and reports whether
+// it was delivered. A server that does not know the method (older than
+// Bot API 10.1) is not asked again for this chat; any other refusal (a
+// limit, a block it does not allow) only sends this answer the plain way.
+func (t *turn) sendRichAnswer(ctx context.Context, html string) bool {
+	a, b := t.a, t.a.b
+	_, err := b.api.sendRich(ctx, a.place, t.qp.MessageID, html, outbox.High)
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, outbox.ErrClosed):
+		return true // the bot is stopping: nothing else would go out either
+	case richUnknown(err):
+		b.noRich.Store(a.place.ChatID, true)
+		b.log.Info("telegram does not know rich messages: answers in this chat go as plain messages",
+			"chat_id", a.place.ChatID, "err", err)
+	default:
+		b.log.Warn("telegram refused an answer as a rich message, sending it as a plain one", "chat_id", a.place.ChatID, "err", err)
+	}
+	return false
+}
+
+// richUnknown tells the answer of a Bot API server that lacks the method:
+// 404 Not Found, as for any unknown method.
+func richUnknown(err error) bool {
+	return errors.Is(err, tgbot.ErrorNotFound) || strings.Contains(err.Error(), "Not Found")
+}

@@ -1,0 +1,105 @@
+package telegram_test
+
+import (
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/telegram"
+	"github.com/untether/untether/telegram/tgtest"
+)
+
+// Rich answers: an answer with a table (or a task list, a heading, a long
+// code block) arrives as one rich message; refused, as today's HTML.
+
+const tableAnswer = "Here are the results:\n\n| test | result |\n|---|---|\n| `parse` | **ok** |\n| render | failed |\n\nOne failure."
+
+// answers completes every prompt with answer.
+func answers(answer string) runnertest.Script {
+	return func(tr *runnertest.Turn) {
+		tr.Start("m")
+		tr.Complete(answer)
+	}
+}
+
+func richCalls(h *harness) int { return len(h.tg.CallsTo("sendRichMessage")) }
+
+func TestTableAnswerIsOneRichMessage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, answers(tableAnswer))
+		id := h.say("run the tests")
+		m := h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return m.ParseMode == "rich" })
+		if m.ReplyTo != id {
+			t.Errorf("the answer replies to %d, want the prompt %d", m.ReplyTo, id)
+		}
+		for _, want := range []string{"<table><tr><th>test</th><th>result</th></tr>", "<td><code>parse</code></td><td><b>ok</b></td>",
+			"<p>One failure.</p>", "<p><i>"} {
+			if !strings.Contains(m.Source, want) {
+				t.Errorf("the rich answer lacks %q:\n%s", want, m.Source)
+			}
+		}
+		synctest.Wait()
+		for _, c := range h.tg.CallsTo("sendMessage") {
+			if strings.Contains(c.Params["text"], "One failure") {
+				t.Errorf("the answer also went as a plain message: %q", c.Params["text"])
+			}
+		}
+	})
+}
+
+// A server without rich messages (older than Bot API 10.1) gets today's
+// HTML answer, and is not asked again in that chat.
+func TestRichRefusedFallsBackToHTML(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, answers(tableAnswer))
+		h.tg.RefuseRich()
+		h.say("run the tests")
+		m := h.awaitText(h.dm.ID, "One failure.")
+		if m.ParseMode != "HTML" || !strings.Contains(m.Source, "<pre>") {
+			t.Errorf("the fallback is not today's HTML (table as monospace): %s %q", m.ParseMode, m.Source)
+		}
+		if n := richCalls(h); n != 1 {
+			t.Errorf("%d rich calls, want the one refused", n)
+		}
+		h.say("again")
+		h.tg.Await(wait, "the second answer", func() bool { return countText(h, "One failure.") == 2 })
+		synctest.Wait()
+		if n := richCalls(h); n != 1 {
+			t.Errorf("the chat was asked for a rich message again after Telegram said it has none (%d calls)", n)
+		}
+	})
+}
+
+// A rich message refused for what it holds (a limit, a block) sends that
+// answer the plain way; the next rich answer is tried as rich again.
+func TestRichRefusedOnceTriesAgain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, answers(tableAnswer))
+		stop := h.tg.FailWhen(func(c tgtest.Call) bool { return c.Method == "sendRichMessage" },
+			tgtest.Failure{Code: 400, Description: "Bad Request: RICH_MESSAGE_INVALID"})
+		h.say("run the tests")
+		if m := h.awaitText(h.dm.ID, "One failure."); m.ParseMode != "HTML" {
+			t.Errorf("fallback parse mode %q", m.ParseMode)
+		}
+		stop()
+		h.say("again")
+		h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return m.ParseMode == "rich" })
+	})
+}
+
+func TestPlainAnswersAreNotRich(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, answers("Just **one** line, `code` and a list:\n\n- a\n- b"))
+		h.say("hi")
+		h.awaitText(h.dm.ID, "one line")
+		// [progress] rich = false: even a table goes as HTML.
+		h2 := newHarness(t, answers(tableAnswer), func(c *telegram.Config) { c.PlainAnswers = true })
+		h2.say("hi")
+		h2.awaitText(h2.dm.ID, "One failure.")
+		synctest.Wait()
+		if richCalls(h) != 0 || richCalls(h2) != 0 {
+			t.Errorf("rich calls: %d for a plain answer, %d with rich = false", richCalls(h), richCalls(h2))
+		}
+	})
+}
