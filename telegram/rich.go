@@ -86,3 +86,51 @@ func (t *turn) sendRichAnswer(ctx context.Context, html string) bool {
 func richUnknown(err error) bool {
 	return errors.Is(err, tgbot.ErrorNotFound) || strings.Contains(err.Error(), "Not Found")
 }
+
+// Streaming: while Claude writes a rich answer, the draft is a rich one
+// (sendRichMessageDraft), so the table being written shows as a table.
+
+// richDraft is the rich draft of md (redacted Markdown being written), or
+// "" when it goes as a plain draft: rich messages off or refused in this
+// chat, md not rich (yet), or over a rich message's limits.
+func (b *Bot) richDraft(chatID int64, md string) string {
+	if b.cfg.PlainAnswers {
+		return ""
+	}
+	if _, refused := b.noRich.Load(chatID); refused {
+		return ""
+	}
+	html, ok := view.StreamRich(md)
+	if !ok {
+		return ""
+	}
+	return html
+}
+
+// queueRich queues a rich draft in the chat's action lane, replacing a
+// queued draft like any other. A refused one turns this turn's drafts
+// plain (the next draft shows the text); a server that does not know the
+// method is not asked again in this chat.
+func (s *streamer) queueRich(html string, prio outbox.Priority) {
+	s.addPending()
+	b, p := s.b, s.pl
+	html = b.redact(html)
+	b.out.Replace(outbox.Job{ChatID: p.ChatID, Priority: prio, Action: true, Key: s.key, Do: func(ctx context.Context) error {
+		_, err := b.client.SendRichMessageDraft(ctx, &tgbot.SendRichMessageDraftParams{ChatID: p.ChatID,
+			MessageThreadID: p.Thread, DraftID: int(s.draftID), RichMessage: models.InputRichMessage{HTML: html}})
+		return b.api.wrap("sendRichMessageDraft", err)
+	}, OnDone: func(err error) {
+		if err != nil && !errors.Is(err, outbox.ErrClosed) && !errors.Is(err, outbox.ErrDropped) && !errors.Is(err, outbox.ErrSuperseded) {
+			s.mu.Lock()
+			s.plain = true
+			s.mu.Unlock()
+			if richUnknown(err) {
+				b.noRich.Store(p.ChatID, true)
+			}
+			b.log.Info("telegram refused a rich draft: this turn's drafts are plain", "chat_id", p.ChatID, "err", err)
+			signal(s.kick) // show the text again, plain
+			err = nil
+		}
+		s.draftDone(err)
+	}})
+}

@@ -103,3 +103,46 @@ func TestPlainAnswersAreNotRich(t *testing.T) {
 		}
 	})
 }
+
+// While Claude writes a table, the draft is a rich one; before the table
+// it was plain; the answer is the rich message.
+func TestRichDraftWhileWriting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, writing("Checking the tests", "…\n\n| test | result |\n|---|---|\n| parse | ok |", "\n\nDone."))
+		h.say("run the tests")
+		h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return m.ParseMode == "rich" && strings.Contains(m.Text, "Done.") })
+		var plain, rich bool
+		for _, d := range h.tg.Drafts(h.dm.ID) {
+			switch {
+			case d.Rich && strings.Contains(d.Source, "<table>") && strings.Contains(d.Text, "parse | ok"):
+				rich = true
+			case !d.Rich && strings.Contains(d.Text, "Checking the tests"):
+				plain = true
+			}
+		}
+		if !plain || !rich {
+			t.Errorf("drafts: plain before the table %v, rich with it %v: %+v", plain, rich, h.tg.Drafts(h.dm.ID))
+		}
+	})
+}
+
+// A refused rich draft leaves the turn's drafts plain: the text still shows.
+func TestRichDraftRefusedGoesPlain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, writing("| a | b |\n|---|---|\n| 1 | 2 |", "\n\nmore", "\n\nDone."))
+		h.tg.FailWhen(func(c tgtest.Call) bool { return c.Method == "sendRichMessageDraft" },
+			tgtest.Failure{Code: 400, Description: "Bad Request: RICH_MESSAGE_INVALID"})
+		h.say("go")
+		h.awaitAnswer(h.dm.ID, "Done.")
+		if n := len(h.tg.CallsTo("sendRichMessageDraft")); n != 1 {
+			t.Errorf("%d rich drafts tried, want 1 then plain ones", n)
+		}
+		plain := false
+		for _, d := range h.tg.Drafts(h.dm.ID) {
+			plain = plain || (!d.Rich && strings.Contains(d.Text, "more"))
+		}
+		if !plain {
+			t.Errorf("no plain draft after the refusal: %+v", h.tg.Drafts(h.dm.ID))
+		}
+	})
+}

@@ -72,6 +72,7 @@ type streamer struct {
 	pending  int           // drafts queued or running
 	idle     chan struct{} // closed when pending drops to 0
 	wroteAny bool          // a draft with text was queued this turn
+	plain    bool          // a rich draft was refused this turn: plain drafts only (rich.go)
 
 	kick chan struct{}
 	quit chan struct{}
@@ -282,26 +283,36 @@ func (s *streamer) loop() {
 // none) turns this chat to edits, said once in the log; the text is not
 // lost: the progress message shows it from then on.
 func (s *streamer) queueDraft(md string) bool {
-	html := view.StreamDraft(s.b.redactor.Settled(md))
+	md = s.b.redactor.Settled(md)
+	html := view.StreamDraft(md)
 	prio := outbox.Low
 	s.mu.Lock()
 	if html != "" && !s.wroteAny {
 		s.wroteAny, prio = true, outbox.High
 	}
+	plain := s.plain
 	s.mu.Unlock()
+	if rich := s.b.richDraft(s.pl.ChatID, md); rich != "" && !plain {
+		s.queueRich(rich, prio)
+		return true
+	}
 	s.queueHTML(html, prio)
 	return html != ""
 }
 
 // queueHTML queues a draft of html, counted in pending until it is done.
 func (s *streamer) queueHTML(html string, prio outbox.Priority) {
+	s.addPending()
+	s.b.draft(s.pl, s.draftID, html, s.key, prio, s.draftDone)
+}
+
+func (s *streamer) addPending() {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.pending == 0 {
 		s.idle = make(chan struct{})
 	}
 	s.pending++
-	s.mu.Unlock()
-	s.b.draft(s.pl, s.draftID, html, s.key, prio, s.draftDone)
 }
 
 // bridge shows the answer (html: its first part, as it will be sent) in a
