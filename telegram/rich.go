@@ -42,14 +42,18 @@ func (api *tgAPI) sendRich(ctx context.Context, p place, replyTo int, html strin
 	return id, nil
 }
 
+// richOn says whether a chat gets rich messages: they are on
+// ([progress] rich) and Telegram did not say it has none there.
+func (b *Bot) richOn(chatID int64) bool {
+	_, refused := b.noRich.Load(chatID)
+	return !b.cfg.PlainAnswers && !refused
+}
+
 // richAnswer is the rich form of an answer, or "" when it goes out as
 // Telegram HTML: not rich, too big for one rich message, rich messages
 // turned off ([progress] rich = false), or refused in this chat before.
 func (b *Bot) richAnswer(chatID int64, result, footer string) string {
-	if b.cfg.PlainAnswers {
-		return ""
-	}
-	if _, refused := b.noRich.Load(chatID); refused {
+	if !b.richOn(chatID) {
 		return ""
 	}
 	html, ok := view.FinalRich(result, footer)
@@ -94,10 +98,7 @@ func richUnknown(err error) bool {
 // "" when it goes as a plain draft: rich messages off or refused in this
 // chat, md not rich (yet), or over a rich message's limits.
 func (b *Bot) richDraft(chatID int64, md string) string {
-	if b.cfg.PlainAnswers {
-		return ""
-	}
-	if _, refused := b.noRich.Load(chatID); refused {
+	if !b.richOn(chatID) {
 		return ""
 	}
 	html, ok := view.StreamRich(md)
@@ -133,4 +134,29 @@ func (s *streamer) queueRich(html string, prio outbox.Priority) {
 		}
 		s.draftDone(err)
 	}})
+}
+
+// sendRichFolded sends, where rich messages are on, the rich form build
+// makes (a long text folded: /diff, an approval's input) instead of a
+// file, and returns its id once delivered; false leaves the file to the
+// caller.
+func (b *Bot) sendRichFolded(ctx context.Context, p place, replyTo int, prio outbox.Priority, build func() (string, bool)) (int, bool) {
+	if !b.richOn(p.ChatID) {
+		return 0, false
+	}
+	html, ok := build()
+	if !ok {
+		return 0, false
+	}
+	id, err := b.api.sendRich(ctx, p, replyTo, html, prio)
+	switch {
+	case err == nil:
+		return id, true
+	case richUnknown(err):
+		b.noRich.Store(p.ChatID, true)
+	}
+	if !errors.Is(err, outbox.ErrClosed) {
+		b.log.Info("telegram refused a folded rich message: sending a file", "chat_id", p.ChatID, "err", err)
+	}
+	return 0, false
 }

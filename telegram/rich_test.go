@@ -1,6 +1,7 @@
 package telegram_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -143,6 +144,30 @@ func TestRichDraftRefusedGoesPlain(t *testing.T) {
 		}
 		if !plain {
 			t.Errorf("no plain draft after the refusal: %+v", h.tg.Drafts(h.dm.ID))
+		}
+	})
+}
+
+// A /diff too long for a message but within a rich message's limits comes
+// as one rich message, each file's diff folded; no .diff document.
+func TestDiffFoldsInARichMessage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		repo := filepath.Join(resolved(t, t.TempDir()), "repo")
+		gitRepo(t, repo)
+		h := newHarness(t, echoScript, func(c *telegram.Config) { c.WorkDir = repo })
+		writeFile(t, filepath.Join(repo, "a.txt"), "one\nthree\n")
+		writeFile(t, filepath.Join(repo, "mid <b>.txt"), strings.Repeat("a line of the middle-sized file\n", 200))
+		h.say("/diff")
+		m := h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return m.ParseMode == "rich" })
+		for _, want := range []string{"<p>📝 <b>Uncommitted changes</b>", "<details><summary>a.txt · ",
+			"<details><summary>mid &lt;b&gt;.txt · 206 lines</summary><pre><code class=\"language-diff\">"} {
+			if !strings.Contains(m.Source, want) {
+				t.Errorf("the rich /diff lacks %q:\n%.600s", want, m.Source)
+			}
+		}
+		synctest.Wait()
+		if docs := h.tg.Documents(h.dm.ID); len(docs) != 0 {
+			t.Errorf("a .diff document came too: %+v", docs)
 		}
 	})
 }
