@@ -41,7 +41,7 @@ func (api *tgAPI) getMe(ctx context.Context) (botIdentity, error) {
 	if err != nil {
 		return botIdentity{}, fmt.Errorf("telegram getMe (is the bot token valid? is api_url right?): %s", api.redact(err.Error()))
 	}
-	return botIdentity{ID: u.ID, Username: u.Username}, nil
+	return botIdentity{ID: u.ID, Username: u.Username, Topics: u.HasTopicsEnabled}, nil
 }
 
 // dropWebhook removes a webhook left set for this bot (by another

@@ -259,6 +259,9 @@ type Bot struct {
 type botIdentity struct {
 	ID       int64
 	Username string
+	// Topics: forum topic mode is on for the bot in private chats
+	// (getMe's has_topics_enabled, Bot API 9.3).
+	Topics bool
 }
 
 // New builds a bot. The store must be open; the engine starts Claude.

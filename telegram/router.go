@@ -41,10 +41,13 @@ func (b *Bot) accept(updateID int64, key string, p *prefs.Prompt) (seq uint64, f
 	return seq, fresh
 }
 
-// sessionKey is the session a message belongs to, and where answers go.
+// sessionKey is the session a message belongs to, and where answers go:
+// a topic of a forum, or of a private chat with topics (Bot API 9.3), is a
+// session of its own.
 func sessionKey(m *models.Message) (string, place) {
 	p := place{ChatID: m.Chat.ID}
-	if m.Chat.IsForum && m.IsTopicMessage && m.MessageThreadID != 0 {
+	topics := m.Chat.IsForum || m.Chat.Type == models.ChatTypePrivate
+	if topics && m.IsTopicMessage && m.MessageThreadID != 0 {
 		p.Thread = m.MessageThreadID
 	}
 	return SessionKey(p.ChatID, p.Thread), p

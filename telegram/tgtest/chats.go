@@ -52,6 +52,8 @@ type chatState struct {
 	deleted []int
 	topics  map[int]string
 	drafts  []Draft // accepted sendMessageDraft calls, oldest first
+	// privateTopics: a private chat of a bot with topics (WithPrivateTopics).
+	privateTopics bool
 }
 
 // storedMsg is a message as Telegram holds it.
@@ -73,6 +75,8 @@ type storedMsg struct {
 	edits    int
 	media    *media // a user's photo or file; text is then its caption
 	quote    *textQuote
+	// topicCreated is the name of the topic a service message opened.
+	topicCreated string
 }
 
 // chatLocked registers c or refreshes what is known of it, and returns its state.
@@ -83,6 +87,7 @@ func (s *Server) chatLocked(c Chat) *chatState {
 		s.chats[c.ID] = cs
 	}
 	cs.chat = c
+	cs.privateTopics = c.Type == "private" && s.privateTopics
 	return cs
 }
 
@@ -135,7 +140,7 @@ func (s *Server) resolveChat(c Call) (*chatState, *apiError) {
 func (cs *chatState) place(threadID, replyTo int) (thread int, isTopic bool) {
 	target := cs.msgs[replyTo]
 	switch {
-	case cs.chat.IsForum:
+	case cs.chat.IsForum || cs.privateTopics:
 		if threadID == 0 && target != nil {
 			return target.threadID, target.isTopic
 		}
@@ -200,6 +205,9 @@ func (s *Server) wire(cs *chatState, m *storedMsg, withReply bool) *wireMessage 
 	if !m.editDate.IsZero() {
 		w.EditDate = m.editDate.Unix()
 	}
+	if m.topicCreated != "" {
+		w.ForumTopicCreated = &forumTopic{Name: m.topicCreated, IconColor: topicIconColor}
+	}
 	if md := m.media; md != nil {
 		w.Photo, w.Document, w.MediaGroupID = md.photo, md.document, md.album
 		w.Voice, w.Audio, w.VideoNote = md.voice, md.audio, md.videoNote
@@ -218,7 +226,7 @@ func (s *Server) wire(cs *chatState, m *storedMsg, withReply bool) *wireMessage 
 		}
 		w.ReplyToMessage = &wireMessage{
 			MessageID: m.threadID, MessageThreadID: m.threadID, Date: m.date.Unix(), Chat: cs.chat,
-			IsTopicMessage: true, ForumTopicCreated: &forumTopic{Name: name, IconColor: 7322096},
+			IsTopicMessage: true, ForumTopicCreated: &forumTopic{Name: name, IconColor: topicIconColor},
 		}
 	}
 	return w

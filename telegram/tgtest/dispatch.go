@@ -32,6 +32,7 @@ func init() {
 		{"sendMessageDraft", (*Server).sendMessageDraft},
 		{"sendRichMessage", (*Server).sendRichMessage},
 		{"sendRichMessageDraft", (*Server).sendRichMessageDraft},
+		{"createForumTopic", (*Server).createForumTopic},
 		{"getChat", (*Server).getChat},
 		{"getFile", (*Server).getFile},
 		{"sendDocument", (*Server).sendDocument},

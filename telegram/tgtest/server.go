@@ -42,6 +42,8 @@ type Server struct {
 	localDir string // LocalMode
 	albums   int64  // media groups the bot sent, for their ids
 	noRich   bool   // RefuseRich: the rich methods are unknown
+
+	privateTopics bool // WithPrivateTopics
 }
 
 // Option configures a Server.

@@ -1,0 +1,91 @@
+package telegram_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/untether/untether/telegram"
+	"github.com/untether/untether/telegram/tgtest"
+)
+
+// A topic per project in the private chat: /topic opens one, and its
+// messages are a session of their own in the project's directory.
+func TestTopicOpensASessionOfItsOwn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := resolved(t, t.TempDir())
+		api := filepath.Join(root, "api")
+		if err := os.Mkdir(api, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		h := newHarnessPre(t, echoScript, func(tg *tgtest.Server) { tg.SetPrivateTopics(true) },
+			func(c *telegram.Config) { c.WorkDir, c.ProjectRoots = root, []string{root} })
+		h.say("/topic api")
+		h.awaitText(h.dm.ID, "Opened the topic api, working in "+api)
+		var thread int
+		for id, name := range h.tg.Topics(h.dm.ID) {
+			if name == "api" {
+				thread = id
+			}
+		}
+		if thread == 0 {
+			t.Fatalf("no topic named api: %v", h.tg.Topics(h.dm.ID))
+		}
+		welcome := h.awaitText(h.dm.ID, "This topic works in "+api)
+		if welcome.ThreadID != thread {
+			t.Errorf("the welcome is in thread %d, want the topic %d", welcome.ThreadID, thread)
+		}
+
+		h.say("in the topic", tgtest.InThread(thread))
+		answer := h.awaitText(h.dm.ID, "Answer: in the topic")
+		h.say("in the chat")
+		h.awaitText(h.dm.ID, "Answer: in the chat")
+		if answer.ThreadID != thread {
+			t.Errorf("the topic's answer went to thread %d", answer.ThreadID)
+		}
+		starts := h.eng.starts()
+		if len(starts) != 2 {
+			t.Fatalf("%d sessions started, want one per topic and chat", len(starts))
+		}
+		topicKey := strconv.FormatInt(h.dm.ID, 10) + ":" + strconv.Itoa(thread)
+		for _, s := range starts {
+			switch s.SessionKey {
+			case topicKey:
+				if s.WorkDir != api {
+					t.Errorf("the topic's session works in %q, want %q", s.WorkDir, api)
+				}
+			case strconv.FormatInt(h.dm.ID, 10):
+				if s.WorkDir == api {
+					t.Errorf("the chat's session moved to the topic's directory")
+				}
+			default:
+				t.Errorf("a session with key %q", s.SessionKey)
+			}
+		}
+	})
+}
+
+// Where the bot has no topics in private chats, /topic says so and the
+// chat works as before.
+func TestTopicWithoutTopics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, echoScript)
+		h.say("/topic api")
+		h.awaitText(h.dm.ID, "Topics are not available in this chat, so it stays one session")
+		// Telegram's own refusal is shown too.
+		h2 := newHarnessPre(t, echoScript, func(tg *tgtest.Server) {
+			tg.SetPrivateTopics(true)
+			tg.FailNext("createForumTopic", 1, tgtest.Failure{Code: 400, Description: "Bad Request: TOPICS_DISABLED"})
+		})
+		h2.say("/topic api")
+		m := h2.awaitText(h2.dm.ID, "Topics are not available")
+		if !strings.Contains(m.Text, "Telegram said:") || !strings.Contains(m.Text, "TOPICS_DISABLED") {
+			t.Errorf("refusal: %q", m.Text)
+		}
+		h2.say("still works")
+		h2.awaitText(h2.dm.ID, "Answer: still works")
+	})
+}
