@@ -23,6 +23,10 @@ type actor struct {
 
 	mu      sync.Mutex
 	queue   []prefs.QueuedPrompt
+	// notes are the "Queued" notices of queued prompts, by message id:
+	// the turn that runs the prompt makes its progress message of it
+	// (notice.go), one message fewer.
+	notes map[int]*notice
 	running bool // the goroutine is alive
 	stopped bool
 	turn    *turn // the running turn, if any
@@ -74,16 +78,31 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	// turn that answered is over for the user (it is only closing): the
 	// message runs next without a notice.
 	busy := a.turn != nil && !a.turn.answered.Load() && !(qp.Album != "" && ahead > 0 && a.queue[ahead-1].Album == qp.Album)
+	var note *notice
 	if busy {
 		ahead++
 		a.turn.setQueued(len(a.queue))
+		note = a.b.api.newNotice(a.place, qp.MessageID)
+		if a.notes == nil {
+			a.notes = map[int]*notice{}
+		}
+		a.notes[qp.MessageID] = note
 	}
 	a.startLocked()
 	a.mu.Unlock()
 	signal(a.wake)
-	if busy {
-		a.b.api.notify(a.place, qp.MessageID, view.QueuedNote(ahead))
+	if note != nil {
+		note.start(view.QueuedNote(ahead))
 	}
+}
+
+// takeNote is the queued notice of the prompt of message msgID, if any.
+func (a *actor) takeNote(msgID int) *notice {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := a.notes[msgID]
+	delete(a.notes, msgID)
+	return n
 }
 
 func (a *actor) startLocked() {
@@ -125,7 +144,7 @@ func (a *actor) requestReset(n *notice) (dropped int) {
 	for i, qp := range a.queue {
 		seqs[i] = qp.Seq
 	}
-	a.queue = nil
+	a.queue, a.notes = nil, nil
 	if a.turn != nil {
 		if n != nil && !a.turn.answered.Load() {
 			a.turn.addNotice(n, keepNotice)

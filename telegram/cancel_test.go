@@ -240,3 +240,36 @@ func untilCancelled(tr *runnertest.Turn) {
 	<-tr.Interrupted()
 	tr.Aborted()
 }
+
+// A queued prompt's "Queued" notice becomes its turn's progress message:
+// edited, not followed by a message of its own.
+func TestQueuedNoteBecomesTheProgress(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		h := newHarness(t, func(tr *runnertest.Turn) {
+			tr.Start("m")
+			if tr.Prompt == "first" {
+				<-release
+			} else {
+				tr.Emit(engine.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "make build"})
+				time.Sleep(3 * time.Second) // long enough for a progress message
+			}
+			tr.Complete("answer to " + tr.Prompt)
+		})
+		h.say("first")
+		h.awaitText(h.dm.ID, "working")
+		second := h.say("second")
+		note := h.awaitText(h.dm.ID, "Queued")
+		close(release)
+		h.awaitText(h.dm.ID, "answer to second")
+		m, _ := h.tg.Message(h.dm.ID, note.ID)
+		if !strings.Contains(m.Text, "make build") && !strings.Contains(m.Text, "done") {
+			t.Errorf("the queued notice did not become the progress message: %q", m.Text)
+		}
+		for _, msg := range h.tg.Messages(h.dm.ID) {
+			if msg.ReplyTo == second && msg.ID != note.ID && !strings.Contains(msg.Text, "answer to second") {
+				t.Errorf("a second message about the queued prompt: %q", msg.Text)
+			}
+		}
+	})
+}

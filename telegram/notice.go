@@ -159,3 +159,24 @@ func cancelOutcome(text string, cancelled bool) string {
 // keepNotice leaves a notice as it reads: the reply to /new says all there
 // is to say about the turn it cancelled.
 func keepNotice(string, bool) string { return "" }
+
+// adopt edits a delivered notice into text and kb and returns its id, for
+// the caller to own from then on (a queued prompt's notice becoming its
+// turn's progress message); 0 when there is none yet (nil, not delivered,
+// or the edit failed): the caller sends a message of its own.
+func (n *notice) adopt(ctx context.Context, text string, kb view.Keyboard) int {
+	if n == nil {
+		return 0
+	}
+	n.mu.Lock()
+	id := n.id
+	n.mu.Unlock()
+	if id == 0 {
+		return 0
+	}
+	if err := n.api.edit(ctx, n.p.ChatID, id, text, kb, outbox.Normal, "", nil); err != nil {
+		n.api.log.Debug("could not turn a notice into the progress message", "chat_id", n.p.ChatID, "err", err)
+		return 0
+	}
+	return id
+}
