@@ -21,12 +21,12 @@ type actor struct {
 	place place
 	group bool
 
-	mu      sync.Mutex
-	queue   []prefs.QueuedPrompt
+	mu    sync.Mutex
+	queue []prefs.QueuedPrompt
 	// notes are the "Queued" notices of queued prompts, by message id:
 	// the turn that runs the prompt makes its progress message of it
 	// (notice.go), one message fewer.
-	notes map[int]*notice
+	notes   map[int]*notice
 	running bool // the goroutine is alive
 	stopped bool
 	turn    *turn // the running turn, if any
