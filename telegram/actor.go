@@ -21,12 +21,8 @@ type actor struct {
 	place place
 	group bool
 
-	mu    sync.Mutex
-	queue []prefs.QueuedPrompt
-	// notes are the "Queued" notices of queued prompts, by message id:
-	// the turn that runs the prompt makes its progress message of it
-	// (notice.go), one message fewer.
-	notes   map[int]*notice
+	mu      sync.Mutex
+	queue   []prefs.QueuedPrompt
 	running bool // the goroutine is alive
 	stopped bool
 	turn    *turn // the running turn, if any
@@ -44,6 +40,11 @@ type actor struct {
 	// then: the path rule's working directory, never the chat's setting
 	// read again later (its name may lead elsewhere by now).
 	startDir string
+
+	// notes are the "Queued" notices of queued prompts, by message id:
+	// the turn that runs the prompt makes its progress message of it
+	// (notice.go), one message fewer.
+	notes map[int]*notice
 
 	// A cancel belongs to the turn it was meant for (turn.requestCancel),
 	// never to the actor: a request left over must not stop a later turn.
