@@ -235,6 +235,7 @@ type Bot struct {
 	prompts  promptBook
 	sessions tokens[sessionChoice] // buttons of /sessions lists
 	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
+	topicBtn tokens[topicChoice]   // "open a topic" buttons of /cwd answers (topics.go)
 	limits   limitWatch            // the last usage-limit status, for /usage
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
 	cmdLists *commandLists         // each directory's commands of the agent (cmdlists.go)

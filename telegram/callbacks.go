@@ -30,6 +30,7 @@ const (
 	prefixCancel   = "c:"
 	prefixSession  = "s:"
 	prefixKeep     = "k:"
+	prefixTopic    = "t:" // a /cwd answer's "open a topic" button (topics.go)
 )
 
 // cancelData is the callback data of a turn's Cancel button.
@@ -47,6 +48,8 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		b.pressSession(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSession))
 	case strings.HasPrefix(cq.Data, prefixKeep):
 		b.pressKeep(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixKeep))
+	case strings.HasPrefix(cq.Data, prefixTopic):
+		b.pressTopic(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixTopic))
 	default:
 		b.api.answerCallback(ctx, cq.ID, view.ToastExpired)
 	}

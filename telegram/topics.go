@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
 
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
@@ -42,24 +43,74 @@ func (b *Bot) topicCommand(ctx context.Context, key string, pl place, replyTo in
 	if d, err := b.resolveWorkDir(st.WorkDir, arg); err == nil {
 		dir, name = d, filepath.Base(d)
 	}
+	if err := b.openTopic(ctx, pl, dir, name); err != nil {
+		b.api.notify(pl, replyTo, view.TopicsOff(b.redact(apiDescription(err))))
+		return
+	}
+	b.api.notify(pl, replyTo, view.TopicOpened(name, dir))
+}
+
+// openTopic opens a topic named name in the private chat, working in dir,
+// and greets it there.
+func (b *Bot) openTopic(ctx context.Context, pl place, dir, name string) error {
 	if r := []rune(name); len(r) > maxTopicName {
 		name = string(r[:maxTopicName])
 	}
 	thread, err := b.api.createTopic(ctx, pl.ChatID, name)
 	if err != nil {
 		b.log.Info("telegram refused a topic in a private chat", "chat_id", pl.ChatID, "err", err)
-		b.api.notify(pl, replyTo, view.TopicsOff(b.redact(apiDescription(err))))
-		return
+		return err
 	}
-	topicKey := SessionKey(pl.ChatID, thread)
 	if dir != b.cfg.WorkDir {
-		if err := b.store.SetWorkDir(topicKey, dir); err != nil {
+		if err := b.store.SetWorkDir(SessionKey(pl.ChatID, thread), dir); err != nil {
 			b.log.Warn("could not store a topic's directory", "chat_id", pl.ChatID, "err", err)
 			dir = b.cfg.WorkDir
 		}
 	}
 	b.api.notify(place{ChatID: pl.ChatID, Thread: thread}, 0, view.TopicWelcome(dir))
-	b.api.notify(pl, replyTo, view.TopicOpened(name, dir))
+	return nil
+}
+
+// A button after /cwd opens a topic for the directory the chat moved to,
+// so that each project keeps a topic of its own.
+
+// topicChoice is what a "topic for this project" button opens.
+type topicChoice struct {
+	chatID int64
+	dir    string
+}
+
+// cwdAnswer answers /cwd; in a private chat with topics (outside any
+// topic), a directory other than the default gets the button that opens a
+// topic for it.
+func (b *Bot) cwdAnswer(ctx context.Context, c commandCall) {
+	text := b.cwdCommand(c.key, c.pl, c.m.ID, c.args)
+	dir := b.settings(c.key).WorkDir
+	if c.group || c.pl.Thread != 0 || !b.me.Topics || dir == b.cfg.WorkDir {
+		b.answer(c, text)
+		return
+	}
+	tok := b.topicBtn.add(topicChoice{chatID: c.pl.ChatID, dir: dir})
+	kb := view.TopicKeyboard(filepath.Base(dir), prefixTopic+tok)
+	if _, err := b.api.send(ctx, c.pl, c.m.ID, text, kb, outbox.Normal); err != nil {
+		b.log.Warn("could not answer /cwd", "chat_id", c.pl.ChatID, "err", err)
+	}
+}
+
+// pressTopic opens the topic a /cwd answer's button offers.
+func (b *Bot) pressTopic(ctx context.Context, cq *models.CallbackQuery, chatID int64, tok string) {
+	c, ok := b.topicBtn.get(tok)
+	if b.refusePress(ctx, cq, ok, chatID, c.chatID, view.ToastExpired) {
+		return
+	}
+	b.topicBtn.remove(tok) // one topic per button
+	name := filepath.Base(c.dir)
+	if err := b.openTopic(ctx, place{ChatID: chatID}, c.dir, name); err != nil {
+		b.api.answerCallback(ctx, cq.ID, view.ToastTopicRefused)
+		b.api.notify(place{ChatID: chatID}, 0, view.TopicsOff(b.redact(apiDescription(err))))
+		return
+	}
+	b.api.answerCallback(ctx, cq.ID, view.ToastTopicOpened(name))
 }
 
 // createTopic opens a topic named name in a chat and returns its thread.

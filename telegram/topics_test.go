@@ -89,3 +89,38 @@ func TestTopicWithoutTopics(t *testing.T) {
 		h2.awaitText(h2.dm.ID, "Answer: still works")
 	})
 }
+
+// After /cwd in a private chat with topics, a button opens a topic for the
+// project; pressed once, it is spent.
+func TestTopicButtonAfterCwd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := resolved(t, t.TempDir())
+		web := filepath.Join(root, "web")
+		if err := os.Mkdir(web, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		h := newHarnessPre(t, echoScript, func(tg *tgtest.Server) { tg.SetPrivateTopics(true) },
+			func(c *telegram.Config) { c.WorkDir, c.ProjectRoots = root, []string{root} })
+		h.say("/cwd web")
+		answer := h.awaitPrompt(h.dm.ID, "Open a topic for web", web)
+		if st := buttonStyles(answer); st["Open a topic for web"] != "primary" {
+			t.Errorf("styles %v", st)
+		}
+		if got := h.toast(h.press(h.user, h.dm, answer, "Open a topic for web")); !strings.HasPrefix(got, "Opened the topic web") {
+			t.Errorf("toast %q", got)
+		}
+		welcome := h.awaitText(h.dm.ID, "This topic works in "+web)
+		if h.tg.Topics(h.dm.ID)[welcome.ThreadID] != "web" {
+			t.Errorf("topics %v, welcome in %d", h.tg.Topics(h.dm.ID), welcome.ThreadID)
+		}
+		if got := h.toast(h.press(h.user, h.dm, answer, "Open a topic for web")); got != "This button has expired" {
+			t.Errorf("a second press: %q", got)
+		}
+		// Without topics, /cwd has no button.
+		h2 := newHarnessPre(t, echoScript, nil, func(c *telegram.Config) { c.WorkDir, c.ProjectRoots = root, []string{root} })
+		h2.say("/cwd web")
+		if m := h2.awaitText(h2.dm.ID, web); len(m.Keyboard) != 0 {
+			t.Errorf("a topic button without topics: %v", m.Keyboard)
+		}
+	})
+}

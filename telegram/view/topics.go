@@ -34,3 +34,17 @@ func TopicWelcome(dir string) string {
 	return fit("🗂 This topic works in <code>" + shownPath(dir, 600) + "</code>. Send a message to start; " +
 		"/cwd, /model and the other settings apply to this topic only.")
 }
+
+// TopicKeyboard is the button under a /cwd answer that opens a topic for
+// the project (name: its directory's base name).
+func TopicKeyboard(name, data string) Keyboard {
+	return Keyboard{{{Text: "🗂 Open a topic for " + clip(oneLine(name), maxButtonRunes), Data: data, Style: StylePrimary}}}
+}
+
+// Toasts of the topic button.
+const ToastTopicRefused = "Telegram refused the topic: see the message"
+
+// ToastTopicOpened answers the topic button: the topic named name exists.
+func ToastTopicOpened(name string) string {
+	return clip("Opened the topic "+oneLine(name)+": find it in the chat's topics", maxToast)
+}
