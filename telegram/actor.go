@@ -376,7 +376,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 		return conn, nil
 	}
 	err := b.pool.acquire(t.cancelReq, a, func(h *actor) bool { return h.busy() }, func() {
-		b.api.notify(a.place, t.qp.MessageID, view.WaitingForSlot(b.cfg.MaxLive))
+		t.waitNotice(view.WaitingForSlot(b.cfg.MaxLive))
 	})
 	if err != nil {
 		if t.cancelReq.Err() != nil {

@@ -273,3 +273,33 @@ func TestQueuedNoteBecomesTheProgress(t *testing.T) {
 		}
 	})
 }
+
+// The notice that a turn waits for a free Claude slot is its one message
+// besides the answer: it ends as the turn's summary, like a progress
+// message, instead of staying "Waiting…".
+func TestWaitingForASlotIsOneNotice(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := &gatedScript{}
+		bo := tgtest.User{ID: 5002, FirstName: "Bo"}
+		h := newHarness(t, g.run, func(c *telegram.Config) {
+			c.MaxLive = 1
+			c.AllowedUsers = append(c.AllowedUsers, bo.ID)
+		})
+		boChat := tgtest.PrivateChat(bo)
+		h.say("hold a1")
+		h.awaitText(h.dm.ID, "working")
+		b1 := h.tg.SendMessage(bo, boChat, "b1")
+		note := h.awaitText(boChat.ID, "Waiting for a free Claude slot")
+		close(g.gate("hold a1"))
+		h.awaitText(boChat.ID, "answer to b1")
+		h.tg.Await(wait, "the notice to end as a summary", func() bool {
+			m, _ := h.tg.Message(boChat.ID, note.ID)
+			return strings.Contains(m.Text, "done")
+		})
+		for _, m := range h.tg.Messages(boChat.ID) {
+			if m.ReplyTo == b1 && m.ID != note.ID && !strings.Contains(m.Text, "answer to b1") {
+				t.Errorf("another message about b1: %q", m.Text)
+			}
+		}
+	})
+}

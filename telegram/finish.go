@@ -164,7 +164,12 @@ func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 		}
 	}
 	if t.progressID == 0 {
-		return // a quick turn: its answer is all it sent
+		// A quick turn: its answer is all it sent, but a notice that it
+		// waited (queued, or for a slot) ends like a progress message.
+		if t.queuedNote != nil {
+			t.queuedNote.set(view.ProgressSummary(t.view(), ok))
+		}
+		return
 	}
 	summary := view.ProgressSummary(t.view(), ok)
 	// Same key as the progress edits: a queued edit is superseded. Low:

@@ -180,3 +180,15 @@ func (n *notice) adopt(ctx context.Context, text string, kb view.Keyboard) int {
 	}
 	return id
 }
+
+// waitNotice says why the turn waits (a Claude slot) in the prompt's one
+// notice: the "Queued" one edited, or a new one that the progress message
+// takes over in turn. It runs on the actor's goroutine, like sendProgress.
+func (t *turn) waitNotice(text string) {
+	if t.queuedNote == nil {
+		t.queuedNote = t.a.b.api.newNotice(t.a.place, t.qp.MessageID)
+		t.queuedNote.start(text)
+		return
+	}
+	t.queuedNote.set(text)
+}
