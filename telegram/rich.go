@@ -70,19 +70,39 @@ func (b *Bot) richAnswer(chatID int64, result, footer string) string {
 func (t *turn) sendRichAnswer(ctx context.Context, html string) bool {
 	a, b := t.a, t.a.b
 	_, err := b.api.sendRich(ctx, a.place, t.qp.MessageID, html, outbox.High)
-	switch {
-	case err == nil:
-		return true
-	case errors.Is(err, outbox.ErrClosed):
+	if errors.Is(err, outbox.ErrClosed) {
 		return true // the bot is stopping: nothing else would go out either
-	case richUnknown(err):
-		b.noRich.Store(a.place.ChatID, true)
-		b.log.Info("telegram does not know rich messages: answers in this chat go as plain messages",
-			"chat_id", a.place.ChatID, "err", err)
-	default:
-		b.log.Warn("telegram refused an answer as a rich message, sending it as a plain one", "chat_id", a.place.ChatID, "err", err)
 	}
-	return false
+	b.richResult(a.place.ChatID, err, "an answer")
+	return err == nil
+}
+
+// richRefusalsMax is how many rich messages in a row Telegram may refuse
+// in a chat before the bot stops asking there (until it restarts): a
+// dialect it does not take would otherwise cost a failed call an answer.
+const richRefusalsMax = 3
+
+// richResult notes how Telegram took a rich message in a chat: a server
+// that does not know the method is not asked again there; other
+// refusals count, and richRefusalsMax in a row do the same; a success
+// clears the count.
+func (b *Bot) richResult(chatID int64, err error, what string) {
+	if err == nil {
+		b.richNos.Delete(chatID)
+		return
+	}
+	n := 1
+	if v, ok := b.richNos.Load(chatID); ok {
+		n += v.(int)
+	}
+	b.richNos.Store(chatID, n)
+	if richUnknown(err) || n >= richRefusalsMax {
+		b.noRich.Store(chatID, true)
+		b.log.Info("telegram does not take rich messages here: this chat gets plain ones", "chat_id", chatID,
+			"refusals", n, "err", err)
+		return
+	}
+	b.log.Warn("telegram refused a rich message, sending it the plain way", "chat_id", chatID, "what", what, "err", err)
 }
 
 // richUnknown tells the answer of a Bot API server that lacks the method:
@@ -125,12 +145,11 @@ func (s *streamer) queueRich(html string, prio outbox.Priority) {
 			s.mu.Lock()
 			s.plain = true
 			s.mu.Unlock()
-			if richUnknown(err) {
-				b.noRich.Store(p.ChatID, true)
-			}
-			b.log.Info("telegram refused a rich draft: this turn's drafts are plain", "chat_id", p.ChatID, "err", err)
+			b.richResult(p.ChatID, err, "a draft")
 			signal(s.kick) // show the text again, plain
 			err = nil
+		} else if err == nil {
+			b.richResult(p.ChatID, nil, "")
 		}
 		s.draftDone(err)
 	}})
@@ -149,14 +168,8 @@ func (b *Bot) sendRichFolded(ctx context.Context, p place, replyTo int, prio out
 		return 0, false
 	}
 	id, err := b.api.sendRich(ctx, p, replyTo, html, prio)
-	switch {
-	case err == nil:
-		return id, true
-	case richUnknown(err):
-		b.noRich.Store(p.ChatID, true)
-	}
 	if !errors.Is(err, outbox.ErrClosed) {
-		b.log.Info("telegram refused a folded rich message: sending a file", "chat_id", p.ChatID, "err", err)
+		b.richResult(p.ChatID, err, "a folded text")
 	}
-	return 0, false
+	return id, err == nil
 }

@@ -171,3 +171,20 @@ func TestDiffFoldsInARichMessage(t *testing.T) {
 		}
 	})
 }
+
+// Telegram refusing every rich message in a chat (a dialect it does not
+// take) stops the bot asking there after three in a row.
+func TestRichRefusedThriceStops(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, answers(tableAnswer), func(c *telegram.Config) { c.Stream = "off" })
+		h.tg.FailWhen(func(c tgtest.Call) bool { return c.Method == "sendRichMessage" },
+			tgtest.Failure{Code: 400, Description: "Bad Request: RICH_MESSAGE_INVALID"})
+		for i := 1; i <= 4; i++ {
+			h.say("again")
+			h.tg.Await(wait, "the answer", func() bool { return countText(h, "One failure.") == i })
+		}
+		if n := richCalls(h); n != 3 {
+			t.Errorf("%d rich calls, want 3 and then plain answers only", n)
+		}
+	})
+}
