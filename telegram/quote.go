@@ -67,9 +67,21 @@ func (b *Bot) author(from, user *models.User) string {
 	case user != nil && from.ID == user.ID:
 		return "their own earlier message"
 	case from.IsBot:
-		return "a message from the bot " + displayName(from)
+		return "a message from the bot " + quotedName(from)
 	}
-	return "a message from " + displayName(from) + " (Telegram user " + strconv.FormatInt(from.ID, 10) + ")"
+	return "a message from " + quotedName(from) + " (Telegram user " + strconv.FormatInt(from.ID, 10) + ")"
+}
+
+// quotedName is a sender's name for the quote's marker line, which it
+// must not be able to end: brackets become parentheses, line breaks and
+// runs of spaces one space, and it is cut to 64 characters.
+func quotedName(u *models.User) string {
+	name := strings.NewReplacer("[", "(", "]", ")").Replace(displayName(u))
+	name = strings.Join(strings.Fields(name), " ")
+	if r := []rune(name); len(r) > 64 {
+		name = string(r[:64]) + "…"
+	}
+	return name
 }
 
 // markQuote renders the replied text as a block Claude reads as a quote:
