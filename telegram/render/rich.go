@@ -254,7 +254,11 @@ func (w *richWriter) table(t *east.Table) {
 		}
 		w.out.WriteString("<tr>")
 		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
-			w.out.WriteString("<" + cell + ">" + w.inlines(c) + "</" + cell + ">")
+			open := "<" + cell + ">"
+			if tc, ok := c.(*east.TableCell); ok && (tc.Alignment == east.AlignCenter || tc.Alignment == east.AlignRight) {
+				open = "<" + cell + ` align="` + tc.Alignment.String() + `">`
+			}
+			w.out.WriteString(open + w.inlines(c) + "</" + cell + ">")
 		}
 		w.out.WriteString("</tr>")
 	}

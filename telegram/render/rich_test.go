@@ -27,7 +27,7 @@ func TestRich(t *testing.T) {
 	src := "## Results <1>\n\n| name | ok |\n|---|:-:|\n| `a<b` | **yes** |\n\n- [x] done\n- [ ] todo\n\n3. three\n4. four\n\n> quoted\n\n---\n\n<div>raw</div>"
 	got := Rich(src)
 	want := `<h2>Results &lt;1&gt;</h2>` +
-		`<table><tr><th>name</th><th>ok</th></tr><tr><td><code>a&lt;b</code></td><td><b>yes</b></td></tr></table>` +
+		`<table><tr><th>name</th><th align="center">ok</th></tr><tr><td><code>a&lt;b</code></td><td align="center"><b>yes</b></td></tr></table>` +
 		`<ul><li>☑ done</li><li>☐ todo</li></ul>` +
 		`<ol start="3"><li>three</li><li>four</li></ol>` +
 		`<blockquote><p>quoted</p></blockquote><hr><p>&lt;div&gt;raw&lt;/div&gt;</p>`
