@@ -64,7 +64,10 @@ func (t *turn) deliverAnswer(ctx context.Context, rich string, parts []string) {
 	a, b := t.a, t.a.b
 	t.answered.Store(true)
 	t.live.stop() // no draft may land after the answer: it would show again under it
-	if len(parts) > 0 {
+	switch {
+	case rich != "":
+		t.live.bridgeAs(rich, true, b.out.Delay(a.place.ChatID))
+	case len(parts) > 0:
 		t.live.bridge(parts[0], b.out.Delay(a.place.ChatID))
 	}
 	if rich != "" && t.sendRichAnswer(ctx, rich) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
+	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
@@ -185,6 +186,26 @@ func TestRichRefusedThriceStops(t *testing.T) {
 		}
 		if n := richCalls(h); n != 3 {
 			t.Errorf("%d rich calls, want 3 and then plain answers only", n)
+		}
+	})
+}
+
+// A rich answer that waits for the chat's message window shows at once as
+// a rich draft, like a plain one (TestWaitingAnswerShowsAsDraft).
+func TestWaitingRichAnswerShowsAsRichDraft(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, windowFiller(tableAnswer), func(c *telegram.Config) { c.Outbox = outbox.Options{} })
+		h.say("first")
+		h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "$") })
+		h.say("second")
+		h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return m.ParseMode == "rich" })
+		calls := h.tg.Calls()
+		draft := callIndex(calls, func(c tgtest.Call) bool {
+			return c.Method == "sendRichMessageDraft" && strings.Contains(c.Params["rich_message"], "One failure.")
+		})
+		msg := callIndex(calls, func(c tgtest.Call) bool { return c.Method == "sendRichMessage" })
+		if draft < 0 || msg < draft {
+			t.Fatalf("want the rich draft before the rich message: draft %d, message %d; calls %v", draft, msg, methods(calls))
 		}
 	})
 }

@@ -322,17 +322,25 @@ func (s *streamer) addPending() {
 // answer waits no longer for it; it returns once the draft is on the
 // screen or, if it could not go within that time, dropped: the message
 // never comes before it. Call it after stop, in drafts mode only.
-func (s *streamer) bridge(html string, within time.Duration) {
+func (s *streamer) bridge(html string, within time.Duration) { s.bridgeAs(html, false, within) }
+
+// bridgeAs is bridge with a rich draft when rich (the answer goes as a
+// rich message, rich.go), so the draft reads like the answer.
+func (s *streamer) bridgeAs(html string, rich bool, within time.Duration) {
 	if s == nil || !s.show || html == "" || within < bridgeMin {
 		return
 	}
 	s.mu.Lock()
-	drafts := s.drafts
+	drafts, plain := s.drafts, s.plain
 	s.mu.Unlock()
 	if !drafts {
 		return
 	}
-	s.queueHTML(html, outbox.High)
+	if rich && !plain {
+		s.queueRich(html, outbox.High)
+	} else {
+		s.queueHTML(html, outbox.High)
+	}
 	if !s.waitIdle(within) {
 		s.settle() // still queued: dropped; on its way: waited for
 	}
