@@ -104,10 +104,13 @@ func TestTopicMessageIsNoReply(t *testing.T) {
 		g := tgtest.Forum(-100900, "team")
 		h.tg.AddChat(g)
 		h.tg.AddTopic(g.ID, 7, "api")
-		h.tg.SendMessage(h.user, g, "@"+h.tg.Bot().Username+" hello", tgtest.InThread(7))
+		first := h.tg.SendMessage(h.user, g, "@"+h.tg.Bot().Username+" hello", tgtest.InThread(7))
 		if got := <-prompts; got != "hello" {
 			t.Errorf("Claude got %q", got)
 		}
+		// A real reply in the topic is one.
+		h.tg.SendMessage(h.user, g, "@"+h.tg.Bot().Username+" again", tgtest.ReplyTo(first))
+		wantPrompt(t, <-prompts, "again\n\n"+replyMark+"their own earlier message. Its text:]\n> @"+h.tg.Bot().Username+" hello")
 	})
 }
 
