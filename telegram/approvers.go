@@ -1,9 +1,14 @@
 package telegram
 
 import (
+	"context"
+	"strings"
 	"sync"
 
+	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+
+	"github.com/untether/untether/telegram/outbox"
 
 	"github.com/untether/untether/telegram/render"
 	"github.com/untether/untether/telegram/view"
@@ -81,4 +86,32 @@ func (b *Bot) withApprovers(chatID int64, parts []string) []string {
 	out := append([]string(nil), parts...)
 	out[len(out)-1] = last
 	return out
+}
+
+// learnApprovers asks Telegram, in the outbox's background, how each
+// approver is called: their private chat with the bot (getChat), which
+// exists once they started it. Until then, or when it does not, a prompt
+// names them by id; a message or press of theirs teaches the name too.
+func (b *Bot) learnApprovers() {
+	for _, id := range b.approvers.order {
+		b.out.Enqueue(outbox.Job{Unpaced: true, Priority: outbox.Low, Do: func(ctx context.Context) error {
+			c, err := b.client.GetChat(ctx, &tgbot.GetChatParams{ChatID: id})
+			if err != nil {
+				b.log.Debug("could not learn an approver's name", "user_id", id, "err", b.api.wrap("getChat", err))
+				return nil // a name is a nicety: never retried
+			}
+			name := strings.TrimSpace(c.FirstName + " " + c.LastName)
+			if c.Username != "" {
+				name = "@" + c.Username
+			}
+			if name != "" {
+				b.approvers.mu.Lock()
+				if b.approvers.names[id] == "" {
+					b.approvers.names[id] = name
+				}
+				b.approvers.mu.Unlock()
+			}
+			return nil
+		}})
+	}
 }

@@ -111,3 +111,29 @@ func TestApproverTypedAnswer(t *testing.T) {
 		h.awaitText(g.ID, "prompt: bobs-name")
 	})
 }
+
+// An approver the bot has not seen in the group is named as Telegram
+// knows them from their private chat with the bot (getChat at start).
+func TestApproverNamedFromTheirChat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		carol := tgtest.User{ID: 7071, FirstName: "Carol", Username: "carol"}
+		h := newHarnessPre(t, oneAsk(toolReq(t, "g2", "Bash", map[string]any{"command": "make release"})),
+			func(tg *tgtest.Server) { tg.AddChat(tgtest.PrivateChat(carol)) },
+			func(c *telegram.Config) {
+				c.AllowedUsers = append(c.AllowedUsers, carol.ID)
+				c.Approvers = []int64{carol.ID}
+			})
+		h.tg.AwaitCall(wait, "getChat", func(c tgtest.Call) bool { return c.OK() })
+		synctest.Wait()
+		g := tgtest.Supergroup(-100778, "team")
+		h.tg.AddChat(g)
+		h.tg.SendMessage(h.user, g, "@"+h.tg.Bot().Username+" release it")
+		prompt := h.awaitPrompt(g.ID, "Approve", "make release")
+		if !strings.Contains(prompt.Text, "Only @carol may answer.") {
+			t.Errorf("the prompt should name @carol:\n%s", prompt.Text)
+		}
+		if got := h.toast(h.press(h.user, g, prompt, "Approve")); got != "Only @carol may answer this prompt" {
+			t.Errorf("toast = %q", got)
+		}
+	})
+}

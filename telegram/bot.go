@@ -370,6 +370,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	if err := b.api.setCommands(ctx); err != nil {
 		b.log.Warn("could not register commands", "err", b.redact(err.Error()))
 	}
+	b.learnApprovers() // in the background: prompts in groups name them
 	if err := b.recover(ctx); err != nil {
 		return err
 	}
