@@ -64,9 +64,9 @@ func (b *Bot) richAnswer(chatID int64, result, footer string) string {
 }
 
 // sendRichAnswer tries the answer as a rich message and reports whether
-// it was delivered. A server that does not know the method (older than
-// Bot API 10.1) is not asked again for this chat; any other refusal (a
-// limit, a block it does not allow) only sends this answer the plain way.
+// it was delivered; when not, the caller sends it the plain way, and
+// richResult notes the refusal (a server that does not know the method
+// is not asked again in this chat, nor is one that refused three in a row).
 func (t *turn) sendRichAnswer(ctx context.Context, html string) bool {
 	a, b := t.a, t.a.b
 	_, err := b.api.sendRich(ctx, a.place, t.qp.MessageID, html, outbox.High)
