@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/scope"
 )
 
@@ -92,16 +93,30 @@ func toolPaths(pt pathTool, input json.RawMessage) (paths []string, ok bool) {
 
 // PathRule is one session's path rule: the part all sessions share
 // (Config.Paths) with the session's working directory and its chat's
-// upload folder. Reads, the files Claude sends and /get all use it. For a
-// process's working directory, the caller sets WorkDirResolved.
-func (b *Broker) PathRule(workDir, uploadDir string) scope.Rule {
+// upload folder, on the machine w (the zero Where: Config.Paths' host).
+// Reads, the files Claude sends and /get all use it. For a process's
+// working directory, the caller sets WorkDirResolved.
+func (b *Broker) PathRule(workDir, uploadDir string, w Where) scope.Rule {
 	rule := b.paths
 	rule.WorkDir = workDir
 	rule.Roots = slices.Clone(b.paths.Roots)
 	if uploadDir != "" {
 		rule.Roots = append(rule.Roots, uploadDir)
 	}
+	if w.Host != nil {
+		rule.Host = w.Host
+		rule.Forbidden = slices.Concat(b.paths.Forbidden, w.Private)
+	}
 	return rule
+}
+
+// Where is the machine a session's process runs on, for its path rule: the
+// host the rule looks at, and that machine's own private places (the
+// folder of every chat's uploads there), which Config.Paths, written for
+// the bot's machine, does not name.
+type Where struct {
+	Host    host.Host
+	Private []string
 }
 
 // checkPaths says whether every path a path-tool request touches is inside
@@ -118,7 +133,7 @@ func (b *Broker) checkPaths(req Request) (inside bool, outside []string) {
 	if !ok {
 		return false, nil
 	}
-	rule := b.PathRule(req.WorkDir, req.UploadDir)
+	rule := b.PathRule(req.WorkDir, req.UploadDir, req.Where)
 	rule.WorkDirResolved = true // Request.WorkDir is where the process started
 	check := rule.Check
 	if pt.write {

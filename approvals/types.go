@@ -56,6 +56,9 @@ type Request struct {
 	// no longer resolves to itself holds nothing (scope.Rule.WorkDirResolved).
 	WorkDir   string
 	UploadDir string
+	// Where is the machine the process runs on (the zero Where: the
+	// broker's own, Config.Paths).
+	Where Where
 }
 
 // SafetyCheck reports that Claude Code's own safety checks are behind the

@@ -21,6 +21,11 @@ type SessionStarted struct {
 	PermissionMode string
 	Tools          []string
 	Version        string
+	// APIKeySource is how the agent pays for its model calls, as it says:
+	// for Claude Code "none" when it runs on a claude.ai subscription
+	// login, else where its API key comes from ("ANTHROPIC_API_KEY",
+	// "apiKeyHelper", …); "" when not reported.
+	APIKeySource string
 }
 
 // ActionStarted is a tool_use block from the assistant.

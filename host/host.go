@@ -12,6 +12,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"strconv"
@@ -171,6 +172,23 @@ var (
 	ErrTooBig     = safefile.ErrTooBig
 	ErrNotDir     = safefile.ErrNotDir
 )
+
+// ErrUnreachable is wrapped by every error of a host that could not be
+// reached at all (no connection, a refused host key, a login refused), as
+// opposed to the operation failing there: the bot then keeps the chat's
+// message for a retry rather than report Claude failing.
+var ErrUnreachable = errors.New("host unreachable")
+
+// IsLocal says whether h is this machine (nil is): only then may a
+// caller's default be the bot's own environment. A process on another
+// machine never gets the bot's environment (its token, its HOME).
+func IsLocal(h Host) bool {
+	switch h.(type) {
+	case nil, Local, *Local:
+		return true
+	}
+	return false
+}
 
 // Or is h, or Local when h is nil: the zero value of a caller's Host
 // field means this machine.

@@ -36,11 +36,14 @@ type Prefs struct {
 	// Stream is how Claude's text is shown as it is written: "off",
 	// "edits" or "drafts"; "" is the configured default.
 	Stream string `json:"stream,omitempty"`
+	// Host names the machine the chat works on ([hosts.NAME], or "local");
+	// "" is the configured default ([claude] host). WorkDir is a path on it.
+	Host string `json:"host,omitempty"`
 }
 
 // isZero reports whether nothing is set.
 func (p Prefs) isZero() bool {
-	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == "" && p.Stream == ""
+	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == "" && p.Stream == "" && p.Host == ""
 }
 
 // SessionRecord is what is remembered about a session key's Claude session.
@@ -132,6 +135,13 @@ func (s *Store) SetStream(key, mode string) error {
 // SetWorkDir sets key's working directory; "" returns to the config's.
 func (s *Store) SetWorkDir(key, dir string) error {
 	return s.updatePrefs(key, func(p *Prefs) { p.WorkDir = dir })
+}
+
+// SetHost moves key to the machine name ("" returns to the config's) and,
+// in the same write, forgets its working directory: a path on one machine
+// means nothing on another.
+func (s *Store) SetHost(key, name string) error {
+	return s.updatePrefs(key, func(p *Prefs) { p.Host, p.WorkDir = name, "" })
 }
 
 // Session returns key's session record; ok is true only if it holds a session id to resume.

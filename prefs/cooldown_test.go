@@ -54,7 +54,7 @@ func TestMigratesVersionOneFile(t *testing.T) {
 	}
 	must(t, s.SetCooldown("42", Cooldown{Count: 1, Until: time.Now()}))
 	must(t, s.Close())
-	if v, ok := storedVersion(t, path); !ok || v != 2 {
-		t.Errorf("version after migration = %d (present %v), want 2", v, ok)
+	if v, ok := storedVersion(t, path); !ok || v != schemaVersion {
+		t.Errorf("version after migration = %d (present %v), want %d", v, ok, schemaVersion)
 	}
 }

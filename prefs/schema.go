@@ -11,7 +11,7 @@ import (
 
 // schemaVersion is the layout this code reads and writes. Bump it together with a new entry
 // in migrations.
-const schemaVersion uint64 = 2
+const schemaVersion uint64 = 3
 
 // Bucket names. Per-chat data is keyed by the session key the bot forms ("chatid" or
 // "chatid:threadid").
@@ -26,6 +26,8 @@ var (
 	bucketPrompts  = []byte("prompts")  // session key → bucket of seq → JSON Prompt; seq is global
 	bucketLive     = []byte("live")     // chat id ‖ message id → JSON LiveMessage
 	bucketCooldown = []byte("cooldown") // session key → JSON Cooldown (since version 2)
+	// schedule id → JSON Schedule (since version 3); the bucket's sequence numbers user schedules
+	bucketSchedules = []byte("schedules")
 
 	keyVersion = []byte("schema_version")
 	keyOffset  = []byte("offset")
@@ -43,12 +45,15 @@ var migrations = []func(tx *bolt.Tx) error{
 		}
 		return nil
 	},
-	1: func(tx *bolt.Tx) error {
-		if _, err := tx.CreateBucketIfNotExists(bucketCooldown); err != nil {
-			return fmt.Errorf("create bucket %s: %w", bucketCooldown, err)
-		}
-		return nil
-	},
+	1: func(tx *bolt.Tx) error { return createBucket(tx, bucketCooldown) },
+	2: func(tx *bolt.Tx) error { return createBucket(tx, bucketSchedules) },
+}
+
+func createBucket(tx *bolt.Tx, name []byte) error {
+	if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+		return fmt.Errorf("create bucket %s: %w", name, err)
+	}
+	return nil
 }
 
 func init() {

@@ -26,6 +26,7 @@ type line struct {
 	PermissionMode string   `json:"permissionMode"`
 	Tools          []string `json:"tools"`
 	Version        string   `json:"claude_code_version"`
+	APIKeySource   string   `json:"apiKeySource"`
 
 	// system/permission_denied
 	ToolName  string `json:"tool_name"`
@@ -208,6 +209,7 @@ func (d *decoder) system(l *line) []engine.Event {
 			PermissionMode: l.PermissionMode,
 			Tools:          l.Tools,
 			Version:        l.Version,
+			APIKeySource:   l.APIKeySource,
 		}}
 	case "status":
 		if l.PermissionMode != "" {

@@ -16,11 +16,17 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
+	sshhost "github.com/untether/untether/host/ssh"
 
 	"github.com/untether/untether/runner/claudetest"
 )
 
 func TestMain(m *testing.M) {
+	// This binary is the agent of the SSH hosts in contract_ssh_test.go, as
+	// untether is in production.
+	if len(os.Args) > 1 && os.Args[1] == "host-agent" {
+		os.Exit(sshhost.AgentMain(os.Args[2:]))
+	}
 	claudetest.RunFakeCLIIfRequested()
 	os.Exit(m.Run())
 }

@@ -21,13 +21,16 @@ type actor struct {
 	place place
 	group bool
 
-	mu      sync.Mutex
-	queue   []prefs.QueuedPrompt
-	running bool // the goroutine is alive
-	stopped bool
-	turn    *turn // the running turn, if any
-	conn    engine.Conn
-	grant   *filesend.Grant // the send_file grant of conn's process, if any
+	mu    sync.Mutex
+	queue []prefs.QueuedPrompt
+	// kept are messages whose machine could not be reached, for /retry;
+	// again are those /retry put back, run before the queue (hosts.go).
+	kept, again []keptPrompt
+	running     bool // the goroutine is alive
+	stopped     bool
+	turn        *turn // the running turn, if any
+	conn        engine.Conn
+	grant       *filesend.Grant // the send_file grant of conn's process, if any
 	// connSince is when conn was started, for /usage.
 	connSince time.Time
 	model     string    // as reported by the CLI
@@ -35,6 +38,10 @@ type actor struct {
 	mark      storeMark // the live session's file after the last turn
 	lastUse   time.Time
 	restart   bool // settings changed: restart the process (resuming) before the next turn
+
+	// mach is the machine of conn's process, whose pool holds the actor's
+	// slot: set before a start, kept until the slot is released.
+	mach *machine
 
 	// startDir is the directory conn's process started in, links resolved
 	// then: the path rule's working directory, never the chat's setting
@@ -83,6 +90,8 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	if busy {
 		ahead++
 		a.turn.setQueued(len(a.queue))
+	}
+	if busy && qp.Origin == nil { // a scheduled run has no message of its own yet: its note stays a note
 		note = a.b.api.newNotice(a.place, qp.MessageID)
 		if a.notes == nil {
 			a.notes = map[int]*notice{}
@@ -92,7 +101,10 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	a.startLocked()
 	a.mu.Unlock()
 	signal(a.wake)
-	if note != nil {
+	switch {
+	case busy && qp.Origin != nil:
+		a.b.api.notify(a.place, 0, view.QueuedRunNote(qp.Origin.Label, ahead))
+	case note != nil:
 		note.start(view.QueuedNote(ahead))
 	}
 }
@@ -140,10 +152,10 @@ func (a *actor) requestCancel(n *notice) bool {
 // n (the reply to /new, if not nil) stands for its "Cancelled" message,
 // which would contradict the fresh start.
 func (a *actor) requestReset(n *notice) (dropped int) {
+	seqs := a.dropKept()
 	a.mu.Lock()
-	seqs := make([]uint64, len(a.queue))
-	for i, qp := range a.queue {
-		seqs[i] = qp.Seq
+	for _, qp := range a.queue {
+		seqs = append(seqs, qp.Seq)
 	}
 	a.queue, a.notes = nil, nil
 	if a.turn != nil {
@@ -168,7 +180,7 @@ func (a *actor) requestReset(n *notice) (dropped int) {
 func (a *actor) working() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.queue) > 0 || (a.turn != nil && !a.turn.answered.Load())
+	return len(a.queue) > 0 || len(a.again) > 0 || (a.turn != nil && !a.turn.answered.Load())
 }
 
 // requestNewSession closes the process and forgets the session before the
@@ -244,6 +256,9 @@ func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
 	b := a.b
 	chatOK := !isGroup(qp.ChatID) || len(b.allowedChats) == 0 || b.allowedChats[qp.ChatID]
 	userOK := qp.UserID != 0 && b.userAllowed(qp.UserID)
+	if qp.Origin != nil && qp.Origin.Config {
+		chatOK, userOK = b.originAllowed(qp)
+	}
 	if chatOK && userOK {
 		return true
 	}
@@ -266,6 +281,12 @@ func (a *actor) loop() {
 		case <-a.reset:
 			a.dropSession(ctx)
 		default:
+		}
+		if k, ok := a.popAgain(); ok {
+			if a.mayRun(k.qp, k.merged) {
+				a.runTurn(ctx, k.qp, k.merged...)
+			}
+			continue
 		}
 		if qp, ok := a.pop(); ok {
 			var more []uint64
@@ -328,7 +349,7 @@ func (a *actor) idle(ctx context.Context) bool {
 		case <-a.evict:
 			// The request may be stale: the turn that asked got another
 			// slot or gave up (cancelled) meanwhile. Ask the pool again.
-			if !a.b.pool.short() {
+			if !a.machine().pool.short() {
 				continue
 			}
 			a.closeConn(ctx, view.ReasonEvicted)
@@ -372,11 +393,15 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 		conn = nil
 	}
 	if conn != nil {
-		b.pool.touch(a)
+		a.machine().pool.touch(a)
 		return conn, nil
 	}
-	err := b.pool.acquire(t.cancelReq, a, func(h *actor) bool { return h.busy() }, func() {
-		t.waitNotice(view.WaitingForSlot(b.cfg.MaxLive))
+	m := b.machineFor(a.key)
+	a.mu.Lock()
+	a.mach = m
+	a.mu.Unlock()
+	err := m.pool.acquire(t.cancelReq, a, func(h *actor, strict bool) bool { return h.busy(strict) }, func() {
+		t.waitNotice(view.WaitingForSlot(m.MaxLive))
 	})
 	if err != nil {
 		if t.cancelReq.Err() != nil {
@@ -385,7 +410,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 		return nil, err
 	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
-	startDir := b.resolvedDir(workDir)
+	startDir := m.resolvedDir(workDir)
 	st := b.settings(a.key)
 	spec := engine.Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir,
 		Partial: st.Stream != view.StreamOff}
@@ -394,15 +419,18 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	} else if ok {
 		spec.Resume = rec.SessionID
 	}
-	grant := a.openGrant(startDir)
+	grant := a.openGrant(m, startDir)
 	if grant != nil {
 		spec.MCPConfig = grant.ConfigPath()
 		spec.AllowedTools = []string{filesend.AllowedTool} // the bot itself checks every path
 	}
-	conn, err = b.engine.Start(ctx, spec)
+	conn, err = m.Engine.Start(ctx, spec)
 	if err != nil {
 		closeGrant(grant)
-		b.pool.release(a)
+		m.pool.release(a)
+		if unreachable(err) {
+			return nil, &unreachableError{machine: m.Name, err: err}
+		}
 		return nil, err
 	}
 	t.resumed = spec.Resume
@@ -413,7 +441,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	a.startDir = startDir
 	a.mark = storeMark{}
 	a.mu.Unlock()
-	b.refreshMenu(ctx, a.place.ChatID, startDir)
+	b.refreshMenu(ctx, a.place.ChatID, cmdDir{m.Name, startDir})
 	return conn, nil
 }
 
@@ -421,14 +449,18 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 // the directory it starts in (startDir, links resolved, as approvals take
 // it), the chat's upload folder, add_dirs. Without the tool (not
 // configured, or the grant failed) Claude runs all the same.
-func (a *actor) openGrant(startDir string) *filesend.Grant {
+func (a *actor) openGrant(m *machine, startDir string) *filesend.Grant {
 	b := a.b
-	if b.cfg.Files == nil {
+	open := m.Grant
+	if m.Name == LocalMachine && b.cfg.Files != nil {
+		open = b.cfg.Files.Open
+	}
+	if b.cfg.Files == nil || open == nil {
 		return nil
 	}
-	rule := b.broker.PathRule(startDir, b.uploadDir(a.key))
+	rule := b.broker.PathRule(startDir, m.uploadDir(a.key), m.where())
 	rule.WorkDirResolved = true
-	g, err := b.cfg.Files.Open(filesend.Session{Key: a.key, Rule: rule})
+	g, err := open(filesend.Session{Key: a.key, Rule: rule})
 	if err != nil {
 		b.log.Warn("claude starts without the send_file tool", "chat_id", a.place.ChatID, "session_key", a.key, "err", err)
 		return nil
@@ -443,11 +475,15 @@ func closeGrant(g *filesend.Grant) {
 }
 
 // busy says whether the actor must keep its process: a turn is running
-// (which includes waiting for an approval).
-func (a *actor) busy() bool {
+// (which includes waiting for an approval), or, when strict, one is coming
+// (queued, or put back by /retry). A chat with a turn coming does not lose
+// its warm process to one that waits for a slot: that one waits for a
+// holder with nothing left to do, so a burst costs a start per chat, not
+// per turn (see pool).
+func (a *actor) busy(strict bool) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.turn != nil
+	return a.turn != nil || strict && (len(a.queue) > 0 || len(a.again) > 0)
 }
 
 func (a *actor) setMode(m string) {
@@ -479,7 +515,19 @@ func (a *actor) closeConn(ctx context.Context, why string) {
 		for range conn.Events() {
 		}
 	}()
-	a.b.pool.release(a)
+	a.machine().pool.release(a)
+}
+
+// machine is the machine of the actor's process, or the one its next
+// process starts on when it has none.
+func (a *actor) machine() *machine {
+	a.mu.Lock()
+	m := a.mach
+	a.mu.Unlock()
+	if m == nil {
+		return a.b.machineFor(a.key)
+	}
+	return m
 }
 
 func (a *actor) forgetConn() {
@@ -488,7 +536,7 @@ func (a *actor) forgetConn() {
 	a.conn, a.grant = nil, nil
 	a.mu.Unlock()
 	closeGrant(grant)
-	a.b.pool.release(a)
+	a.machine().pool.release(a)
 }
 
 // dropSession is /new: close the process and end the session, which

@@ -22,11 +22,12 @@ func (t *turn) approval(ctx context.Context, conn engine.Conn, e engine.Approval
 	a.mu.Lock()
 	mode, startDir := a.mode, a.startDir
 	a.mu.Unlock()
+	m := a.machine()
 	req := approvals.Request{RequestID: e.RequestID, ToolName: e.ToolName, Input: e.Input, Suggestions: e.Suggestions,
 		ToolUseID: e.ToolUseID, BlockedPath: e.BlockedPath, Description: e.Description,
 		DecisionReasonType: e.DecisionReasonType, ClassifierApprovable: e.ClassifierApprovable,
 		ChatID: a.place.ChatID, SessionKey: a.key, PermissionMode: mode, PlanMode: st.PlanMode,
-		WorkDir: startDir, UploadDir: b.uploadDir(a.key)}
+		WorkDir: startDir, UploadDir: m.uploadDir(a.key), Where: m.where()}
 	sub, err := b.broker.Submit(ctx, req, conn)
 	if err != nil {
 		b.log.Warn("approval request not handled", "chat_id", a.place.ChatID, "request_id", e.RequestID, "err", err)

@@ -139,6 +139,17 @@ type Config struct {
 	// there, uploads are written there, /get reads there. Nil: this one
 	// (host.Local).
 	Host host.Host
+	// Machines are the other machines a chat may move to with /host
+	// ([hosts.NAME]); the fields above, with the engine New is given, are
+	// the one named LocalMachine.
+	Machines []Machine
+	// DefaultMachine is the machine of a chat that chose none ([claude]
+	// host); "" is LocalMachine.
+	DefaultMachine string
+	// Schedules is [schedule] and [[schedules]]; Hooks, when set, serves
+	// [triggers] (schedules.go).
+	Schedules Schedules
+	Hooks     HookServer
 
 	// Approvers are who may answer approval, plan and question prompts in
 	// groups ([telegram] approver_user_ids); empty: everyone allowed.
@@ -213,10 +224,9 @@ func (c *Config) defaults() {
 
 // Bot is the running bot. Create it with New, then call Run.
 type Bot struct {
-	cfg    Config
-	log    *slog.Logger
-	engine engine.Engine
-	store  *prefs.Store
+	cfg   Config
+	log   *slog.Logger
+	store *prefs.Store
 	// redactor removes the token and Secrets from every text sent.
 	redactor *redact.Redactor
 	client   *tgbot.Bot
@@ -224,7 +234,9 @@ type Bot struct {
 	files    *http.Client // downloads of users' files
 	out      *outbox.Outbox
 	broker   *approvals.Broker
-	pool     *pool
+	// machines are where Claude can work, by name (machines.go); each has
+	// the pool of its live processes.
+	machines map[string]*machine
 
 	allowedUsers map[int64]bool
 	allowedChats map[int64]bool
@@ -237,6 +249,8 @@ type Bot struct {
 	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
 	topicBtn tokens[topicChoice]   // "open a topic" buttons of /cwd answers (topics.go)
 	limits   limitWatch            // the last usage-limit status, for /usage
+	sched    *scheduler            // scheduled and triggered runs (schedules.go)
+	schedMsg tokens[scheduleRef]   // ✖ buttons of /schedules lists
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
 	cmdLists *commandLists         // each directory's commands of the agent (cmdlists.go)
 	slowGit  projects.SlowDirs     // directories where a turn's snapshot ran out of time (projects.go)
@@ -284,7 +298,6 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 	b := &Bot{
 		cfg:          cfg,
 		log:          log,
-		engine:       eng,
 		store:        store,
 		redactor:     redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
 		allowedUsers: set(cfg.AllowedUsers),
@@ -294,8 +307,13 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		stopping:     make(chan struct{}),
 		accounts:     newAccounts(accountsKept, cfg.PressBurst),
 	}
-	b.cmdLists = newCommandLists(func() engine.CommandSource {
-		if c, ok := b.engine.(engine.Commander); ok {
+	machines, err := newMachines(&cfg, eng)
+	if err != nil {
+		return nil, err
+	}
+	b.machines = machines
+	b.cmdLists = newCommandLists(func(name string) engine.CommandSource {
+		if c, ok := b.machineNamed(name).Engine.(engine.Commander); ok {
 			return c.CommandSource()
 		}
 		return nil
@@ -340,7 +358,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		OnResolved:      b.onResolved,
 		Logger:          log,
 	})
-	b.pool = newPool(cfg.MaxLive)
+	b.sched = newScheduler(b)
 	return b, nil
 }
 
@@ -374,6 +392,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	if err := b.recover(ctx); err != nil {
 		return err
 	}
+	b.sched.start(ctx)
 	if b.cfg.UploadKeep > 0 {
 		b.wg.Add(1)
 		go b.sweepUploads(ctx)

@@ -19,7 +19,8 @@ import (
 // session there, like /cwd. Worktrees are never removed by the bot.
 func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo int, arg string) string {
 	cur := b.chatDir(key, pl, replyTo)
-	list, err := b.cfg.Git.Worktrees(ctx, cur)
+	m := b.machineFor(key)
+	list, err := m.Git.Worktrees(ctx, cur)
 	switch {
 	case errors.Is(err, projects.ErrNotRepo):
 		return view.NotARepo(cur)
@@ -28,7 +29,7 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo i
 	}
 	name := strings.TrimSpace(arg)
 	if name == "" {
-		return view.BranchList(worktreeItems(b.cfg.Host, list, cur))
+		return view.BranchList(worktreeItems(m.Host, list, cur))
 	}
 	if a := b.existingActor(key); a != nil && a.working() {
 		return view.BranchBusy
@@ -39,15 +40,15 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo i
 		if len(list) == 0 {
 			return view.NotARepo(cur)
 		}
-		w = projects.Worktree{Path: projects.WorktreePath(b.cfg.WorktreesDir, list[0].Path, name), Branch: name}
-		switch v := b.inRoots(w.Path, b.roots()); {
+		w = projects.Worktree{Path: projects.WorktreePath(b.worktreesDir(m), list[0].Path, name), Branch: name}
+		switch v := m.inRoots(w.Path, m.roots()); {
 		case v.Invisible:
 			return view.BranchRefused(view.InvisibleDir(w.Path))
 		case !v.Inside:
 			return view.BranchRefused(fmt.Sprintf("The worktree would be %s, outside the directories this bot may work in (%s): set [projects] worktrees_dir to a folder inside [claude] project_roots, or widen the roots.",
-				w.Path, strings.Join(b.roots(), ", ")))
+				w.Path, strings.Join(m.roots(), ", ")))
 		}
-		if created, err = b.cfg.Git.AddWorktree(ctx, cur, w.Path, name); err != nil {
+		if created, err = m.Git.AddWorktree(ctx, cur, w.Path, name); err != nil {
 			if errors.Is(err, projects.ErrBadBranch) {
 				return view.BranchRefused(fmt.Sprintf("%q is not a branch name git accepts.", name))
 			}
@@ -57,7 +58,7 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo i
 		made = true
 		b.log.Info("made a worktree", "chat_id", pl.ChatID, "session_key", key, "branch", name, "path", w.Path, "new_branch", created)
 	}
-	dir, err := b.resolveWorkDir(cur, w.Path)
+	dir, err := b.resolveWorkDir(m, cur, w.Path)
 	if err != nil {
 		return view.BranchRefused(err.Error())
 	}
@@ -72,6 +73,15 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo i
 		return view.SettingNotSaved(b.redact(err.Error()))
 	}
 	return view.BranchSwitched(name, dir, made, created)
+}
+
+// worktreesDir is [projects] worktrees_dir on the bot's machine, where
+// it names a folder; elsewhere worktrees go beside their repository.
+func (b *Bot) worktreesDir(m *machine) string {
+	if m.Name == LocalMachine {
+		return b.cfg.WorktreesDir
+	}
+	return ""
 }
 
 // worktreeItems marks the worktree the chat works in: the one holding its

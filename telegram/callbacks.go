@@ -48,6 +48,8 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		b.pressSession(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSession))
 	case strings.HasPrefix(cq.Data, prefixKeep):
 		b.pressKeep(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixKeep))
+	case strings.HasPrefix(cq.Data, prefixSchedule):
+		b.pressSchedule(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSchedule))
 	case strings.HasPrefix(cq.Data, prefixTopic):
 		b.pressTopic(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixTopic))
 	default:
@@ -137,18 +139,18 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 		b.api.answerCallback(ctx, cq.ID, view.ToastSessionBusy)
 		return
 	}
-	if b.startedElsewhere(ctx, c.past) {
+	if b.startedElsewhere(ctx, c.key, c.past) {
 		b.log.Warn("refused a session of another directory", "chat_id", chatID, "session_id", c.past.ID, "work_dir", c.past.WorkDir)
 		b.api.answerCallback(ctx, cq.ID, view.ToastSessionForeign)
 		return
 	}
-	if age, inUse := b.inUseElsewhere(c.past); inUse && !c.force {
+	if age, inUse := b.inUseElsewhere(c.key, c.past); inUse && !c.force {
 		b.askInUse(ctx, cq, c, age)
 		return
 	}
 	dir := ""
-	if c.past.WorkDir != "" && c.past.WorkDir != b.cfg.WorkDir {
-		resolved, err := b.resolveWorkDir(b.cfg.WorkDir, c.past.WorkDir)
+	if m := b.machineFor(c.key); c.past.WorkDir != "" && c.past.WorkDir != m.WorkDir {
+		resolved, err := b.resolveWorkDir(m, m.WorkDir, c.past.WorkDir)
 		if err != nil {
 			b.api.answerCallback(ctx, cq.ID, view.ToastSessionDir)
 			return

@@ -47,7 +47,7 @@ func (b *Bot) claudeCommand(key string, pl place, m *models.Message, text string
 	if isGroup(m.Chat.ID) {
 		wait = groupListWait
 	}
-	cmds, _ := b.cmdLists.cached(b.chatDir(key, pl, m.ID), wait)
+	cmds, _ := b.cmdLists.cached(cmdDir{b.machineFor(key).Name, b.chatDir(key, pl, m.ID)}, wait)
 	if c, found := findCommand(cmds, name); found {
 		name, known = c.Name, true
 	}
@@ -66,7 +66,7 @@ func (b *Bot) claudeCommand(key string, pl place, m *models.Message, text string
 // read now. It runs on the actor's goroutine, never the polling loop, and
 // catches what the loop's cached list could not know (a list not read yet
 // after a restart, a command file added since).
-func (b *Bot) commandPrompt(ctx context.Context, dir, prompt string) string {
+func (b *Bot) commandPrompt(ctx context.Context, dir cmdDir, prompt string) string {
 	word, rest, _ := strings.Cut(prompt, " ")
 	name, ok := strings.CutPrefix(word, "/")
 	if !ok || name == "" || isBotCommand(strings.ToLower(name)) {
@@ -90,7 +90,7 @@ func (b *Bot) commandPrompt(ctx context.Context, dir, prompt string) string {
 //
 // It reads the project's command files (bounded by safefile's limits), so
 // it runs on the actor's goroutine, never the polling loop.
-func (b *Bot) refreshMenu(ctx context.Context, chatID int64, dir string) {
+func (b *Bot) refreshMenu(ctx context.Context, chatID int64, dir cmdDir) {
 	var entries []view.MenuEntry
 	for _, c := range b.cmdLists.load(ctx, dir) {
 		if name, ok := menuName(c.Name); ok {

@@ -18,11 +18,15 @@ import (
 // is read afresh, off the loop, when a session starts (refreshMenu) and
 // before a command's prompt is sent (the actor's goroutine).
 type commandLists struct {
-	src     func() engine.CommandSource // the engine's, asked at each read; nil: none
+	src     func(machine string) engine.CommandSource // the machine's engine's, asked at each read; nil: none
 	mu      sync.Mutex
-	lists   map[string][]engine.Command
-	loading map[string]chan struct{} // closed when the read ends
+	lists   map[cmdDir][]engine.Command
+	loading map[cmdDir]chan struct{} // closed when the read ends
 }
+
+// cmdDir is a directory on a machine: the same path on two machines is
+// two projects.
+type cmdDir struct{ machine, dir string }
 
 // maxCommandLists bounds the directories remembered; past it, the lists
 // are forgotten and read again when needed.
@@ -35,14 +39,14 @@ const maxCommandLists = 256
 // is bounded by safefile; this bounds the loop.
 const groupListWait = time.Second
 
-func newCommandLists(src func() engine.CommandSource) *commandLists {
-	return &commandLists{src: src, lists: map[string][]engine.Command{}, loading: map[string]chan struct{}{}}
+func newCommandLists(src func(machine string) engine.CommandSource) *commandLists {
+	return &commandLists{src: src, lists: map[cmdDir][]engine.Command{}, loading: map[cmdDir]chan struct{}{}}
 }
 
 // cached returns dir's list as last read, without touching the disk. On a
 // miss it starts a background read and waits for it at most wait; ok is
 // false when the list is still unknown.
-func (c *commandLists) cached(dir string, wait time.Duration) (list []engine.Command, ok bool) {
+func (c *commandLists) cached(dir cmdDir, wait time.Duration) (list []engine.Command, ok bool) {
 	c.mu.Lock()
 	list, ok = c.lists[dir]
 	done := c.loading[dir]
@@ -69,12 +73,12 @@ func (c *commandLists) cached(dir string, wait time.Duration) (list []engine.Com
 }
 
 // load reads dir's list now (safefile's time limits bound it) and keeps it.
-func (c *commandLists) load(ctx context.Context, dir string) []engine.Command {
+func (c *commandLists) load(ctx context.Context, dir cmdDir) []engine.Command {
 	ctx, cancel := context.WithTimeout(ctx, safefile.DefaultTimeout)
 	defer cancel()
 	var list []engine.Command
-	if src := c.src(); src != nil {
-		list = src.Commands(ctx, dir)
+	if src := c.src(dir.machine); src != nil {
+		list = src.Commands(ctx, dir.dir)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -65,9 +65,20 @@ var commandHandlers = map[string]commandHandler{
 	"sessions": {run: func(b *Bot, ctx context.Context, c commandCall) { b.sessionsCommand(ctx, c.key, c.pl, c.m.ID) }},
 	"get":      {run: func(b *Bot, ctx context.Context, c commandCall) { b.getCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
 	"diff":     {run: func(b *Bot, ctx context.Context, c commandCall) { b.diffCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
+	"host":     {run: func(b *Bot, ctx context.Context, c commandCall) { b.answer(c, b.hostCommand(ctx, c.key, c.args)) }},
+	"retry": {run: func(b *Bot, _ context.Context, c commandCall) {
+		if n := b.actorFor(c.key, c.pl, c.group).retryKept(); n > 0 {
+			b.answer(c, view.RetryQueued(n))
+			return
+		}
+		b.answer(c, view.RetryNone)
+	}},
 	"branch": {run: func(b *Bot, ctx context.Context, c commandCall) {
 		b.answer(c, b.branchCommand(ctx, c.key, c.pl, c.m.ID, c.args))
 	}},
+	"at":        {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.atCommand(c)) }},
+	"every":     {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.everyCommand(c)) }},
+	"schedules": {run: func(b *Bot, ctx context.Context, c commandCall) { b.schedulesCommand(ctx, c) }},
 }
 
 // helpCommand answers /start and /help alike: a newcomer's first /start
@@ -121,9 +132,13 @@ func (b *Bot) answer(c commandCall, text string) { b.api.notify(c.pl, c.m.ID, te
 func (b *Bot) statusText(key string, pl place, replyTo int) string {
 	b.chatDir(key, pl, replyTo)
 	st := b.settings(key)
+	m := b.machineNamed(st.Host)
 	s := view.Status{Model: st.Model, ModelSource: st.ModelSource, PlanMode: st.PlanMode, PlanModeSource: st.PlanSource,
 		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource,
-		Stream: st.Stream, StreamSource: st.StreamSource, Version: b.cfg.Version, ClaudeVersion: b.cfg.ClaudeVersion}
+		Stream: st.Stream, StreamSource: st.StreamSource, Version: b.cfg.Version, ClaudeVersion: m.ClaudeVersion}
+	if len(b.machines) > 1 {
+		s.Host, s.HostSource = st.Host, st.HostSource
+	}
 	deskDir := st.WorkDir
 	if rec, ok, err := b.store.Session(key); err == nil && ok {
 		s.SessionID = rec.SessionID
@@ -148,7 +163,7 @@ func (b *Bot) statusText(key string, pl place, replyTo int) string {
 			deskDir = as.Dir
 		}
 	}
-	s.Desk = b.deskCommand(s.SessionID, deskDir)
+	s.Desk = m.deskCommand(s.SessionID, deskDir)
 	return view.StatusText(s)
 }
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/untether/untether/host"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/view"
 )
@@ -22,6 +21,7 @@ func (b *Bot) cwdCommand(key string, pl place, replyTo int, arg string) string {
 	arg = strings.TrimSpace(arg)
 	b.chatDir(key, pl, replyTo)
 	st := b.settings(key)
+	m := b.machineNamed(st.Host)
 	var dir string
 	switch arg {
 	case "", "show":
@@ -30,13 +30,13 @@ func (b *Bot) cwdCommand(key string, pl place, replyTo int, arg string) string {
 		dir = ""
 	default:
 		var err error
-		if dir, err = b.resolveWorkDir(st.WorkDir, arg); err != nil {
+		if dir, err = b.resolveWorkDir(m, st.WorkDir, arg); err != nil {
 			return view.WorkDirRefused(err.Error())
 		}
 	}
 	target := dir
 	if target == "" {
-		target = b.cfg.WorkDir
+		target = m.WorkDir
 	}
 	if target == st.WorkDir {
 		if err := b.store.SetWorkDir(key, dir); err != nil {
@@ -78,14 +78,14 @@ func (b *Bot) moveTo(key, dir string) (busy bool, err error) {
 // roots, and a ".." must stay inside both as written and as the kernel
 // walks it. The directory is the path as written, cleaned, links resolved
 // (as a shell's cd takes it).
-func (b *Bot) resolveWorkDir(current, arg string) (string, error) {
+func (b *Bot) resolveWorkDir(m *machine, current, arg string) (string, error) {
 	abs, err := scope.Absolute(arg, current)
 	if err != nil {
 		return "", err
 	}
 	p := filepath.Clean(abs)
-	v := b.inRoots(abs, b.roots())
-	fi, err := b.host().Stat(context.Background(), v.Path)
+	v := m.inRoots(abs, m.roots())
+	fi, err := m.Host.Stat(context.Background(), v.Path)
 	switch {
 	case v.Invisible:
 		return "", errors.New(view.InvisibleDir(p))
@@ -97,18 +97,9 @@ func (b *Bot) resolveWorkDir(current, arg string) (string, error) {
 		return "", fmt.Errorf("%s is not a directory", p)
 	case !v.Inside:
 		return "", fmt.Errorf("%s is outside the directories this bot may work in (%s); [claude] project_roots in the config sets them",
-			p, strings.Join(b.roots(), ", "))
+			p, strings.Join(m.roots(), ", "))
 	}
 	return v.Path, nil
-}
-
-// roots are the directories /cwd may point into: project_roots, or the
-// default working directory alone.
-func (b *Bot) roots() []string {
-	if len(b.cfg.ProjectRoots) > 0 {
-		return b.cfg.ProjectRoots
-	}
-	return []string{b.cfg.WorkDir}
 }
 
 // sessionWorkDir is the directory a new Claude session of the chat starts
@@ -151,9 +142,10 @@ func (b *Bot) checkedWorkDir(key string, pl place, replyTo int, setAside func())
 	if st.WorkSource != fromChat {
 		return st.WorkDir
 	}
-	v := b.inRoots(st.WorkDir, b.roots())
+	m := b.machineNamed(st.Host)
+	v := m.inRoots(st.WorkDir, m.roots())
 	resolved := v.Path
-	fi, err := b.host().Stat(context.Background(), resolved)
+	fi, err := m.Host.Stat(context.Background(), resolved)
 	var why view.DirProblem
 	switch {
 	case v.Invisible:
@@ -175,8 +167,8 @@ func (b *Bot) checkedWorkDir(key string, pl place, replyTo int, setAside func())
 		b.log.Warn("could not clear the working directory", "chat_id", pl.ChatID, "session_key", key, "err", err)
 	}
 	setAside()
-	b.api.notify(pl, replyTo, view.WorkDirFallback(st.WorkDir, why, resolved, b.cfg.WorkDir))
-	return b.cfg.WorkDir
+	b.api.notify(pl, replyTo, view.WorkDirFallback(st.WorkDir, why, resolved, m.WorkDir))
+	return m.WorkDir
 }
 
 // setSessionAside ends the chat's session for /sessions from outside its
@@ -192,23 +184,4 @@ func (b *Bot) setSessionAside(key string) {
 	if a := b.existingActor(key); a != nil {
 		a.requestNewSession()
 	}
-}
-
-// resolvedDir is dir with links resolved on the host, as a process
-// started there has it; dir itself when it cannot be resolved (the start
-// then fails).
-func (b *Bot) resolvedDir(dir string) string {
-	if r, err := b.host().ResolveLinks(context.Background(), dir); err == nil {
-		return r
-	}
-	return dir
-}
-
-// host is the machine Claude works on (Config.Host; nil: this one).
-func (b *Bot) host() host.Host { return host.Or(b.cfg.Host) }
-
-// inRoots is scope.InRoots on the host: whether the roots hold path,
-// links resolved there.
-func (b *Bot) inRoots(path string, roots []string) scope.Verdict {
-	return scope.Rule{Host: b.cfg.Host, Roots: roots}.Check(path)
 }

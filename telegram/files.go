@@ -88,8 +88,8 @@ func tooBig(files []prefs.File) (prefs.File, bool) {
 
 // uploadDir is the session's own upload folder. The approvals path rule
 // lets Claude read it, and no other chat's.
-func (b *Bot) uploadDir(key string) string {
-	return filepath.Join(b.cfg.UploadDir, safeName(key))
+func (m *machine) uploadDir(key string) string {
+	return filepath.Join(m.UploadDir, safeName(key))
 }
 
 // withFiles downloads the prompt's files into the session's upload folder
@@ -97,14 +97,15 @@ func (b *Bot) uploadDir(key string) string {
 // are (Claude reads them with its own tools; images included). The folder
 // is on the host Claude works on.
 func (b *Bot) withFiles(ctx context.Context, qp prefs.QueuedPrompt) (string, error) {
-	dir := b.uploadDir(qp.Key)
-	if err := b.cfg.Host.MkdirAll(ctx, dir, 0o700); err != nil {
+	m := b.machineFor(qp.Key)
+	dir := m.uploadDir(qp.Key)
+	if err := m.Host.MkdirAll(ctx, dir, 0o700); err != nil {
 		return "", fmt.Errorf("creating the upload folder: %w", err)
 	}
 	var lines []string
 	for i, f := range qp.Files {
 		path := filepath.Join(dir, fileName(qp.MessageID, i, f))
-		if err := b.download(ctx, b.cfg.Host, f, path); err != nil {
+		if err := b.download(ctx, m.Host, f, path); err != nil {
 			return "", fmt.Errorf("%s: %w", describeFile(f), err)
 		}
 		lines = append(lines, "- "+path+" ("+describeFile(f)+")")

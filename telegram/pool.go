@@ -6,10 +6,14 @@ import (
 	"time"
 )
 
-// pool bounds the number of live Claude processes (each ~190 MB). When a
-// chat needs one more, the least recently used idle holder is asked to close
-// its process; holders busy with a turn (or waiting for an approval) are
-// never evicted, so a new turn then waits in line.
+// pool bounds the number of live Claude processes (each ~190 MB) on one
+// machine. When a chat needs one more, the least recently used idle holder
+// is asked to close its process; holders busy with a turn (or waiting for
+// an approval) are never evicted, so a new turn then waits in line. A
+// holder with a turn coming (queued) counts as busy for queuedGrace: it
+// keeps its warm process rather than give it up for one turn and start
+// another for its next; past that, a waiting turn may take its slot, so a
+// chatty chat cannot hold one for ever.
 type pool struct {
 	max int
 
@@ -19,6 +23,10 @@ type pool struct {
 	waiting int                  // acquires waiting for a slot
 }
 
+// queuedGrace is how long a holder with a turn coming keeps its slot from
+// a turn that waits for one.
+const queuedGrace = time.Minute
+
 func newPool(max int) *pool {
 	return &pool{max: max, holders: map[*actor]time.Time{}, freed: make(chan struct{})}
 }
@@ -26,8 +34,12 @@ func newPool(max int) *pool {
 // acquire gets a slot for a, evicting an idle holder if needed. onWait is
 // called once if a has to wait. It returns ctx's error if ctx ends first
 // (the turn was cancelled while it waited).
-func (p *pool) acquire(ctx context.Context, a *actor, busy func(*actor) bool, onWait func()) error {
+//
+// busy says whether a holder must keep its slot; strict is false once the
+// turn has waited queuedGrace, when only a running turn keeps one.
+func (p *pool) acquire(ctx context.Context, a *actor, busy func(h *actor, strict bool) bool, onWait func()) error {
 	waited, counted := false, false
+	start := time.Now()
 	defer func() {
 		if counted {
 			p.mu.Lock()
@@ -48,8 +60,9 @@ func (p *pool) acquire(ctx context.Context, a *actor, busy func(*actor) bool, on
 		}
 		var victim *actor
 		var oldest time.Time
+		strict := time.Since(start) < queuedGrace
 		for h, used := range p.holders {
-			if busy(h) {
+			if busy(h, strict) {
 				continue
 			}
 			if victim == nil || used.Before(oldest) {
@@ -82,6 +95,13 @@ func (p *pool) short() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.waiting > 0 && len(p.holders) >= p.max
+}
+
+// live is how many holders have a slot.
+func (p *pool) live() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.holders)
 }
 
 func (p *pool) touch(a *actor) {

@@ -6,10 +6,21 @@ import (
 	"log/slog"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/runner/runnertest"
 )
+
+// onePoolBot is a bot with one machine of one slot, no Telegram.
+func onePoolBot() (*Bot, *machine) {
+	m := &machine{Machine: Machine{Name: LocalMachine, MaxLive: 1}, pool: newPool(1)}
+	return &Bot{cfg: Config{MaxLive: 1}, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		broker: approvals.New(approvals.Config{}), machines: map[string]*machine{LocalMachine: m}, actors: map[string]*actor{}}, m
+}
+
+func busy(h *actor, strict bool) bool { return h.busy(strict) }
 
 // An eviction request is for the turn that asked: when that turn no longer
 // waits (here it gave up; it may also have got another slot), an idle
@@ -17,22 +28,21 @@ import (
 func TestStaleEvictKeepsTheProcess(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		b := &Bot{cfg: Config{MaxLive: 1}, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-			broker: approvals.New(approvals.Config{}), pool: newPool(1), actors: map[string]*actor{}}
-		busy := func(h *actor) bool { return h.busy() }
+		b, m := onePoolBot()
 		holder := newActor(b, "1", place{ChatID: 1}, false)
 		sess := runnertest.New("s1", func(*runnertest.Turn) {})
 		defer sess.Close(ctx)
-		holder.conn = sess
-		if err := b.pool.acquire(ctx, holder, busy, func() {}); err != nil {
+		holder.conn, holder.mach = sess, m
+		if err := m.pool.acquire(ctx, holder, busy, func() {}); err != nil {
 			t.Fatal(err)
 		}
 
 		// Another chat needs the only slot: the idle holder is asked for it.
 		other := newActor(b, "2", place{ChatID: 2}, false)
+		other.mach = m
 		wctx, giveUp := context.WithCancel(ctx)
 		waited := make(chan error, 1)
-		go func() { waited <- b.pool.acquire(wctx, other, busy, func() {}) }()
+		go func() { waited <- m.pool.acquire(wctx, other, busy, func() {}) }()
 		synctest.Wait()
 		if len(holder.evict) != 1 {
 			t.Fatal("the holder was not asked for its slot")
@@ -54,6 +64,44 @@ func TestStaleEvictKeepsTheProcess(t *testing.T) {
 		signal(holder.wake)
 		if !<-idled || holder.liveConn() == nil {
 			t.Error("the idle holder lost its process")
+		}
+	})
+}
+
+// A holder with a turn coming (a queued prompt) keeps its warm process
+// from a turn that waits for a slot, for queuedGrace: that turn waits
+// rather than make the holder start again for its next. Past the grace the
+// waiting turn gets the slot, so a chatty chat cannot keep it for ever.
+func TestQueuedHolderKeepsItsProcessForAWhile(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		b, m := onePoolBot()
+		holder := newActor(b, "1", place{ChatID: 1}, false)
+		holder.mach = m
+		holder.queue = []prefs.QueuedPrompt{{Key: "1", Seq: 7}} // its next turn is coming
+		if err := m.pool.acquire(ctx, holder, busy, func() {}); err != nil {
+			t.Fatal(err)
+		}
+		other := newActor(b, "2", place{ChatID: 2}, false)
+		other.mach = m
+		told := false
+		waited := make(chan error, 1)
+		go func() { waited <- m.pool.acquire(ctx, other, busy, func() { told = true }) }()
+		synctest.Wait()
+		if len(holder.evict) != 0 {
+			t.Fatal("a holder with a turn coming was asked for its slot at once")
+		}
+		if !told {
+			t.Error("the waiting turn was not told it waits")
+		}
+		time.Sleep(queuedGrace + 6*time.Second) // past the grace and one re-check
+		synctest.Wait()
+		if len(holder.evict) != 1 {
+			t.Fatal("past the grace, the holder was not asked for its slot")
+		}
+		m.pool.release(holder) // it closes its process
+		if err := <-waited; err != nil {
+			t.Fatal(err)
 		}
 	})
 }

@@ -23,7 +23,7 @@ func (a *actor) snapshot(ctx context.Context) projects.Tree {
 	if dir == "" || a.b.slowGit.Skip(dir) {
 		return ""
 	}
-	tree, err := a.b.cfg.Git.Snapshot(ctx, dir)
+	tree, err := a.machine().Git.Snapshot(ctx, dir)
 	if err != nil {
 		if a.b.slowGit.Note(dir, err) {
 			a.b.log.Warn("git ran out of time in this directory: the change footer is left out there for a while",
@@ -50,7 +50,7 @@ func (t *turn) changes(ctx context.Context) view.ChangeStat {
 	if after == "" {
 		return view.ChangeStat{}
 	}
-	files, err := a.b.cfg.Git.Compare(ctx, dir, t.before, after)
+	files, err := a.machine().Git.Compare(ctx, dir, t.before, after)
 	if err != nil {
 		a.b.log.Warn("could not compare the repository with the turn's start", "chat_id", a.place.ChatID, "err", err)
 		return view.ChangeStat{}
@@ -72,13 +72,13 @@ func (t *turn) deskLine(sessionID string) string {
 	if dir == "" {
 		return ""
 	}
-	return a.b.deskCommand(sessionID, dir)
+	return a.machine().deskCommand(sessionID, dir)
 }
 
 // deskCommand is the command that continues the chat's session at the
 // desk, for /status: in the directory the session belongs to.
-func (b *Bot) deskCommand(sessionID, dir string) string {
-	d, ok := b.engine.(engine.DeskHandoff)
+func (m *machine) deskCommand(sessionID, dir string) string {
+	d, ok := m.Engine.(engine.DeskHandoff)
 	if sessionID == "" || dir == "" || !ok {
 		return ""
 	}
@@ -99,7 +99,7 @@ func (a *actor) markStore(ctx context.Context, id string) {
 	dir := a.startDir
 	a.mu.Unlock()
 	var m storeMark
-	if past := a.b.pastStore(); past != nil && id != "" && dir != "" {
+	if past := a.machine().pastStore(); past != nil && id != "" && dir != "" {
 		if s, err := past.ReadSession(ctx, dir, id); err == nil {
 			m = storeMark{id: id, size: s.Size, turns: s.Turns}
 		}
@@ -118,7 +118,7 @@ func (a *actor) continuedElsewhere(ctx context.Context) bool {
 	a.mu.Lock()
 	m, dir := a.mark, a.startDir
 	a.mu.Unlock()
-	past := a.b.pastStore()
+	past := a.machine().pastStore()
 	if m.id == "" || past == nil {
 		return false
 	}

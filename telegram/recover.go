@@ -45,7 +45,8 @@ func (b *Bot) recover(ctx context.Context) error {
 	}
 	for _, qp := range pending {
 		pl := place{ChatID: qp.ChatID, Thread: qp.ThreadID}
-		if age := time.Since(qp.Date); age > b.cfg.MaxBacklogAge {
+		// A scheduled or triggered run is never too old: it runs, marked late.
+		if age := time.Since(qp.Date); age > b.cfg.MaxBacklogAge && qp.Origin == nil {
 			b.api.notify(pl, qp.MessageID, view.SkippedNote(age))
 			if err := b.store.DonePrompt(qp.Key, qp.Seq); err != nil {
 				return fmt.Errorf("drop stale prompt: %w", err)

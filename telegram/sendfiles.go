@@ -151,7 +151,8 @@ func (b *Bot) getCommand(ctx context.Context, key string, pl place, replyTo int,
 	}
 	// The chat's directory as checked now, links resolved (WorkDirResolved:
 	// a link put in its place after the check is not followed).
-	rule := b.broker.PathRule(b.resolvedDir(b.chatDir(key, pl, replyTo)), b.uploadDir(key))
+	m := b.machineFor(key)
+	rule := b.broker.PathRule(m.resolvedDir(b.chatDir(key, pl, replyTo)), m.uploadDir(key), m.where())
 	rule.WorkDirResolved = true
 	f, err := filesend.Read(ctx, rule, arg, maxUpload)
 	var pe *filesend.PathError

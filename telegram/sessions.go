@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
-	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
@@ -44,7 +43,7 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 		return prefixSession + b.sessions.add(sessionChoice{key: key, chatID: pl.ChatID, thread: pl.Thread, past: p, created: now})
 	}
 	shown := map[string]bool{rec.SessionID: true}
-	if past := b.pastStore(); past != nil {
+	if past := b.machineFor(key).pastStore(); past != nil {
 		list.Dir = dir
 		here, err := past.ListSessions(ctx, dir, maxListed+1)
 		if err != nil {
@@ -112,14 +111,15 @@ func (b *Bot) sessionOwners(key string, rec prefs.SessionRecord) (mine map[strin
 // inUseElsewhere tells a session whose file was written moments ago by a
 // process that is not one of the bot's own: a Claude Code in a terminal,
 // most likely. A time in the future counts as recent.
-func (b *Bot) inUseElsewhere(p prefs.PastSession) (age time.Duration, inUse bool) {
-	past := b.pastStore()
+func (b *Bot) inUseElsewhere(key string, p prefs.PastSession) (age time.Duration, inUse bool) {
+	m := b.machineFor(key)
+	past := m.pastStore()
 	if past == nil {
 		return 0, false
 	}
 	dir := p.WorkDir
 	if dir == "" {
-		dir = b.cfg.WorkDir
+		dir = m.WorkDir
 	}
 	s, ok := past.StatSession(dir, p.ID)
 	if !ok {
@@ -138,14 +138,15 @@ func (b *Bot) inUseElsewhere(p prefs.PastSession) (age time.Duration, inUse bool
 // on one listed before its file changed does not resume it. A session
 // the store does not have is not refused here: resuming it falls back to
 // a fresh one.
-func (b *Bot) startedElsewhere(ctx context.Context, p prefs.PastSession) bool {
-	past := b.pastStore()
+func (b *Bot) startedElsewhere(ctx context.Context, key string, p prefs.PastSession) bool {
+	m := b.machineFor(key)
+	past := m.pastStore()
 	if past == nil {
 		return false
 	}
 	dir := p.WorkDir
 	if dir == "" {
-		dir = b.cfg.WorkDir
+		dir = m.WorkDir
 	}
 	if _, ok := past.StatSession(dir, p.ID); !ok {
 		return false
@@ -180,14 +181,4 @@ func (b *Bot) askInUse(ctx context.Context, cq *models.CallbackQuery, c sessionC
 	if _, err := b.api.send(ctx, place{ChatID: c.chatID, Thread: c.thread}, replyTo, view.SessionInUse(item, view.Ago(age)), kb, outbox.High); err != nil {
 		b.log.Warn("could not send the session warning", "chat_id", c.chatID, "err", err)
 	}
-}
-
-// pastStore is the engine's store of past sessions (Claude Code's own),
-// nil when the engine keeps none in this configuration: /sessions then
-// lists only the chat's own. Asked at each use, never cached.
-func (b *Bot) pastStore() engine.SessionStore {
-	if s, ok := b.engine.(engine.Stores); ok {
-		return s.SessionStore()
-	}
-	return nil
 }

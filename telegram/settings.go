@@ -19,6 +19,9 @@ type chatSettings struct {
 	PermissionSource     string
 	WorkDir, WorkSource  string
 	Stream, StreamSource string // view.StreamOff, StreamEdits or StreamDrafts
+	// Host is the machine the chat works on (a name of Bot.machines);
+	// WorkDir's default is that machine's working directory.
+	Host, HostSource string
 }
 
 const (
@@ -30,11 +33,17 @@ const (
 // be read leaves the config's values (and a line in the log).
 func (b *Bot) settings(key string) chatSettings {
 	s := chatSettings{Model: b.cfg.Model, ModelSource: fromConfig, PlanMode: b.cfg.PlanMode, PlanSource: fromConfig,
-		VerboseSource: fromConfig, WorkDir: b.cfg.WorkDir, WorkSource: fromConfig, Stream: b.cfg.Stream, StreamSource: fromConfig}
+		VerboseSource: fromConfig, WorkSource: fromConfig, Stream: b.cfg.Stream, StreamSource: fromConfig,
+		Host: b.defaultMachine().Name, HostSource: fromConfig}
 	p, err := b.store.Prefs(key)
 	if err != nil {
 		b.log.Warn("could not read chat settings", "session_key", key, "err", err)
 	}
+	// A machine no longer configured is no choice: the default's.
+	if _, ok := b.machines[p.Host]; ok {
+		s.Host, s.HostSource = p.Host, fromChat
+	}
+	s.WorkDir = b.machines[s.Host].WorkDir
 	if p.Model != "" {
 		s.Model, s.ModelSource = p.Model, fromChat
 	}

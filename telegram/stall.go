@@ -127,7 +127,7 @@ func (t *turn) sampleCPU(ctx context.Context) (busy bool) {
 	if p, ok := a.liveConn().(interface{ Pid() int }); ok {
 		pid = p.Pid()
 	}
-	cpu, err := a.b.cfg.CPU.TreeCPU(ctx, pid)
+	cpu, err := a.machine().CPU.TreeCPU(ctx, pid)
 	if err != nil {
 		a.b.log.Debug("could not read the CPU time of claude's processes", "chat_id", a.place.ChatID, "pid", pid, "err", err)
 	}

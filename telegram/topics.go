@@ -40,19 +40,19 @@ func (b *Bot) topicCommand(ctx context.Context, key string, pl place, replyTo in
 	// directory; any other name keeps the chat's directory.
 	st := b.settings(key)
 	dir, name := st.WorkDir, arg
-	if d, err := b.resolveWorkDir(st.WorkDir, arg); err == nil {
+	if d, err := b.resolveWorkDir(b.machineNamed(st.Host), st.WorkDir, arg); err == nil {
 		dir, name = d, filepath.Base(d)
 	}
-	if err := b.openTopic(ctx, pl, dir, name); err != nil {
+	if err := b.openTopic(ctx, pl, st.Host, dir, name); err != nil {
 		b.api.notify(pl, replyTo, view.TopicsOff(b.redact(apiDescription(err))))
 		return
 	}
 	b.api.notify(pl, replyTo, view.TopicOpened(name, dir))
 }
 
-// openTopic opens a topic named name in the private chat, working in dir,
-// and greets it there.
-func (b *Bot) openTopic(ctx context.Context, pl place, dir, name string) error {
+// openTopic opens a topic named name in the private chat, working in dir
+// on the machine host (the chat's), and greets it there.
+func (b *Bot) openTopic(ctx context.Context, pl place, host, dir, name string) error {
 	if r := []rune(name); len(r) > maxTopicName {
 		name = string(r[:maxTopicName])
 	}
@@ -61,10 +61,17 @@ func (b *Bot) openTopic(ctx context.Context, pl place, dir, name string) error {
 		b.log.Info("telegram refused a topic in a private chat", "chat_id", pl.ChatID, "err", err)
 		return err
 	}
-	if dir != b.cfg.WorkDir {
-		if err := b.store.SetWorkDir(SessionKey(pl.ChatID, thread), dir); err != nil {
+	topic, m := SessionKey(pl.ChatID, thread), b.machineNamed(host)
+	if host != "" {
+		if err := b.store.SetHost(topic, host); err != nil {
+			b.log.Warn("could not store a topic's machine", "chat_id", pl.ChatID, "err", err)
+			m = b.defaultMachine()
+		}
+	}
+	if dir != m.WorkDir {
+		if err := b.store.SetWorkDir(topic, dir); err != nil {
 			b.log.Warn("could not store a topic's directory", "chat_id", pl.ChatID, "err", err)
-			dir = b.cfg.WorkDir
+			dir = m.WorkDir
 		}
 	}
 	b.api.notify(place{ChatID: pl.ChatID, Thread: thread}, 0, view.TopicWelcome(dir))
@@ -76,8 +83,8 @@ func (b *Bot) openTopic(ctx context.Context, pl place, dir, name string) error {
 
 // topicChoice is what a "topic for this project" button opens.
 type topicChoice struct {
-	chatID int64
-	dir    string
+	chatID    int64
+	host, dir string
 }
 
 // cwdAnswer answers /cwd; in a private chat with topics (outside any
@@ -85,12 +92,13 @@ type topicChoice struct {
 // topic for it.
 func (b *Bot) cwdAnswer(ctx context.Context, c commandCall) {
 	text := b.cwdCommand(c.key, c.pl, c.m.ID, c.args)
-	dir := b.settings(c.key).WorkDir
-	if c.group || c.pl.Thread != 0 || !b.me.Topics || dir == b.cfg.WorkDir {
+	st := b.settings(c.key)
+	if c.group || c.pl.Thread != 0 || !b.me.Topics || st.WorkDir == b.machineNamed(st.Host).WorkDir {
 		b.answer(c, text)
 		return
 	}
-	tok := b.topicBtn.add(topicChoice{chatID: c.pl.ChatID, dir: dir})
+	dir := st.WorkDir
+	tok := b.topicBtn.add(topicChoice{chatID: c.pl.ChatID, host: st.Host, dir: dir})
 	kb := view.TopicKeyboard(filepath.Base(dir), prefixTopic+tok)
 	if _, err := b.api.send(ctx, c.pl, c.m.ID, text, kb, outbox.Normal); err != nil {
 		b.log.Warn("could not answer /cwd", "chat_id", c.pl.ChatID, "err", err)
@@ -105,7 +113,7 @@ func (b *Bot) pressTopic(ctx context.Context, cq *models.CallbackQuery, chatID i
 	}
 	b.topicBtn.remove(tok) // one topic per button
 	name := filepath.Base(c.dir)
-	if err := b.openTopic(ctx, place{ChatID: chatID}, c.dir, name); err != nil {
+	if err := b.openTopic(ctx, place{ChatID: chatID}, c.host, c.dir, name); err != nil {
 		b.api.answerCallback(ctx, cq.ID, view.ToastTopicRefused)
 		b.api.notify(place{ChatID: chatID}, 0, view.TopicsOff(b.redact(apiDescription(err))))
 		return

@@ -80,6 +80,8 @@ func (t *turn) setQueued(n int) {
 // other items): done together with qp.
 func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...uint64) {
 	b := a.b
+	qp = a.announce(ctx, qp) // a scheduled or triggered run: its first message
+	orig := qp               // as queued: a message kept for /retry runs again from here
 	t := &turn{a: a, qp: qp, merged: merged, started: time.Now(), st: turnstate.New()}
 	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
 	defer t.requestCancel()
@@ -95,7 +97,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		a.mu.Lock()
 		a.turn = nil
 		a.mu.Unlock()
-		b.pool.wake() // this holder is idle now: a turn waiting for a slot may evict it
+		a.machine().pool.wake() // this holder is idle now: a turn waiting for a slot may evict it
 		b.cancels.remove(t.cancelT)
 	}()
 	// The progress message waits: a quick turn needs none (see run). A
@@ -134,13 +136,21 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		qp.Text, t.qp.Text = text, text
 	}
 	conn, err := a.ensureConn(ctx, t)
+	if ue := (*unreachableError)(nil); errors.As(err, &ue) {
+		// Not begun: the message stays pending in the store (a restart runs
+		// it again) and /retry runs it now.
+		log.Warn("the chat's host is unreachable: the message is kept", "host", ue.machine, "err", err)
+		a.keep(orig, merged)
+		t.finishError(ctx, progress, view.HostUnreachable(ue.machine, ue.err.Error(), b.otherMachines(ue.machine)))
+		return
+	}
 	t.begin()
 	if err == nil && t.cancelReq.Err() != nil {
 		err = errTurnCancelled // before Claude was given the prompt: it never runs
 	}
 	if err == nil {
 		t.before = a.snapshot(ctx)
-		qp.Text = withQuote(b.commandPrompt(ctx, a.startDir, qp.Text), qp.Quote)
+		qp.Text = withQuote(b.commandPrompt(ctx, cmdDir{a.machine().Name, a.startDir}, qp.Text), qp.Quote)
 		err = conn.Send(ctx, qp.Text)
 		if err != nil && t.resumed == "" {
 			// The process died between turns; one fresh start is fair.
@@ -317,6 +327,7 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 		a.model, a.mode = e.Model, e.PermissionMode
 		a.mu.Unlock()
 		t.storeSession(e.SessionID)
+		b.sched.sawKeySource(a.place, t.qp.MessageID, e.APIKeySource, t.qp.Origin)
 	case engine.ActionStarted:
 		if e.ParentToolUseID == "" {
 			t.lastDelta = time.Time{} // the action list changes: the progress message shows it

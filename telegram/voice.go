@@ -111,7 +111,9 @@ func (e transcribeError) Error() string { return e.err.Error() }
 // the caption, if any) and only its other files. The recordings are
 // removed once heard.
 func (b *Bot) withVoice(ctx context.Context, p place, qp prefs.QueuedPrompt) (prefs.QueuedPrompt, error) {
-	dir := b.uploadDir(qp.Key)
+	// Recordings are heard on the bot's machine, where the transcriber
+	// runs, whichever machine Claude works on.
+	dir := b.machines[LocalMachine].uploadDir(qp.Key)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return qp, fmt.Errorf("creating the upload folder: %w", err)
 	}

@@ -48,6 +48,12 @@ type Config struct {
 	Voice     VoiceConfig     `toml:"voice"`
 	Projects  ProjectsConfig  `toml:"projects"`
 	Log       LogConfig       `toml:"log"`
+	// Hosts are the other machines Claude can work on, by name (/host).
+	Hosts map[string]HostConfig `toml:"hosts"`
+	// Scheduled and triggered runs (schedconfig.go).
+	Schedule  ScheduleSettings      `toml:"schedule"`
+	Schedules []ScheduleEntryConfig `toml:"schedules"`
+	Triggers  TriggersConfig        `toml:"triggers"`
 }
 
 type TelegramConfig struct {
@@ -83,6 +89,9 @@ type ClaudeConfig struct {
 	IncludePartialMessages     bool              `toml:"include_partial_messages"`
 	Env                        map[string]string `toml:"env"`
 	EnvAllow                   []string          `toml:"env_allow"`
+	// Host is the machine a chat works on unless /host moved it: "local"
+	// (this one, the default) or a [hosts.NAME].
+	Host string `toml:"host"`
 }
 
 type ProgressConfig struct {
@@ -154,10 +163,10 @@ func defaultConfig() Config {
 			PollTimeout:   30 * time.Second,
 		},
 		Claude: ClaudeConfig{
-			Binary:          "claude",
-			Mode:            ModeInteractive,
-			IdleTimeout:     10 * time.Minute,
-			MaxLiveSessions: 4,
+			Binary:      "claude",
+			Mode:        ModeInteractive,
+			IdleTimeout: 10 * time.Minute,
+			Host:        localHost,
 		},
 		Progress: ProgressConfig{
 			MinEditInterval:   2 * time.Second,
@@ -273,6 +282,7 @@ func decodeConfig(path string, getenv func(string) string) (*Config, error) {
 	cfg.Telegram.APIURL = strings.TrimRight(cfg.Telegram.APIURL, "/")
 	errs = append(errs, cfg.resolvePaths()...)
 	errs = append(errs, cfg.validate()...)
+	errs = append(errs, cfg.checkSchedules(getenv)...)
 	if len(errs) > 0 {
 		return &cfg, errors.Join(errs...)
 	}
@@ -290,7 +300,7 @@ func (e *configSyntaxError) Error() string {
 	if e.pe.LastKey != "" {
 		msg += fmt.Sprintf(" (key %s)", e.pe.LastKey)
 	}
-	return msg
+	return msg + scheduleSyntaxHint(e.pe.Message)
 }
 
 func (e *configSyntaxError) Unwrap() error { return e.pe }

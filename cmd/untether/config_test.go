@@ -81,7 +81,7 @@ func TestDefaults(t *testing.T) {
 			MaxBacklogAge: 10 * time.Minute, PollTimeout: 30 * time.Second,
 		},
 		Claude: ClaudeConfig{
-			Binary: "claude", WorkingDir: wd, Mode: "interactive", IdleTimeout: 10 * time.Minute, MaxLiveSessions: 4,
+			Binary: "claude", WorkingDir: wd, Mode: "interactive", IdleTimeout: 10 * time.Minute, Host: "local",
 		},
 		Progress: ProgressConfig{MinEditInterval: 2 * time.Second, GroupEditInterval: 4 * time.Second, MaxActions: 8, StallAfter: 3 * time.Minute, Stream: "drafts", Rich: true},
 		Approvals: ApprovalsConfig{
@@ -219,7 +219,7 @@ func TestValidationErrors(t *testing.T) {
 		{"add_dirs file", map[string]string{"claude.add_dirs": `["untether.toml"]`}, "[claude] add_dirs: "},
 		{"mode", map[string]string{"claude.mode": `"batch"`}, `[claude] mode: "batch" is not one of interactive, oneshot`},
 		{"idle negative", map[string]string{"claude.idle_timeout": `"-1s"`}, "[claude] idle_timeout: -1s is below"},
-		{"max_live_sessions", map[string]string{"claude.max_live_sessions": "0"}, "[claude] max_live_sessions: 0 is below the minimum 1"},
+		{"max_live_sessions", map[string]string{"claude.max_live_sessions": "-1"}, "[claude] max_live_sessions: -1 is below 0"},
 		{"daily_budget_usd", map[string]string{"claude.daily_budget_usd": "-5.0"}, "[claude] daily_budget_usd: -5 is not an amount of dollars"},
 		{"max_turn_usd", map[string]string{"claude.max_turn_usd": "-0.5"}, "[claude] max_turn_usd: -0.5 is not an amount of dollars"},
 		{"extra_args budget", map[string]string{"claude.extra_args": `["--max-budget-usd", "1"]`}, "use [claude] max_turn_usd"},
@@ -453,7 +453,17 @@ func TestExampleLoadsAndShowsDefaults(t *testing.T) {
 
 func configKeys() []string {
 	var keys []string
-	walkKeys(reflect.ValueOf(Config{}), nil, func(key []string, _ reflect.Value) {
+	walkKeys(reflect.ValueOf(Config{}), nil, func(key []string, v reflect.Value) {
+		if v.Kind() == reflect.Map && v.Type().Elem().Kind() == reflect.Struct {
+			// A table of named tables ([hosts.NAME]): its tables' keys.
+			walkKeys(reflect.Zero(v.Type().Elem()), append(key, "NAME"), func(key []string, _ reflect.Value) {
+				keys = append(keys, strings.Join(key, "."))
+			})
+			return
+		}
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Struct {
+			return // an array of tables ([[schedules]]): its entries are examples, commented out
+		}
 		keys = append(keys, strings.Join(key, "."))
 	})
 	return keys
@@ -474,6 +484,13 @@ func TestExampleHasEveryKey(t *testing.T) {
 		t.Fatalf("reflection found only %d keys", len(keys))
 	}
 	for _, k := range keys {
+		if table, key, ok := strings.Cut(k, ".NAME."); ok {
+			// Named tables are examples, commented out.
+			if ex := exampleWithCredentials(t); !strings.Contains(ex, "# ["+table+".") || !strings.Contains(ex, "# "+key+" = ") {
+				t.Errorf("key %s missing from untether.toml.example (as a commented example)", k)
+			}
+			continue
+		}
 		if !inExample[k] {
 			t.Errorf("key %s missing from untether.toml.example", k)
 		}

@@ -175,6 +175,11 @@ func (c *Config) Secrets() []string {
 	if c.Voice.APIKey != "" {
 		out = append(out, c.Voice.APIKey.Reveal())
 	}
+	for _, h := range c.Triggers.Hooks {
+		if h.Secret != "" {
+			out = append(out, h.Secret.Reveal())
+		}
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
@@ -193,6 +198,11 @@ func (c *Config) shortSecrets() []string {
 	}
 	if redact.TooShort(c.Voice.APIKey.Reveal()) {
 		out = append(out, "[voice] api_key_env "+c.Voice.APIKeyEnv)
+	}
+	for _, h := range c.Triggers.Hooks {
+		if redact.TooShort(h.Secret.Reveal()) {
+			out = append(out, "[triggers."+h.Name+"] secret_env "+h.SecretEnv)
+		}
 	}
 	slices.Sort(out)
 	return out

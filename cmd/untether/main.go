@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	sshhost "github.com/untether/untether/host/ssh"
 	"io"
 	"os"
 	"os/signal"
@@ -18,6 +19,11 @@ import (
 var errUsage = errors.New("usage")
 
 func main() {
+	// The agent a bot on another machine runs here over ssh (host/ssh):
+	// a hidden command, before the bot's own signal handling.
+	if len(os.Args) > 1 && os.Args[1] == "host-agent" {
+		os.Exit(sshhost.AgentMain(os.Args[2:]))
+	}
 	// Before any secret is read: commands Claude runs are processes of the
 	// same user, and could otherwise read the token from this process's
 	// /proc/<pid>/environ or memory (package procguard). Every subcommand

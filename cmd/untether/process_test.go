@@ -12,11 +12,17 @@ import (
 	"testing"
 	"time"
 
+	sshhost "github.com/untether/untether/host/ssh"
 	"github.com/untether/untether/runner/claudetest"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
 func TestMain(m *testing.M) {
+	// The test binary is the agent of the SSH hosts doctor reaches, as
+	// untether is in production.
+	if len(os.Args) > 1 && os.Args[1] == "host-agent" {
+		os.Exit(sshhost.AgentMain(os.Args[2:]))
+	}
 	// The test binary doubles as a scripted fake claude for the bot processes.
 	claudetest.RunFakeCLIIfRequested()
 	code := m.Run()

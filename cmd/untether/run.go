@@ -46,11 +46,28 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	h := host.Local{}
 	bc := botConfig(cfg)
 	bc.Host, bc.CPU, bc.Git.Host = h, h, h
+	bc.MaxLive = maxLive(ctx, cfg.Claude.MaxLiveSessions, h, log.With("host", localHost))
+	bc.DefaultMachine = cfg.Claude.Host
 	bc.Version, bc.ClaudeVersion = buildVersion(), startClaudeVersion(ctx, cfg, log)
-	if files := fileServer(cfg, log); files != nil {
+	bc.Schedules = botSchedules(cfg)
+	if hooks, err := hookServer(cfg, log); err != nil {
+		return err
+	} else if hooks != nil {
+		bc.Hooks = hooks
+	}
+	files := fileServer(cfg, log)
+	if files != nil {
 		defer files.Close() // Run closes it too; this is for a Run that never started
 		bc.Files = files
 	}
+	machines, hosts, err := remoteMachines(ctx, cfg, files, log)
+	if err != nil {
+		return err
+	}
+	for _, rh := range hosts {
+		defer rh.Close() // the multiplexed connections end with the bot
+	}
+	bc.Machines = machines
 	bot, err := telegram.New(bc, claudeEngine(cfg, h, log), store, log)
 	if err != nil {
 		return err
@@ -67,6 +84,24 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	log.Info("untether stopped")
 	return nil
+}
+
+// maxLive is a machine's cap of live Claude processes: the configured one,
+// or one per GiB of its memory (defaultMaxLive); 4 when it cannot tell.
+func maxLive(ctx context.Context, configured int, h host.Host, log *slog.Logger) int {
+	if configured > 0 {
+		return configured
+	}
+	n := 4
+	if m, ok := h.(host.Memory); ok {
+		if total, err := m.MemTotal(ctx); err != nil {
+			log.Warn("could not tell the host's memory: at most 4 live Claude processes there", "err", err)
+		} else {
+			n = defaultMaxLive(total)
+		}
+	}
+	log.Info("live Claude processes capped from the host's memory", "max_live_sessions", n)
+	return n
 }
 
 // startClaudeVersion asks the CLI the bot will run for its version, to
@@ -165,6 +200,9 @@ func stripEnv(cfg *Config) []string {
 	out := []string{envBotToken}
 	if cfg.Voice.APIKeyEnv != "" {
 		out = append(out, cfg.Voice.APIKeyEnv)
+	}
+	for _, h := range cfg.Triggers.Hooks { // Claude must not sign its own triggers
+		out = append(out, h.SecretEnv)
 	}
 	return out
 }

@@ -146,9 +146,10 @@ func (c *Config) validate() []error {
 				"put it inside [claude] project_roots", w, strings.Join(c.roots(), ", "))
 		}
 	}
-	if cl.MaxLiveSessions < 1 {
-		bad("claude", "max_live_sessions", "%d is below the minimum 1", cl.MaxLiveSessions)
+	if cl.MaxLiveSessions < 0 {
+		bad("claude", "max_live_sessions", "%d is below 0 (0 takes the default from this machine's memory)", cl.MaxLiveSessions)
 	}
+	c.validateHosts(bad)
 	dollars := func(key string, v float64) {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			bad("claude", key, "%v is not an amount of dollars (0 means no limit)", v)

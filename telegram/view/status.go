@@ -37,6 +37,9 @@ type Status struct {
 	// Desk is the shell command that continues the session at the desk
 	// (cd DIR && claude --resume ID); "" leaves the line out.
 	Desk string
+	// Host names the machine the chat works on, with where the choice
+	// comes from; "" (only the bot's own machine exists) leaves it out.
+	Host, HostSource string
 }
 
 const maxStatusValueUnits = 300
@@ -77,6 +80,9 @@ func StatusText(s Status) string {
 			line += " of " + Dollars(s.DailyBudget)
 		}
 		lines = append(lines, line)
+	}
+	if h := oneLine(s.Host); h != "" {
+		lines = append(lines, "Host: "+setting(h, "", s.HostSource))
 	}
 	if d := oneLine(s.WorkDir); d != "" {
 		line := "Directory: <code>" + escHead(d, maxStatusValueUnits) + "</code>"

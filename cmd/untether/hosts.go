@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/untether/untether/filesend"
+	"github.com/untether/untether/host"
+	sshhost "github.com/untether/untether/host/ssh"
+	"github.com/untether/untether/projects"
+	"github.com/untether/untether/runner"
+	"github.com/untether/untether/runner/claudefiles"
+	"github.com/untether/untether/telegram"
+)
+
+// sshControlDir is where a host's multiplexed connection keeps its
+// socket: a short path (ssh's socket name must fit a unix socket's ~104
+// bytes, which the state folder may not leave), in the user's runtime
+// folder or a folder of theirs in the temporary one, named by the state
+// file and the host (two bots never share one). host/ssh makes it 0700
+// and refuses one another user made.
+func sshControlDir(cfg *Config, name string) string {
+	base := os.Getenv("XDG_RUNTIME_DIR")
+	if base != "" {
+		base = filepath.Join(base, "untether")
+	} else {
+		base = filepath.Join(os.TempDir(), fmt.Sprintf("untether-%d", os.Getuid()))
+	}
+	sum := sha256.Sum256([]byte(cfg.State.Path + "\x00" + name))
+	return filepath.Join(base, hex.EncodeToString(sum[:6]))
+}
+
+// remoteMachines are the [hosts.NAME] machines: an ssh host each, the
+// Claude Code engine started there, git there. Nothing connects yet; a
+// host that cannot be reached is told to a chat when it is used. The
+// returned hosts are closed when the bot stops.
+func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, log *slog.Logger) ([]telegram.Machine, []*sshhost.Host, error) {
+	self, err := os.Executable()
+	if err == nil {
+		self, err = filepath.EvalSymlinks(self)
+	}
+	if err != nil && len(cfg.Hosts) > 0 {
+		return nil, nil, fmt.Errorf("finding the untether binary (the agent hosts run): %w", err)
+	}
+	var out []telegram.Machine
+	var hosts []*sshhost.Host
+	for _, name := range cfg.hostNames() {
+		hc := cfg.Hosts[name]
+		h, err := sshhost.New(sshhost.Options{Name: name, Dest: hc.SSH, Args: hc.SSHArgs,
+			ControlDir: sshControlDir(cfg, name), Agent: self})
+		if err != nil {
+			return nil, nil, err
+		}
+		hosts = append(hosts, h)
+		hlog := log.With("host", name)
+		eng := remoteEngine(cfg, name, hc, h, hlog)
+		out = append(out, telegram.Machine{
+			Name: name, Engine: eng, Host: h, CPU: h,
+			Git:     projects.Git{Timeout: cfg.Projects.GitTimeout, Host: h},
+			WorkDir: hc.WorkingDir, ProjectRoots: hc.ProjectRoots,
+			// In the host user's own temporary folder there, a folder per chat.
+			UploadDir: "/tmp/untether-uploads-" + name,
+			MaxLive:   remoteMaxLive(ctx, hc, h, hlog),
+			Probe:     func(ctx context.Context) (string, error) { return probeHost(ctx, h, eng.Base.Binary) },
+			Grant:     hostGrant(files, h),
+		})
+		log.Info("host configured", "host", describeHost(name, hc), "working_dir", hc.WorkingDir)
+	}
+	return out, hosts, nil
+}
+
+// hostGrant gives a Claude on the host the send_file tool: the bot's
+// socket forwarded there over the connection, the MCP config (with the
+// session's secret) put there 0600, `untether mcp` run from the agent
+// binary there. nil without a send_file server.
+func hostGrant(files *filesend.Server, h *sshhost.Host) func(filesend.Session) (*filesend.Grant, error) {
+	if files == nil {
+		return nil
+	}
+	return func(sess filesend.Session) (*filesend.Grant, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), probeWait)
+		defer cancel()
+		sock, err := h.ForwardSocket(ctx, files.Socket())
+		if err != nil {
+			return nil, err
+		}
+		bin, err := h.AgentPath(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return files.OpenElsewhere(sess, filesend.Elsewhere{Binary: bin, Socket: sock,
+			Put: func(data []byte) (string, error) { return h.PutPrivate(ctx, "mcp-*.json", data) },
+			Remove: func(path string) error {
+				rctx, cancel := context.WithTimeout(context.Background(), probeWait)
+				defer cancel()
+				return h.Remove(rctx, path)
+			}})
+	}
+}
+
+// remoteEngine is Claude Code on the host: the CLI there, with the
+// owner's [claude] choices but none of this machine's environment (the
+// host's own login, HOME and PATH apply there; see host/ssh Start) and no
+// add_dirs (paths of this machine).
+func remoteEngine(cfg *Config, name string, hc HostConfig, h *sshhost.Host, log *slog.Logger) *runner.Engine {
+	o := runnerOptions(cfg, log)
+	o.Host = h
+	o.Env = []string{} // none of this machine's (runner keeps it so for a remote host too)
+	o.AddDirs = nil
+	o.WorkDir = hc.WorkingDir
+	o.Binary = hc.Claude
+	if o.Binary == "" {
+		o.Binary = "claude"
+	}
+	return &runner.Engine{Base: o, Files: claudefiles.Files{ConfigDir: hostClaudeDir(h), Host: h}}
+}
+
+// hostClaudeDir is where Claude Code keeps its files on the host: its
+// CLAUDE_CONFIG_DIR, or ~/.claude there, as the host says at start.
+func hostClaudeDir(h host.Host) string {
+	home := h.Getenv("HOME")
+	if home == "" {
+		// Not reached at start: no store (/sessions lists the chat's own),
+		// never this machine's ~/.claude taken for the host's.
+		return ""
+	}
+	return claudefiles.ConfigDir([]string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + h.Getenv("CLAUDE_CONFIG_DIR")})
+}
+
+// remoteMaxLive is the host's cap: configured, or from its memory when it
+// answers at start (else 4, and a line in the log).
+func remoteMaxLive(ctx context.Context, hc HostConfig, h *sshhost.Host, log *slog.Logger) int {
+	if hc.MaxLiveSessions > 0 {
+		return hc.MaxLiveSessions
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeWait)
+	defer cancel()
+	return maxLive(ctx, 0, h, log)
+}
+
+// probeWait bounds a look at a host when the bot starts.
+const probeWait = 20 * time.Second
+
+// probeHost connects and asks the CLI there for its version: what /host
+// and doctor show.
+func probeHost(ctx context.Context, h *sshhost.Host, claude string) (string, error) {
+	if err := h.Check(ctx); err != nil {
+		return "", err
+	}
+	var out, errb bytes.Buffer
+	p, err := h.Start(ctx, host.Cmd{Path: claude, Args: []string{"--version"}, Stdout: &out, Stderr: &errb})
+	if err != nil {
+		return "", fmt.Errorf("%s there: %w", claude, err)
+	}
+	ex, err := p.Wait()
+	if err != nil {
+		return "", err
+	}
+	if ex.Code != 0 {
+		return "", fmt.Errorf("%s --version there: %s: %s", claude, ex, strings.TrimSpace(errb.String()))
+	}
+	return shortClaudeVersion(strings.TrimSpace(out.String())), nil
+}

@@ -1,0 +1,125 @@
+// Package ssh is a host.Host on another machine, reached with the system's
+// OpenSSH client: the user's ~/.ssh/config, keys, agent and known_hosts
+// decide how, and the bot implements no SSH itself.
+//
+// On the machine, the bot's own binary answers as an agent ("untether
+// host-agent"): one long-lived session over a multiplexed connection
+// (ControlMaster) takes the file and process-table requests and answers
+// them with host.Local's code, so safefile's rules and the link walk run
+// there unchanged; each process the bot starts there (Claude, git) is a
+// session of its own over the same connection ("host-agent exec"). The
+// agent is copied there when missing, when the machine's OS and
+// architecture are the bot's (docs/hosts.md).
+package ssh
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os/exec"
+	"time"
+
+	"github.com/untether/untether/host"
+)
+
+// protoVersion is the agent protocol's version: the agent's file name
+// carries the binary's hash, so a bot only ever talks to its own build.
+const protoVersion = 1
+
+// request is one call to the agent, a JSON line.
+type request struct {
+	Op      string `json:"op"`
+	Path    string `json:"path,omitempty"`
+	Path2   string `json:"path2,omitempty"`
+	Max     int64  `json:"max,omitempty"`
+	Perm    uint32 `json:"perm,omitempty"`
+	Pid     int    `json:"pid,omitempty"`
+	Pids    []int  `json:"pids,omitempty"`
+	Sig     int    `json:"sig,omitempty"`
+	Data    []byte `json:"data,omitempty"`
+	Timeout int64  `json:"timeout_ms,omitempty"`
+}
+
+// response is the agent's answer, a JSON line.
+type response struct {
+	Err     string     `json:"err,omitempty"`
+	Kind    string     `json:"kind,omitempty"` // which sentinel Err wraps
+	Info    *fileInfo  `json:"info,omitempty"`
+	Entries []fileInfo `json:"entries,omitempty"`
+	Data    []byte     `json:"data,omitempty"`
+	S       string     `json:"s,omitempty"`
+	N       int64      `json:"n,omitempty"`
+	Pids    []int      `json:"pids,omitempty"`
+}
+
+// execSpec is the first line of an "exec" session: the process to start.
+// It travels on stdin, never on the remote command line, where ps would
+// show the environment to every user of the machine.
+type execSpec struct {
+	Path string   `json:"path"`
+	Args []string `json:"args"`
+	Env  []string `json:"env"`
+	Dir  string   `json:"dir"`
+}
+
+// pidLine starts an exec session's output: the process's pid there.
+const pidLine = "untether-pid "
+
+// Errors keep their kind across the wire, so errors.Is answers alike on
+// both sides.
+var kinds = []struct {
+	name string
+	err  error
+}{
+	{"notexist", fs.ErrNotExist},
+	{"exist", fs.ErrExist},
+	{"permission", fs.ErrPermission},
+	{"notregular", host.ErrNotRegular},
+	{"toobig", host.ErrTooBig},
+	{"notdir", host.ErrNotDir},
+	{"loop", host.ErrLoop},
+	{"notfound", exec.ErrNotFound},
+	{"deadline", errors.New("timed out")},
+}
+
+func errKind(err error) string {
+	for _, k := range kinds {
+		if errors.Is(err, k.err) {
+			return k.name
+		}
+	}
+	return ""
+}
+
+func (r response) error() error {
+	if r.Err == "" {
+		return nil
+	}
+	for _, k := range kinds {
+		if k.name == r.Kind {
+			return fmt.Errorf("%s: %w", r.Err, k.err)
+		}
+	}
+	return errors.New(r.Err)
+}
+
+// fileInfo is an fs.FileInfo on the wire.
+type fileInfo struct {
+	N string      `json:"name"`
+	S int64       `json:"size"`
+	M fs.FileMode `json:"mode"`
+	T time.Time   `json:"mtime"`
+}
+
+func toInfo(fi fs.FileInfo) fileInfo {
+	return fileInfo{N: fi.Name(), S: fi.Size(), M: fi.Mode(), T: fi.ModTime()}
+}
+
+func (f fileInfo) Name() string               { return f.N }
+func (f fileInfo) Size() int64                { return f.S }
+func (f fileInfo) Mode() fs.FileMode          { return f.M }
+func (f fileInfo) ModTime() time.Time         { return f.T }
+func (f fileInfo) IsDir() bool                { return f.M.IsDir() }
+func (f fileInfo) Sys() any                   { return nil }
+func (f fileInfo) Type() fs.FileMode          { return f.M.Type() }
+func (f fileInfo) Info() (fs.FileInfo, error) { return f, nil }

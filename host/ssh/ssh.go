@@ -1,0 +1,406 @@
+package ssh
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/untether/untether/host"
+)
+
+// Options say how to reach a machine.
+type Options struct {
+	// Name is the host's name in the config, for messages.
+	Name string
+	// Dest is the destination as ssh takes it (user@host, host, an alias).
+	Dest string
+	// Args go before the destination (-p, -i, -F, -o …).
+	Args []string
+	// ControlDir holds the multiplexed connection's socket; it is made
+	// 0700. Keep it short: a unix socket's path is limited (~100 bytes).
+	ControlDir string
+	// Agent is this machine's copy of the agent binary (untether itself),
+	// copied to the host when missing there.
+	Agent string
+	// SSH is the ssh client; "" is "ssh" in the PATH.
+	SSH string
+}
+
+// Host is a machine reached over OpenSSH. Make it with New; it connects
+// on first use and again after the connection dropped.
+type Host struct {
+	o       Options
+	baseEnv []string
+
+	mu     sync.Mutex
+	remote string // the agent's path there, once placed
+	ctl    *agentConn
+	// forwards are the sockets made there, by the local socket they lead to.
+	forwards map[string]string
+}
+
+var _ host.Host = (*Host)(nil)
+
+// New checks the options and makes the control folder; nothing connects yet.
+func New(o Options) (*Host, error) {
+	if o.Dest == "" || strings.HasPrefix(o.Dest, "-") {
+		return nil, fmt.Errorf("ssh host %s: %q is not a destination", o.Name, o.Dest)
+	}
+	if o.SSH == "" {
+		o.SSH = "ssh"
+	}
+	// ssh names the socket ControlDir/<40 hex> and binds it first under
+	// that name plus a 17-byte suffix; a unix socket's path holds ~104.
+	if n := len(o.ControlDir) + 1 + 40 + 17; n > maxControlPath {
+		return nil, fmt.Errorf("ssh host %s: the control folder %s is too long for ssh's socket (%d bytes, at most %d)",
+			o.Name, o.ControlDir, n, maxControlPath)
+	}
+	if err := privateDir(o.ControlDir); err != nil {
+		return nil, fmt.Errorf("ssh host %s: control folder: %w", o.Name, err)
+	}
+	return &Host{o: o, baseEnv: clientEnv(), forwards: map[string]string{}}, nil
+}
+
+// maxControlPath is what a unix socket's path may hold on Linux and macOS.
+const maxControlPath = 104
+
+// privateDir makes dir a 0700 folder of this user's, refusing a link or
+// one someone else made, in a parent only this user (or root) can change
+// (or a sticky one, like /tmp): the socket in it opens the connection to
+// the host without a key, and a shared /tmp is where another user could
+// have made the folders first.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	uid := os.Getuid()
+	owner := func(fi os.FileInfo) int {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			return int(st.Uid)
+		}
+		return -1
+	}
+	parent := filepath.Dir(dir)
+	pfi, err := os.Lstat(parent)
+	if err != nil {
+		return err
+	}
+	if o := owner(pfi); !pfi.IsDir() || (o != uid && o != 0) || (pfi.Mode().Perm()&0o022 != 0 && pfi.Mode()&os.ModeSticky == 0) {
+		return fmt.Errorf("%s is not a folder only this user can change", parent)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() || owner(fi) != uid {
+		return fmt.Errorf("%s is not a folder of this user's", dir)
+	}
+	return os.Chmod(dir, 0o700)
+}
+
+// clientEnv is all of the bot's environment ssh gets: what it needs to
+// find the user's config, keys and agent. Nothing else (the bot's token,
+// API keys) can reach the host through SendEnv or a ProxyCommand.
+func clientEnv() []string {
+	var env []string
+	for _, k := range []string{"HOME", "USER", "LOGNAME", "PATH", "SSH_AUTH_SOCK", "LANG", "LC_ALL", "TERM"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// sshArgs are the options of every ssh the host runs: one multiplexed
+// connection, never a question (BatchMode), never a host key that
+// known_hosts does not hold, nothing forwarded, dead connections noticed.
+func (h *Host) sshArgs(remote ...string) []string {
+	args := []string{
+		"-T",
+		"-o", "BatchMode=yes",
+		"-o", "StrictHostKeyChecking=yes",
+		"-o", "ControlMaster=auto",
+		"-o", "ControlPath=" + h.o.ControlDir + "/%C",
+		"-o", "ControlPersist=10m",
+		"-o", "ForwardAgent=no",
+		"-o", "ForwardX11=no",
+		"-o", "ClearAllForwardings=yes",
+		"-o", "ServerAliveInterval=15",
+		"-o", "ServerAliveCountMax=3",
+		"-o", "ConnectTimeout=15",
+	}
+	args = append(args, h.o.Args...)
+	return append(append(args, "--", h.o.Dest), remote...)
+}
+
+// command is ssh running remote (one shell command line there).
+func (h *Host) command(ctx context.Context, remote string) *exec.Cmd {
+	c := exec.CommandContext(ctx, h.o.SSH, h.sshArgs(remote)...)
+	c.Env = h.baseEnv
+	c.WaitDelay = 5 * time.Second
+	return c
+}
+
+// run runs remote there and returns its output; an ssh failure is
+// classified (unreachable, host key).
+func (h *Host) run(ctx context.Context, remote string, stdin io.Reader) ([]byte, error) {
+	c := h.command(ctx, remote)
+	var out, errb bytes.Buffer
+	c.Stdin, c.Stdout, c.Stderr = stdin, &out, &errb
+	err := c.Run()
+	if err != nil {
+		return out.Bytes(), h.sshError(err, errb.String())
+	}
+	return out.Bytes(), nil
+}
+
+// sshError says what went wrong in words a chat can act on. ssh exits
+// 255 for its own failures; those are host.ErrUnreachable.
+func (h *Host) sshError(err error, stderr string) error {
+	stderr = strings.TrimSpace(stderr)
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 255 {
+		if stderr != "" {
+			return fmt.Errorf("%s: %w: %s", h.o.Name, err, lastLine(stderr))
+		}
+		return fmt.Errorf("%s: %w", h.o.Name, err)
+	}
+	switch {
+	case strings.Contains(stderr, "REMOTE HOST IDENTIFICATION HAS CHANGED"):
+		return fmt.Errorf("ssh: the host key of %s has CHANGED since it was added to known_hosts: refused (someone may be in the middle; "+
+			"if the machine was reinstalled, check its new key, then `ssh-keygen -R HOST` and connect once with `ssh %s`): %w",
+			h.o.Dest, h.o.Dest, host.ErrUnreachable)
+	case strings.Contains(stderr, "Host key verification failed") || strings.Contains(stderr, "No ED25519 host key is known") ||
+		strings.Contains(stderr, "host key is known"):
+		return fmt.Errorf("ssh: the host key of %s is not in known_hosts: refused; check its fingerprint and add it by connecting once "+
+			"by hand (`ssh %s`), or with `ssh-keyscan HOST >> ~/.ssh/known_hosts` after checking: %w", h.o.Dest, h.o.Dest, host.ErrUnreachable)
+	}
+	if stderr == "" {
+		stderr = err.Error()
+	}
+	return fmt.Errorf("ssh: %s: %w", lastLine(stderr), host.ErrUnreachable)
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[i+1:])
+	}
+	return s
+}
+
+// agentPath places the agent on the machine (once per run): its OS and
+// architecture must be this build's, and the file is named by its hash,
+// so an agent there is always this bot's own build.
+func (h *Host) agentPath(ctx context.Context) (string, error) {
+	h.mu.Lock()
+	if h.remote != "" {
+		defer h.mu.Unlock()
+		return h.remote, nil
+	}
+	h.mu.Unlock()
+	bin, err := os.ReadFile(h.o.Agent)
+	if err != nil {
+		return "", fmt.Errorf("reading the agent binary: %w", err)
+	}
+	sum := sha256.Sum256(bin)
+	name := "untether-agent-" + hex.EncodeToString(sum[:8])
+	out, err := h.run(ctx, `uname -sm; printf '%s\n' "$HOME"`, nil)
+	if err != nil {
+		return "", err
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 {
+		return "", fmt.Errorf("%s: unexpected answer to uname: %q", h.o.Name, out)
+	}
+	if want := unameOf(runtime.GOOS, runtime.GOARCH); lines[0] != want {
+		return "", fmt.Errorf("%s runs %q, this bot is built for %q: install untether there built for it (docs/hosts.md)", h.o.Name, lines[0], want)
+	}
+	dir := lines[1] + "/.cache/untether"
+	path := dir + "/" + name
+	// Written under a temporary name and moved, so a half-copied agent is
+	// never run; 0700 in a 0700 folder.
+	script := fmt.Sprintf(`set -e; d=%s; p=%s; if [ ! -x "$p" ]; then umask 077; mkdir -p "$d"; chmod 700 "$d"; cat > "$p.$$"; chmod 700 "$p.$$"; mv -f "$p.$$" "$p"; fi`,
+		quote(dir), quote(path))
+	if _, err := h.run(ctx, script, bytes.NewReader(bin)); err != nil {
+		return "", fmt.Errorf("placing the agent on %s: %w", h.o.Name, err)
+	}
+	h.mu.Lock()
+	h.remote = path
+	h.mu.Unlock()
+	return path, nil
+}
+
+// unameOf is what `uname -sm` prints on a machine this build runs on.
+func unameOf(goos, goarch string) string {
+	sys := map[string]string{"linux": "Linux", "darwin": "Darwin"}[goos]
+	arch := map[string]string{"amd64": "x86_64", "arm64": "aarch64", "386": "i686"}[goarch]
+	if goos == "darwin" && goarch == "arm64" {
+		arch = "arm64"
+	}
+	return sys + " " + arch
+}
+
+// quote is s as one word for a POSIX shell.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// agentConn is the long-lived agent session: requests in order.
+type agentConn struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *json.Decoder
+	dead chan struct{}
+	err  error // why it ended, once dead is closed
+}
+
+// call sends one request to the agent, connecting first when needed. A
+// connection that ended is made again once.
+func (h *Host) call(ctx context.Context, req request) (response, error) {
+	if d, ok := ctx.Deadline(); ok {
+		req.Timeout = max(1, time.Until(d).Milliseconds())
+	}
+	for attempt := 0; ; attempt++ {
+		c, err := h.conn(ctx)
+		if err != nil {
+			return response{}, err
+		}
+		resp, err := h.exchange(ctx, c, req)
+		if err == nil {
+			return resp, resp.error()
+		}
+		h.drop(c)
+		if attempt == 1 || ctx.Err() != nil {
+			return response{}, err
+		}
+	}
+}
+
+// exchange is one request and its answer on c; the session is used by one
+// caller at a time.
+func (h *Host) exchange(ctx context.Context, c *agentConn, req request) (response, error) {
+	type result struct {
+		resp response
+		err  error
+	}
+	done := make(chan result, 1)
+	h.mu.Lock() // one request at a time on the session
+	go func() {
+		var r result
+		if err := json.NewEncoder(c.in).Encode(req); err != nil {
+			r.err = fmt.Errorf("%s: sending to the agent: %w", h.o.Name, err)
+		} else if err := c.out.Decode(&r.resp); err != nil {
+			r.err = fmt.Errorf("%s: the agent's answer: %w", h.o.Name, err)
+		}
+		done <- r
+	}()
+	defer h.mu.Unlock()
+	select {
+	case r := <-done:
+		return r.resp, r.err
+	case <-c.dead:
+		return response{}, c.err
+	case <-ctx.Done():
+		// The session's next answer would be this one's: it is dropped.
+		h.dropLocked(c)
+		return response{}, fmt.Errorf("%s: %w", h.o.Name, ctx.Err())
+	}
+}
+
+// conn is the agent session, started when there is none.
+func (h *Host) conn(ctx context.Context) (*agentConn, error) {
+	h.mu.Lock()
+	c := h.ctl
+	h.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	path, err := h.agentPath(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The session outlives ctx: it serves later calls.
+	cmd := h.command(context.Background(), quote(path)+" host-agent")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting ssh: %w", err)
+	}
+	c = &agentConn{cmd: cmd, in: in, out: json.NewDecoder(bufio.NewReader(out)), dead: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		c.err = h.sshError(errors.Join(err, errors.New("the agent session ended")), errb.String())
+		close(c.dead)
+	}()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ctl != nil { // another caller connected meanwhile
+		go h.drop(c)
+		return h.ctl, nil
+	}
+	h.ctl = c
+	return c, nil
+}
+
+func (h *Host) drop(c *agentConn) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dropLocked(c)
+}
+
+func (h *Host) dropLocked(c *agentConn) {
+	if h.ctl == c {
+		h.ctl = nil
+	}
+	_ = c.in.Close()
+	if c.cmd.Process != nil {
+		_ = c.cmd.Process.Kill()
+	}
+}
+
+// Close ends the agent session and the multiplexed connection.
+func (h *Host) Close() error {
+	h.mu.Lock()
+	c := h.ctl
+	h.mu.Unlock()
+	if c != nil {
+		h.drop(c)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c2 := exec.CommandContext(ctx, h.o.SSH, append([]string{"-O", "exit", "-o", "ControlPath=" + h.o.ControlDir + "/%C"}, append(h.o.Args, h.o.Dest)...)...)
+	c2.Env = h.baseEnv
+	_ = c2.Run() // no master running is fine
+	return nil
+}
+
+// Check connects, places the agent and asks it for its protocol: the
+// answer to "can the bot work there".
+func (h *Host) Check(ctx context.Context) error {
+	resp, err := h.call(ctx, request{Op: "hello"})
+	if err == nil && resp.N != protoVersion {
+		err = fmt.Errorf("%s: the agent speaks protocol %d, this bot %d", h.o.Name, resp.N, protoVersion)
+	}
+	return err
+}

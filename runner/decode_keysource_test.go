@@ -1,0 +1,32 @@
+package runner
+
+import (
+	"testing"
+
+	"github.com/untether/untether/engine"
+)
+
+// The init line says how the CLI pays: the recorded sessions ran on an API
+// key; on a claude.ai subscription login the CLI writes "none" (what the
+// bot warns about for scheduled runs, docs/schedules.md).
+func TestDecodeAPIKeySource(t *testing.T) {
+	var got []string
+	for _, l := range recordedLines(t, "a_plain_text") {
+		out, err := newDecoder("/w").decode(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range out.events {
+			if s, ok := ev.(engine.SessionStarted); ok {
+				got = append(got, s.APIKeySource)
+			}
+		}
+	}
+	if len(got) != 1 || got[0] != "ANTHROPIC_API_KEY" {
+		t.Errorf("recorded init: key sources %q, want [ANTHROPIC_API_KEY]", got)
+	}
+	sub := `{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","model":"claude-opus-5-5","permissionMode":"default","apiKeySource":"none","claude_code_version":"2.1.330"}`
+	if s, ok := decodeOne(t, newDecoder("/w"), sub).(engine.SessionStarted); !ok || s.APIKeySource != "none" {
+		t.Errorf("subscription init: %+v", s)
+	}
+}

@@ -1,0 +1,156 @@
+package telegram_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"github.com/untether/untether/host"
+	"github.com/untether/untether/telegram"
+)
+
+// withBox adds a second machine, "box", whose sessions the given engine
+// starts in /box/code.
+func withBox(t *testing.T, eng *fakeEngine, probe func(context.Context) (string, error)) harnessOpt {
+	uploads := t.TempDir()
+	return func(c *telegram.Config) {
+		c.Machines = append(c.Machines, telegram.Machine{Name: "box", Engine: eng, WorkDir: "/box/code",
+			UploadDir: uploads, MaxLive: 2, ClaudeVersion: "9.9.9", Probe: probe})
+	}
+}
+
+// /host lists the machines and moves the chat: its next message starts a
+// session on the other machine, in that machine's directory, and /status
+// names it.
+func TestHostMovesTheChat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		box := &fakeEngine{script: echoScript}
+		h := newHarness(t, echoScript, withBox(t, box, func(context.Context) (string, error) { return "9.9.9 (Claude Code)", nil }))
+		chat := h.dm.ID
+
+		h.say("/host")
+		list := h.awaitText(chat, "Hosts")
+		for _, want := range []string{"local", "this chat", "box", "9.9.9 (Claude Code)", "/box/code"} {
+			if !strings.Contains(list.Text, want) {
+				t.Errorf("/host list lacks %q:\n%s", want, list.Text)
+			}
+		}
+
+		h.say("/host nowhere")
+		h.awaitText(chat, `There is no host "nowhere"`)
+
+		h.say("/host box")
+		h.awaitText(chat, "now works on box")
+		h.say("hello there")
+		h.awaitText(chat, "Answer: hello there")
+		if n := len(h.eng.starts()); n != 0 {
+			t.Errorf("the local engine started %d sessions after the move", n)
+		}
+		starts := box.starts()
+		if len(starts) != 1 || starts[0].WorkDir != "/box/code" {
+			t.Fatalf("box starts = %+v, want one in /box/code", starts)
+		}
+		h.say("/status")
+		st := h.awaitText(chat, "Status")
+		if !strings.Contains(st.Text, "Host: box") || !strings.Contains(st.Text, "/box/code") {
+			t.Errorf("/status does not name the host and its directory:\n%s", st.Text)
+		}
+
+		h.say("/host box")
+		h.awaitText(chat, "already works on box")
+		h.say("/host local")
+		h.awaitText(chat, "now works on local")
+		h.say("back home")
+		h.awaitText(chat, "Answer: back home")
+		if got := h.eng.starts(); len(got) != 1 || got[0].WorkDir != "/work" {
+			t.Errorf("local starts = %+v, want one in /work", got)
+		}
+	})
+}
+
+// A host that cannot be reached keeps the message: the chat is told at
+// once, the message stays pending (a restart would run it), and /retry
+// runs it once the host answers. It runs once, not twice.
+func TestUnreachableHostKeepsTheMessage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		box := &fakeEngine{script: echoScript,
+			startErr: fmt.Errorf("ssh: connect to host box port 22: Connection refused: %w", host.ErrUnreachable)}
+		h := newHarness(t, echoScript, withBox(t, box, func(context.Context) (string, error) {
+			return "", errors.New("ssh: connect to host box port 22: Connection refused")
+		}))
+		chat := h.dm.ID
+		key := strconv.FormatInt(chat, 10)
+
+		h.say("/host box")
+		moved := h.awaitText(chat, "now works on box")
+		if !strings.Contains(moved.Text, "does not answer") {
+			t.Errorf("the move does not warn that box does not answer:\n%s", moved.Text)
+		}
+		h.say("/retry")
+		h.awaitText(chat, "No message of this chat is waiting")
+
+		h.say("summarise the logs")
+		e := h.awaitText(chat, "box is unreachable")
+		for _, want := range []string{"Connection refused", "/retry", "/host local"} {
+			if !strings.Contains(e.Text, want) {
+				t.Errorf("the notice lacks %q:\n%s", want, e.Text)
+			}
+		}
+		synctest.Wait()
+		if p, err := h.pending(key); err != nil || len(p) != 1 || p[0].Text != "summarise the logs" {
+			t.Fatalf("pending = %+v, %v; want the message kept", p, err)
+		}
+
+		box.mu.Lock()
+		box.startErr = nil
+		box.mu.Unlock()
+		h.say("/retry")
+		h.awaitText(chat, "Sending 1 kept message again")
+		h.awaitText(chat, "Answer: summarise the logs")
+		synctest.Wait()
+		if p, _ := h.pending(key); len(p) != 0 {
+			t.Errorf("the retried message is still pending: %+v", p)
+		}
+		h.say("/retry")
+		h.awaitText(chat, "No message of this chat is waiting")
+		if n := len(box.starts()); n != 1 {
+			t.Errorf("box started %d sessions, want 1", n)
+		}
+		answers := 0
+		for _, m := range h.messages(chat) {
+			if strings.Contains(m, "Answer: summarise the logs") {
+				answers++
+			}
+		}
+		if answers != 1 {
+			t.Errorf("the answer came %d times, want once", answers)
+		}
+	})
+}
+
+// A machine removed from the config is no choice any more: the chat works
+// on the default again.
+func TestUnconfiguredHostFallsBackToTheDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		box := &fakeEngine{script: echoScript}
+		h := newHarness(t, echoScript, withBox(t, box, nil))
+		chat := h.dm.ID
+		h.say("/host box")
+		h.awaitText(chat, "now works on box")
+		h.stop()
+
+		h.start() // the same state file, a config without box
+		h.say("where am I")
+		h.awaitText(chat, "Answer: where am I")
+		if got := h.eng.starts(); len(got) != 1 || got[0].WorkDir != "/work" {
+			t.Errorf("local starts = %+v, want one in /work", got)
+		}
+		if n := len(box.starts()); n != 0 {
+			t.Errorf("box started %d sessions", n)
+		}
+	})
+}
