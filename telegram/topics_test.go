@@ -1,6 +1,7 @@
 package telegram_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -121,6 +122,33 @@ func TestTopicButtonAfterCwd(t *testing.T) {
 		h2.say("/cwd web")
 		if m := h2.awaitText(h2.dm.ID, web); len(m.Keyboard) != 0 {
 			t.Errorf("a topic button without topics: %v", m.Keyboard)
+		}
+	})
+}
+
+// A topic opened from a chat on another machine works on that machine.
+func TestTopicKeepsTheChatsMachine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		box := &fakeEngine{script: echoScript}
+		h := newHarnessPre(t, echoScript, func(tg *tgtest.Server) { tg.SetPrivateTopics(true) },
+			withBox(t, box, func(context.Context) (string, error) { return "9.9.9 (Claude Code)", nil }))
+		h.say("/host box")
+		h.awaitText(h.dm.ID, "now works on box")
+		h.say("/topic notes")
+		h.awaitText(h.dm.ID, "Opened the topic notes, working in /box/code")
+		var thread int
+		for id, name := range h.tg.Topics(h.dm.ID) {
+			if name == "notes" {
+				thread = id
+			}
+		}
+		h.say("in the topic", tgtest.InThread(thread))
+		h.awaitText(h.dm.ID, "Answer: in the topic")
+		if n := len(h.eng.starts()); n != 0 {
+			t.Errorf("the topic started %d sessions on the local machine", n)
+		}
+		if s := box.starts(); len(s) != 1 || s[0].WorkDir != "/box/code" || !strings.HasSuffix(s[0].SessionKey, ":"+strconv.Itoa(thread)) {
+			t.Errorf("box starts = %+v", s)
 		}
 	})
 }
