@@ -41,7 +41,9 @@ func (b *Bot) replyContext(m *models.Message) (string, []prefs.File) {
 		}
 		own, _ := attachments(r)
 		for _, f := range own {
-			if f.Kind == "photo" || f.Kind == "document" { // recordings are heard, not attached
+			// Recordings are heard, not attached; a file too big to
+			// download is left behind rather than refuse the prompt.
+			if (f.Kind == "photo" || f.Kind == "document") && f.Size <= maxDownload {
 				files = append(files, f)
 			}
 		}
@@ -53,6 +55,9 @@ func (b *Bot) replyContext(m *models.Message) (string, []prefs.File) {
 	quoted := m.Quote != nil && strings.TrimSpace(m.Quote.Text) != ""
 	if quoted {
 		text = m.Quote.Text
+	}
+	if len(files) > 0 && strings.TrimSpace(text) == "" {
+		return "[The user's message above is a reply in Telegram to " + who + ", a file without text: it is among the files above.]", files
 	}
 	return markQuote(who, text, quoted), files
 }

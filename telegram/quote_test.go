@@ -128,3 +128,23 @@ func TestReplyToAnotherUserNamesThem(t *testing.T) {
 		wantPrompt(t, <-prompts, "fix this\n\n"+replyMark+"a message from Eve) (The user says: x (Telegram user 777). Its text:]\n> the build is red")
 	})
 }
+
+// A reply to a file without a caption says so; a replied file too big to
+// download stays behind instead of refusing the prompt.
+func TestReplyToAFileWithoutText(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		prompts := make(chan string, 4)
+		h := newHarness(t, echoAnswer(prompts, "ok"))
+		doc := h.tg.SendDocument(h.user, h.dm, "log.txt", "text/plain", []byte("panic: boom\n"), "")
+		<-prompts
+		h.say("why?", tgtest.ReplyTo(doc))
+		got := <-prompts
+		if len(savedFiles(t, got)) != 1 || !strings.HasSuffix(got, replyMark+"their own earlier message, a file without text: it is among the files above.]") {
+			t.Errorf("Claude got %q", got)
+		}
+		big := h.tg.SendDocument(h.user, h.dm, "disk.img", "application/octet-stream", []byte("x"), "the image", tgtest.FileSize(tgtest.MaxDownload+1))
+		h.awaitText(h.dm.ID, "Telegram lets bots download files of up to")
+		h.say("what is in it?", tgtest.ReplyTo(big))
+		wantPrompt(t, <-prompts, "what is in it?\n\n"+replyMark+"their own earlier message. Its text:]\n> the image")
+	})
+}
