@@ -40,3 +40,20 @@ func TestRenderedRichIsAccepted(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRenderedRich: whatever Claude writes, the rich HTML the bot would
+// send (when it fits) passes the fake's checks.
+func FuzzRenderedRich(f *testing.F) {
+	for _, s := range []string{"| a | b |\n|---|---|\n| 1 | 2 |", "- [ ] x\n> q\n# h", "```go\nx\n```", "*a **b** c*", "<p>raw</p>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		html := render.Rich(src)
+		if html == "" || !render.FitsRich(html) {
+			return
+		}
+		if _, err := parseRichHTML(html); err != nil {
+			t.Errorf("refused: %v\nsource %q\nhtml %s", err, src, html)
+		}
+	})
+}
