@@ -259,6 +259,7 @@ type Bot struct {
 	lanes    *lanes                // per-session router work off the poll loop
 	noDrafts sync.Map              // chat id → Telegram refused a draft there: stream by edits
 	noRich   sync.Map              // chat id → Telegram refused a rich message there: plain answers (rich.go)
+	noTopics sync.Map              // chat id → Telegram refused a topic there: no topic buttons (topics.go)
 	richNos  sync.Map              // chat id → rich messages refused in a row (an int, rich.go)
 	baseCtx  context.Context
 	stopping chan struct{}

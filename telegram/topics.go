@@ -59,6 +59,7 @@ func (b *Bot) openTopic(ctx context.Context, pl place, host, dir, name string) e
 	thread, err := b.api.createTopic(ctx, pl.ChatID, name)
 	if err != nil {
 		b.log.Info("telegram refused a topic in a private chat", "chat_id", pl.ChatID, "err", err)
+		b.noTopics.Store(pl.ChatID, true) // no more buttons that would fail the same way
 		return err
 	}
 	topic, m := SessionKey(pl.ChatID, thread), b.machineNamed(host)
@@ -88,12 +89,13 @@ type topicChoice struct {
 }
 
 // cwdAnswer answers /cwd; in a private chat with topics (outside any
-// topic), a directory other than the default gets the button that opens a
-// topic for it.
+// topic, and where Telegram did not refuse one before), a directory other
+// than the default gets the button that opens a topic for it.
 func (b *Bot) cwdAnswer(ctx context.Context, c commandCall) {
 	text := b.cwdCommand(c.key, c.pl, c.m.ID, c.args)
 	st := b.settings(c.key)
-	if c.group || c.pl.Thread != 0 || !b.me.Topics || st.WorkDir == b.machineNamed(st.Host).WorkDir {
+	_, refused := b.noTopics.Load(c.pl.ChatID)
+	if c.group || c.pl.Thread != 0 || !b.me.Topics || refused || st.WorkDir == b.machineNamed(st.Host).WorkDir {
 		b.answer(c, text)
 		return
 	}

@@ -117,6 +117,28 @@ func TestTopicButtonAfterCwd(t *testing.T) {
 		if got := h.toast(h.press(h.user, h.dm, answer, "Open a topic for web")); got != "This button has expired" {
 			t.Errorf("a second press: %q", got)
 		}
+		// Telegram refusing a topic says so once, and the chat gets no more
+		// buttons that would fail the same way.
+		h.tg.FailNext("createForumTopic", 1, tgtest.Failure{Code: 400, Description: "Bad Request: TOPICS_DISABLED"})
+		h.say("/cwd " + root)
+		h.say("/cwd web")
+		again := h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool {
+			_, ok := findButton(m, "Open a topic for web")
+			return ok && m.ID != answer.ID
+		})
+		if got := h.toast(h.press(h.user, h.dm, again, "Open a topic for web")); got != "Telegram refused the topic: see the message" {
+			t.Errorf("refused press: %q", got)
+		}
+		h.awaitText(h.dm.ID, "TOPICS_DISABLED")
+		h.say("/cwd " + root)
+		h.say("/cwd web")
+		h.tg.Await(wait, "a third /cwd answer", func() bool { return countText(h, "Your next message starts a fresh Claude session there") >= 5 })
+		synctest.Wait()
+		for _, m := range h.tg.Messages(h.dm.ID) {
+			if _, ok := findButton(m, "Open a topic"); ok && m.ID != answer.ID && m.ID != again.ID {
+				t.Errorf("a topic button after Telegram refused one: %q", m.Text)
+			}
+		}
 		// Without topics, /cwd has no button.
 		h2 := newHarnessPre(t, echoScript, nil, func(c *telegram.Config) { c.WorkDir, c.ProjectRoots = root, []string{root} })
 		h2.say("/cwd web")
