@@ -35,8 +35,14 @@ type turn struct {
 	cancelReq     context.Context
 	requestCancel context.CancelFunc
 
-	mu     sync.Mutex // guards queued: enqueue runs on the router
+	mu     sync.Mutex // guards queued and notices: enqueue and /cancel run on the router
 	queued int
+	// notices are replies to /cancel and /new waiting for the turn's
+	// outcome (notice.go).
+	notices []turnNotice
+	// queuedNote is the prompt's "Queued" notice: the progress message
+	// is an edit of it, when it was delivered (notice.go).
+	queuedNote *notice
 
 	// st is what the turn knows, folded from Claude's events
 	// (turnstate: no bot, no outbox); the rest of turn presents it.
@@ -80,6 +86,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	t.cancelReq, t.requestCancel = context.WithCancel(context.Background())
 	defer t.requestCancel()
 	t.cancelT = b.cancels.add(cancelRef{key: a.key, chatID: a.place.ChatID})
+	t.queuedNote = a.takeNote(qp.MessageID)
 	a.mu.Lock()
 	a.turn = t
 	t.queued = len(a.queue)
@@ -143,7 +150,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	}
 	if err == nil {
 		t.before = a.snapshot(ctx)
-		qp.Text = b.commandPrompt(ctx, cmdDir{a.machine().Name, a.startDir}, qp.Text)
+		qp.Text = withQuote(b.commandPrompt(ctx, cmdDir{a.machine().Name, a.startDir}, qp.Text), qp.Quote)
 		err = conn.Send(ctx, qp.Text)
 		if err != nil && t.resumed == "" {
 			// The process died between turns; one fresh start is fair.
@@ -273,7 +280,12 @@ func (t *turn) sendProgress(ctx context.Context, progress chan int) {
 	t.rendered = text
 	t.dirty = false
 	kb := view.ProgressKeyboard(cancelData(t.cancelT))
+	note := t.queuedNote
 	go func() {
+		if id := note.adopt(ctx, text, kb); id != 0 {
+			progress <- id // the queued notice, edited into the progress message
+			return
+		}
 		id, err := b.api.send(ctx, a.place, t.qp.MessageID, text, kb, outbox.Normal)
 		if err != nil {
 			b.log.Warn("could not send progress message", "chat_id", a.place.ChatID, "err", err)

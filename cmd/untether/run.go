@@ -151,6 +151,8 @@ func botConfig(cfg *Config) telegram.Config {
 		AllowedUsers:   cfg.Telegram.AllowedUserIDs,
 		AllowAnyUser:   cfg.Telegram.AllowAnyUser,
 		AllowedChats:   cfg.Telegram.AllowedChatIDs,
+		Approvers:      cfg.Telegram.ApproverUserIDs,
+		PlainAnswers:   !cfg.Progress.Rich,
 		PollTimeout:    cfg.Telegram.PollTimeout,
 		MaxBacklogAge:  cfg.Telegram.MaxBacklogAge,
 		MinEdit:        cfg.Progress.MinEditInterval,
