@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
-	sshhost "github.com/untether/untether/host/ssh"
 	"github.com/untether/untether/host/ssh/sshtest"
 	"github.com/untether/untether/runner/claudetest"
 )
@@ -25,20 +24,7 @@ func newSSHRig(t testing.TB) *rig {
 	t.Helper()
 	bin := claudetest.Binary(t)
 	s := sshtest.Start(t)
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctl, err := os.MkdirTemp("", "ctl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(ctl) })
-	h, err := sshhost.New(sshhost.Options{Name: "box", Dest: s.Dest, Args: s.Args, ControlDir: ctl, Agent: self})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
+	h := s.Connect(t)
 	r := newRig(t, false)
 	r.ssh = h
 	r.opts.Host = h

@@ -29,24 +29,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func newHost(t *testing.T, s *sshtest.Server) *ssh.Host {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctl, err := os.MkdirTemp("", "ctl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(ctl) })
-	h, err := ssh.New(ssh.Options{Name: "box", Dest: s.Dest, Args: s.Args, ControlDir: ctl, Agent: self})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return h
-}
+func newHost(t *testing.T, s *sshtest.Server) *ssh.Host { return s.Connect(t) }
 
 // run starts argv there with env and waits.
 func run(t *testing.T, h host.Host, env []string, argv ...string) (string, string, host.Exit) {

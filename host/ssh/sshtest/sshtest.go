@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/untether/untether/host/ssh"
 )
 
 // User is the test user the server logs into.
@@ -230,4 +232,26 @@ func atoi(t testing.TB, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// Connect is a host over the server with this test binary as its agent
+// (the test's TestMain must run ssh.AgentMain for "host-agent"), closed at
+// the test's end.
+func (s *Server) Connect(t testing.TB) *ssh.Host {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := os.MkdirTemp("", "ctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(ctl) })
+	h, err := ssh.New(ssh.Options{Name: "box", Dest: s.Dest, Args: s.Args, ControlDir: ctl, Agent: self})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
 }
