@@ -233,6 +233,8 @@ type Grant struct {
 	hash   [32]byte
 	config string
 	once   sync.Once
+	// remove removes config where it was put (this machine: os.Remove).
+	remove func(string) error
 }
 
 // ConfigPath is the MCP config file to pass to Claude Code (--mcp-config).
@@ -244,7 +246,11 @@ func (g *Grant) Close() {
 		g.s.mu.Lock()
 		delete(g.s.sessions, g.hash)
 		g.s.mu.Unlock()
-		if err := os.Remove(g.config); err != nil && !errors.Is(err, os.ErrNotExist) {
+		remove := g.remove
+		if remove == nil {
+			remove = os.Remove
+		}
+		if err := remove(g.config); err != nil && !errors.Is(err, os.ErrNotExist) {
 			g.s.log.Warn("could not remove an MCP config", "path", g.config, "err", err)
 		}
 	})
@@ -256,14 +262,9 @@ func (s *Server) Open(sess Session) (*Grant, error) {
 	secret := token.New()
 	g := &Grant{s: s, hash: sha256.Sum256([]byte(secret)),
 		config: filepath.Join(s.opts.Dir, "session-"+token.New()+".json")}
-	data, err := json.Marshal(map[string]any{"mcpServers": map[string]any{ServerName: map[string]any{
-		"type":    "stdio",
-		"command": s.opts.Binary,
-		"args":    []string{"mcp", SocketFlag, s.socket},
-		"env":     map[string]string{SecretEnv: secret},
-	}}})
+	data, err := mcpConfig(s.opts.Binary, s.socket, secret)
 	if err != nil {
-		return nil, fmt.Errorf("filesend: MCP config: %w", err)
+		return nil, err
 	}
 	f, err := os.OpenFile(g.config, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -277,6 +278,52 @@ func (s *Server) Open(sess Session) (*Grant, error) {
 		_ = os.Remove(g.config)
 		return nil, fmt.Errorf("filesend: MCP config: %w", err)
 	}
+	s.mu.Lock()
+	s.sessions[g.hash] = sess
+	s.mu.Unlock()
+	return g, nil
+}
+
+// mcpConfig is the MCP config that starts `binary mcp` on socket with
+// the session's secret.
+func mcpConfig(binary, socket, secret string) ([]byte, error) {
+	data, err := json.Marshal(map[string]any{"mcpServers": map[string]any{ServerName: map[string]any{
+		"type":    "stdio",
+		"command": binary,
+		"args":    []string{"mcp", SocketFlag, socket},
+		"env":     map[string]string{SecretEnv: secret},
+	}}})
+	if err != nil {
+		return nil, fmt.Errorf("filesend: MCP config: %w", err)
+	}
+	return data, nil
+}
+
+// Elsewhere is another machine a Claude process to grant runs on: the
+// untether binary there, the path there of a socket that leads to this
+// server's (forwarded over the connection), and how to put a file there
+// (0600, in a private folder) and remove it.
+type Elsewhere struct {
+	Binary string
+	Socket string
+	Put    func(data []byte) (path string, err error)
+	Remove func(path string) error
+}
+
+// OpenElsewhere is Open for a process on another machine: its MCP config
+// is put there and names that machine's untether and socket. The session's
+// rule decides as for any other (its Host is that machine's).
+func (s *Server) OpenElsewhere(sess Session, e Elsewhere) (*Grant, error) {
+	secret := token.New()
+	data, err := mcpConfig(e.Binary, e.Socket, secret)
+	if err != nil {
+		return nil, err
+	}
+	path, err := e.Put(data)
+	if err != nil {
+		return nil, fmt.Errorf("filesend: putting the MCP config there: %w", err)
+	}
+	g := &Grant{s: s, hash: sha256.Sum256([]byte(secret)), config: path, remove: e.Remove}
 	s.mu.Lock()
 	s.sessions[g.hash] = sess
 	s.mu.Unlock()

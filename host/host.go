@@ -179,6 +179,17 @@ var (
 // message for a retry rather than report Claude failing.
 var ErrUnreachable = errors.New("host unreachable")
 
+// IsLocal says whether h is this machine (nil is): only then may a
+// caller's default be the bot's own environment. A process on another
+// machine never gets the bot's environment (its token, its HOME).
+func IsLocal(h Host) bool {
+	switch h.(type) {
+	case nil, Local, *Local:
+		return true
+	}
+	return false
+}
+
 // Or is h, or Local when h is nil: the zero value of a caller's Host
 // field means this machine.
 func Or(h Host) Host {

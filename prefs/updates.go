@@ -27,6 +27,9 @@ type Prompt struct {
 	// Origin is set on a prompt no one typed: a schedule's or a trigger's
 	// run (MessageID is then 0 until its first message is sent).
 	Origin *Origin `json:"origin,omitempty"`
+	// Quote is what the message replies to (the replied text, or the part
+	// the user quoted), marked for Claude, as it goes after the text.
+	Quote string `json:"quote,omitempty"`
 }
 
 // File is a photo or document sent with a prompt, downloaded when the

@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -89,7 +88,7 @@ func (g Git) run(ctx context.Context, c gitCall) (out []byte, cut bool, err erro
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	cmd := host.Cmd{Path: bin, Args: append(append([]string{"--no-pager"}, safeConfig...), c.args...),
-		Dir: c.dir, Env: append(gitEnv(g.Env), c.env...), WaitDelay: 2 * time.Second}
+		Dir: c.dir, Env: append(gitEnv(g.env()), c.env...), WaitDelay: 2 * time.Second}
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin)
 	}
@@ -128,14 +127,11 @@ func (g Git) run(ctx context.Context, c gitCall) (out []byte, cut bool, err erro
 	return stdout.buf.Bytes(), stdout.cut, nil
 }
 
-// gitEnv is base (the bot's environment when nil) without what would
+// gitEnv is base without what would
 // redirect git or run a program, with a fixed language (messages are
 // parsed) and without optional locks, so reading a repository never takes
 // the index lock from the owner's own git.
 func gitEnv(base []string) []string {
-	if base == nil {
-		base = os.Environ()
-	}
 	var env []string
 	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/untether/untether/host"
 )
 
 // How the bot keeps git from running programs a project names.
@@ -173,10 +175,15 @@ func ownerConfigFiles(env []string) map[string]bool {
 	return files
 }
 
-// env is the environment git starts from.
+// env is the environment git starts from: Env, or by default the bot's
+// own on this machine and nothing of it on another (the host's own login
+// environment applies there).
 func (g Git) env() []string {
 	if g.Env == nil {
-		return os.Environ()
+		if host.IsLocal(g.Host) {
+			return os.Environ()
+		}
+		return []string{}
 	}
 	return g.Env
 }

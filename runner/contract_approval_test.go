@@ -49,8 +49,10 @@ func (r *rig) toolResultFor(toolUseID string) claudetest.ToolResult {
 	return claudetest.ToolResult{}
 }
 
-func TestContractBashAllowRewritten(t *testing.T) {
-	r := newRig(t, true).serve(claudetest.Answer(bashUse("touch a.txt")), claudetest.Say("made it"))
+func TestContractBashAllowRewritten(t *testing.T) { bashAllowRewritten(t, newRig(t, true)) }
+
+func bashAllowRewritten(t *testing.T, r *rig) {
+	r.serve(claudetest.Answer(bashUse("touch a.txt")), claudetest.Say("made it"))
 	s := r.start()
 	var asked []engine.ApprovalRequest
 	log := turn(t, s, "Create a.txt.", func(req engine.ApprovalRequest) {
@@ -180,8 +182,12 @@ func TestContractWriteApproval(t *testing.T) {
 	}
 }
 
-func TestContractAlwaysAllow(t *testing.T) {
-	r := newRig(t, true).serve(
+func TestContractAlwaysAllow(t *testing.T) { alwaysAllow(t, newRig(t, true)) }
+
+// alwaysAllow: an "always allow" answer covers the same request again in
+// the process, its rule outlives the process (resumed), its mode does not.
+func alwaysAllow(t *testing.T, r *rig) {
+	r.serve(
 		claudetest.Answer(bashUse("touch a.txt")),
 		claudetest.Answer(bashUse("touch a.txt")), // the same request again
 		claudetest.Say("both done"),

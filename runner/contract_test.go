@@ -31,6 +31,11 @@ type rig struct {
 	api  *claudetest.API
 	home string
 	opts Options
+	// served, if set, adjusts the options once the fake API runs (a rig
+	// on an SSH host moves HOME there).
+	served func(*rig)
+	// ssh is the rig's SSH host, when it has one.
+	ssh interface{ Close() error }
 }
 
 // newRig skips without a binary, marks a *testing.T parallel (each rig is
@@ -59,6 +64,9 @@ func (r *rig) serve(steps ...claudetest.Step) *rig {
 	r.t.Helper()
 	r.api = claudetest.NewAPI(r.t, steps...)
 	r.opts.Env, r.home = claudetest.Env(r.t, r.api.URL())
+	if r.served != nil {
+		r.served(r)
+	}
 	return r
 }
 

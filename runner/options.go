@@ -146,8 +146,8 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.Env == nil {
-		o.Env = os.Environ()
+	if o.Env == nil && host.IsLocal(o.Host) {
+		o.Env = os.Environ() // never on another machine: the bot's environment stays here
 	}
 	o.Host = host.Or(o.Host)
 	return o

@@ -17,14 +17,19 @@ import (
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/hold"
+	sshhost "github.com/untether/untether/host/ssh"
 
 	"github.com/untether/untether/runner/claudetest"
 )
 
 func TestMain(m *testing.M) {
-	// The test binary is its own holder for held sessions.
+	// The test binary is its own holder for held sessions, and the agent of
+	// the SSH hosts in contract_ssh_test.go, as untether is in production.
 	if len(os.Args) > 1 && os.Args[1] == "hold" {
 		os.Exit(hold.Main(os.Stdin, os.Stdout))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "host-agent" {
+		os.Exit(sshhost.AgentMain(os.Args[2:]))
 	}
 	claudetest.RunFakeCLIIfRequested()
 	os.Exit(m.Run())

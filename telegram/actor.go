@@ -51,6 +51,11 @@ type actor struct {
 	// read again later (its name may lead elsewhere by now).
 	startDir string
 
+	// notes are the "Queued" notices of queued prompts, by message id:
+	// the turn that runs the prompt makes its progress message of it
+	// (notice.go), one message fewer.
+	notes map[int]*notice
+
 	// A cancel belongs to the turn it was meant for (turn.requestCancel),
 	// never to the actor: a request left over must not stop a later turn.
 	wake  chan struct{} // new prompt or request (capacity 1)
@@ -84,9 +89,17 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	// turn that answered is over for the user (it is only closing): the
 	// message runs next without a notice.
 	busy := a.turn != nil && !a.turn.answered.Load() && !(qp.Album != "" && ahead > 0 && a.queue[ahead-1].Album == qp.Album)
+	var note *notice
 	if busy {
 		ahead++
 		a.turn.setQueued(len(a.queue))
+	}
+	if busy && qp.Origin == nil { // a scheduled run has no message of its own yet: its note stays a note
+		note = a.b.api.newNotice(a.place, qp.MessageID)
+		if a.notes == nil {
+			a.notes = map[int]*notice{}
+		}
+		a.notes[qp.MessageID] = note
 	}
 	a.startLocked()
 	a.mu.Unlock()
@@ -94,9 +107,18 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	switch {
 	case busy && qp.Origin != nil:
 		a.b.api.notify(a.place, 0, view.QueuedRunNote(qp.Origin.Label, ahead))
-	case busy:
-		a.b.api.notify(a.place, qp.MessageID, view.QueuedNote(ahead))
+	case note != nil:
+		note.start(view.QueuedNote(ahead))
 	}
+}
+
+// takeNote is the queued notice of the prompt of message msgID, if any.
+func (a *actor) takeNote(msgID int) *notice {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := a.notes[msgID]
+	delete(a.notes, msgID)
+	return n
 }
 
 func (a *actor) startLocked() {
@@ -110,13 +132,17 @@ func (a *actor) startLocked() {
 
 // requestCancel interrupts the running turn, if any. It never waits. A
 // turn whose answer is already being sent is over for the user: there is
-// nothing left to cancel.
-func (a *actor) requestCancel() bool {
+// nothing left to cancel. A notice (the reply to /cancel), if not nil,
+// is edited to the turn's outcome.
+func (a *actor) requestCancel(n *notice) bool {
 	a.mu.Lock()
 	t := a.turn
 	a.mu.Unlock()
 	if t == nil || t.answered.Load() {
 		return false
+	}
+	if n != nil {
+		t.addNotice(n, cancelOutcome)
 	}
 	t.requestCancel()
 	return true
@@ -125,15 +151,20 @@ func (a *actor) requestCancel() bool {
 // requestReset drops queued prompts and the process; the next message
 // starts a fresh Claude session. The dropped prompts are marked done in one
 // write, after the lock is released: /cancel on the polling loop takes the
-// same lock, and must not wait for the disk.
-func (a *actor) requestReset() (dropped int) {
+// same lock, and must not wait for the disk. A running turn is cancelled;
+// n (the reply to /new, if not nil) stands for its "Cancelled" message,
+// which would contradict the fresh start.
+func (a *actor) requestReset(n *notice) (dropped int) {
 	seqs := a.dropKept()
 	a.mu.Lock()
 	for _, qp := range a.queue {
 		seqs = append(seqs, qp.Seq)
 	}
-	a.queue = nil
+	a.queue, a.notes = nil, nil
 	if a.turn != nil {
+		if n != nil && !a.turn.answered.Load() {
+			a.turn.addNotice(n, keepNotice)
+		}
 		a.turn.requestCancel()
 	}
 	a.startLocked()
@@ -381,7 +412,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	a.mach = m
 	a.mu.Unlock()
 	err := m.pool.acquire(t.cancelReq, a, func(h *actor, strict bool) bool { return h.busy(strict) }, func() {
-		b.api.notify(a.place, t.qp.MessageID, view.WaitingForSlot(m.MaxLive))
+		t.waitNotice(view.WaitingForSlot(m.MaxLive))
 	})
 	if err != nil {
 		if t.cancelReq.Err() != nil {
@@ -432,14 +463,16 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 // configured, or the grant failed) Claude runs all the same.
 func (a *actor) openGrant(m *machine, startDir string) *filesend.Grant {
 	b := a.b
-	// The send_file server is a socket on this machine: a process on
-	// another one has no way to it yet (docs/hosts.md).
-	if b.cfg.Files == nil || m.Name != LocalMachine {
+	open := m.Grant
+	if m.Name == LocalMachine && b.cfg.Files != nil {
+		open = b.cfg.Files.Open
+	}
+	if b.cfg.Files == nil || open == nil {
 		return nil
 	}
 	rule := b.broker.PathRule(startDir, m.uploadDir(a.key), m.where())
 	rule.WorkDirResolved = true
-	g, err := b.cfg.Files.Open(filesend.Session{Key: a.key, Rule: rule})
+	g, err := open(filesend.Session{Key: a.key, Rule: rule})
 	if err != nil {
 		b.log.Warn("claude starts without the send_file tool", "chat_id", a.place.ChatID, "session_key", a.key, "err", err)
 		return nil

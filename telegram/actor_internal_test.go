@@ -31,7 +31,7 @@ func TestResetDropsTheQueueInOneWrite(t *testing.T) {
 		a.queue = append(a.queue, prefs.QueuedPrompt{Key: "1", Seq: seq, Prompt: p})
 	}
 	before := store.Commits()
-	if n := a.requestReset(); n != 5 {
+	if n := a.requestReset(nil); n != 5 {
 		t.Errorf("dropped %d prompts, want 5", n)
 	}
 	if n := store.Commits() - before; n != 1 {

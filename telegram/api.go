@@ -41,7 +41,7 @@ func (api *tgAPI) getMe(ctx context.Context) (botIdentity, error) {
 	if err != nil {
 		return botIdentity{}, fmt.Errorf("telegram getMe (is the bot token valid? is api_url right?): %s", api.redact(err.Error()))
 	}
-	return botIdentity{ID: u.ID, Username: u.Username}, nil
+	return botIdentity{ID: u.ID, Username: u.Username, Topics: u.HasTopicsEnabled}, nil
 }
 
 // dropWebhook removes a webhook left set for this bot (by another
@@ -128,24 +128,7 @@ func (api *tgAPI) send(ctx context.Context, p place, replyTo int, text string, k
 	text, kb = api.redact(text), api.redactKeyboard(kb)
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {
-			params := &tgbot.SendMessageParams{
-				ChatID:             p.ChatID,
-				MessageThreadID:    p.Thread,
-				Text:               text,
-				ReplyMarkup:        kb.Markup(),
-				LinkPreviewOptions: noPreview,
-			}
-			if parse {
-				params.ParseMode = models.ParseModeHTML
-			} else {
-				// Unescaping and dropping tags can join a secret the
-				// HTML held apart.
-				params.Text = api.redact(plainText(text))
-			}
-			if replyTo != 0 {
-				params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
-			}
-			m, err := api.client.SendMessage(ctx, params)
+			m, err := api.client.SendMessage(ctx, api.sendParams(p, replyTo, text, kb, parse))
 			if err != nil {
 				return api.wrap("sendMessage", err)
 			}
@@ -158,6 +141,29 @@ func (api *tgAPI) send(ctx context.Context, p place, replyTo int, text string, k
 		return 0, err
 	}
 	return id, nil
+}
+
+// sendParams is a sendMessage of redacted HTML text, or (parse false) of
+// its plain text, replying to replyTo when not 0.
+func (api *tgAPI) sendParams(p place, replyTo int, text string, kb view.Keyboard, parse bool) *tgbot.SendMessageParams {
+	params := &tgbot.SendMessageParams{
+		ChatID:             p.ChatID,
+		MessageThreadID:    p.Thread,
+		Text:               text,
+		ReplyMarkup:        kb.Markup(),
+		LinkPreviewOptions: noPreview,
+	}
+	if parse {
+		params.ParseMode = models.ParseModeHTML
+	} else {
+		// Unescaping and dropping tags can join a secret the HTML held
+		// apart.
+		params.Text = api.redact(plainText(text))
+	}
+	if replyTo != 0 {
+		params.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+	}
+	return params
 }
 
 // sendParsed runs a send with parse_mode HTML and, if Telegram rejects the

@@ -63,6 +63,21 @@ func findButton(m tgtest.Message, label string) (string, bool) {
 	return "", false
 }
 
+// buttonStyles maps each button's label, without its emoji, to its style.
+func buttonStyles(m tgtest.Message) map[string]string {
+	out := map[string]string{}
+	for _, row := range m.Keyboard {
+		for _, b := range row {
+			label := b.Text
+			if _, rest, ok := strings.Cut(label, " "); ok {
+				label = rest
+			}
+			out[label] = b.Style
+		}
+	}
+	return out
+}
+
 func buttonTexts(m tgtest.Message) [][]string {
 	var out [][]string
 	for _, row := range m.Keyboard {

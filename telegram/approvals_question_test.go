@@ -60,6 +60,9 @@ func TestQuestionSingleChoice(t *testing.T) {
 			len(rows[2]) != 2 || !strings.Contains(rows[2][0], "Other") || !strings.Contains(rows[2][1], "Dismiss") {
 			t.Errorf("question buttons = %v", rows)
 		}
+		if st := buttonStyles(prompt); st["Dismiss"] != "danger" || st["SQLite"] != "" {
+			t.Errorf("button styles = %v, want Dismiss red and the options plain", st)
+		}
 		t.Logf("question prompt:\n%s\nbuttons: %v", prompt.Text, rows)
 		if got := h.toast(h.press(h.user, h.dm, prompt, "SQLite")); got != "Answered" {
 			t.Errorf("toast = %q", got)

@@ -48,6 +48,10 @@ func TestApprovalApprove(t *testing.T) {
 			!strings.Contains(rows[0][1], "Deny") || !strings.Contains(rows[1][0], "Always allow") {
 			t.Errorf("buttons = %v, want [Approve Deny] [Always allow]", rows)
 		}
+		// Approve is green and Deny red (Bot API 9.4 button styles).
+		if st := buttonStyles(prompt); st["Approve"] != "success" || st["Deny"] != "danger" {
+			t.Errorf("button styles = %v, want Approve success and Deny danger", st)
+		}
 		for _, row := range prompt.Keyboard {
 			for _, b := range row {
 				if !strings.HasPrefix(b.CallbackData, "a:") || len(b.CallbackData) > 64 || strings.Contains(b.CallbackData, "req-1") {

@@ -76,12 +76,19 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 		kb = view.QuestionKeyboard(p.Question, prefixApproval)
 	} else {
 		if at.File = view.PromptFullInput(p, workDir, now); at.File != nil {
-			id, err := b.api.sendDocument(ctx, a.place, replyTo, at.File.Name, []byte(at.File.Text), view.FullInputCaption(at.File), outbox.High)
+			f := at.File
+			id, folded := b.sendRichFolded(ctx, a.place, replyTo, outbox.High, func() (string, bool) {
+				return view.FullInputRich(view.FullInputCaption(f), f.Name, f.Text)
+			})
+			var err error
+			if !folded {
+				id, err = b.api.sendDocument(ctx, a.place, replyTo, f.Name, []byte(f.Text), view.FullInputCaption(f), outbox.High)
+			}
 			if err != nil {
 				b.log.Warn("full input of an approval prompt not delivered: only Deny is offered", "chat_id", a.place.ChatID,
 					"request_id", p.Request.RequestID, "err", err)
 			} else {
-				at.Sent, replyTo = true, id
+				at.Sent, at.Folded, replyTo = true, folded, id
 			}
 		}
 		parts = view.PromptTextAttached(p, workDir, time.Now(), at) // the file may have taken a while
@@ -89,7 +96,7 @@ func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Pr
 	}
 	key := promptKey{a.key, p.Request.RequestID}
 	var last int
-	for i, part := range parts {
+	for i, part := range b.withApprovers(a.place.ChatID, parts) {
 		var k view.Keyboard
 		if i == len(parts)-1 {
 			k = kb
@@ -138,7 +145,7 @@ func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models
 	key := promptKey{res.Request.SessionKey, res.Request.RequestID}
 	if !res.Final() {
 		if q := b.redactQuestion(res.Question); q != nil {
-			text := view.QuestionTextIn(q, isGroup(res.Request.ChatID))
+			text := b.withApprovers(res.Request.ChatID, []string{view.QuestionTextIn(q, isGroup(res.Request.ChatID))})[0]
 			b.prompts.update(key, q.Version, text, view.QuestionKeyboard(q, prefixApproval))
 		}
 		return

@@ -150,6 +150,13 @@ type Config struct {
 	// [triggers] (schedules.go).
 	Schedules Schedules
 	Hooks     HookServer
+
+	// Approvers are who may answer approval, plan and question prompts in
+	// groups ([telegram] approver_user_ids); empty: everyone allowed.
+	Approvers []int64
+	// PlainAnswers turns rich messages off ([progress] rich = false):
+	// every answer goes out as Telegram HTML.
+	PlainAnswers bool
 }
 
 // FileServer is the send_file tool's server: *filesend.Server, or a
@@ -233,12 +240,14 @@ type Bot struct {
 
 	allowedUsers map[int64]bool
 	allowedChats map[int64]bool
+	approvers    *approverBook // who may answer prompts in groups (approvers.go)
 
 	me       botIdentity
 	cancels  tokens[cancelRef] // Cancel buttons of running turns
 	prompts  promptBook
 	sessions tokens[sessionChoice] // buttons of /sessions lists
 	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
+	topicBtn tokens[topicChoice]   // "open a topic" buttons of /cwd answers (topics.go)
 	limits   limitWatch            // the last usage-limit status, for /usage
 	sched    *scheduler            // scheduled and triggered runs (schedules.go)
 	schedMsg tokens[scheduleRef]   // ✖ buttons of /schedules lists
@@ -249,6 +258,9 @@ type Bot struct {
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
 	noDrafts sync.Map              // chat id → Telegram refused a draft there: stream by edits
+	noRich   sync.Map              // chat id → Telegram refused a rich message there: plain answers (rich.go)
+	noTopics sync.Map              // chat id → Telegram refused a topic there: no topic buttons (topics.go)
+	richNos  sync.Map              // chat id → rich messages refused in a row (an int, rich.go)
 	baseCtx  context.Context
 	stopping chan struct{}
 
@@ -264,6 +276,9 @@ type Bot struct {
 type botIdentity struct {
 	ID       int64
 	Username string
+	// Topics: forum topic mode is on for the bot in private chats
+	// (getMe's has_topics_enabled, Bot API 9.3).
+	Topics bool
 }
 
 // New builds a bot. The store must be open; the engine starts Claude.
@@ -288,6 +303,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		redactor:     redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
 		allowedUsers: set(cfg.AllowedUsers),
 		allowedChats: set(cfg.AllowedChats),
+		approvers:    newApprovers(cfg.Approvers),
 		actors:       map[string]*actor{},
 		stopping:     make(chan struct{}),
 		accounts:     newAccounts(accountsKept, cfg.PressBurst),
@@ -374,6 +390,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	if err := b.api.setCommands(ctx); err != nil {
 		b.log.Warn("could not register commands", "err", b.redact(err.Error()))
 	}
+	b.learnApprovers() // in the background: prompts in groups name them
 	if err := b.recover(ctx); err != nil {
 		return err
 	}

@@ -26,8 +26,8 @@ func TestMessageProgressFinal(t *testing.T) {
 		msgID := h.say("run the tests")
 		// The progress message arrives before Claude's first event finishes the turn.
 		prog := h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return m.ReplyTo == msgID })
-		if len(prog.Keyboard) == 0 || !strings.Contains(prog.Keyboard[0][0].Text, "Cancel") {
-			t.Errorf("progress message should carry a cancel button: %+v", prog.Keyboard)
+		if len(prog.Keyboard) == 0 || !strings.Contains(prog.Keyboard[0][0].Text, "Cancel") || prog.Keyboard[0][0].Style != "danger" {
+			t.Errorf("progress message should carry a red cancel button: %+v", prog.Keyboard)
 		}
 		h.tg.Await(wait, "progress shows the running action", func() bool {
 			m, _ := h.tg.Message(h.dm.ID, prog.ID)
@@ -134,11 +134,7 @@ func TestCancelThenNewMessage(t *testing.T) {
 
 func TestCancelButton(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
-			tr.Start("m")
-			<-tr.Interrupted()
-			tr.Aborted()
-		})
+		h := newHarness(t, untilCancelled)
 		id := h.say("long")
 		prog := h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return m.ReplyTo == id && len(m.Keyboard) > 0 })
 		cq := h.tg.PressButton(h.user, h.dm, prog.ID, prog.Keyboard[0][0].CallbackData)

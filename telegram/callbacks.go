@@ -30,6 +30,7 @@ const (
 	prefixCancel   = "c:"
 	prefixSession  = "s:"
 	prefixKeep     = "k:"
+	prefixTopic    = "t:" // a /cwd answer's "open a topic" button (topics.go)
 )
 
 // cancelData is the callback data of a turn's Cancel button.
@@ -49,6 +50,8 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		b.pressKeep(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixKeep))
 	case strings.HasPrefix(cq.Data, prefixSchedule):
 		b.pressSchedule(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSchedule))
+	case strings.HasPrefix(cq.Data, prefixTopic):
+		b.pressTopic(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixTopic))
 	default:
 		b.api.answerCallback(ctx, cq.ID, view.ToastExpired)
 	}
@@ -57,6 +60,11 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 // pressApproval hands an approval button to the broker, answers the press
 // and updates the prompt.
 func (b *Bot) pressApproval(ctx context.Context, cq *models.CallbackQuery, chatID int64, tok string) {
+	if !b.mayApprove(cq.From.ID, chatID) {
+		b.log.Info("refused a press on a prompt from a user who is not an approver", "chat_id", chatID, "user_id", cq.From.ID)
+		b.api.answerCallback(ctx, cq.ID, view.ToastNotApprover(b.approverList()))
+		return
+	}
 	res, err := b.broker.Press(ctx, tok, cq.From.ID, chatID)
 	var ref *approvals.Refusal
 	if errors.As(err, &ref) {
@@ -95,7 +103,7 @@ func (b *Bot) pressCancel(ctx context.Context, cq *models.CallbackQuery, chatID 
 		return
 	}
 	a := b.existingActor(target.key)
-	if a != nil && a.requestCancel() {
+	if a != nil && a.requestCancel(nil) {
 		b.api.answerCallback(ctx, cq.ID, view.ToastCancelling)
 	} else {
 		b.api.answerCallback(ctx, cq.ID, view.ToastTurnOver)

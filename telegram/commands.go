@@ -37,13 +37,16 @@ var commandHandlers = map[string]commandHandler{
 	"start": {run: helpCommand},
 	"help":  {run: helpCommand},
 	"cancel": {atOnce: true, run: func(b *Bot, _ context.Context, c commandCall) {
+		// One reply, edited to the outcome once the turn has ended (notice.go).
 		stuck := b.lanes.cancelRunning(c.key)
 		a := b.existingActor(c.key)
-		b.answer(c, view.CancelReply(a != nil && a.requestCancel() || stuck))
+		n := b.api.newNotice(c.pl, c.m.ID)
+		n.start(view.CancelReply(a != nil && a.requestCancel(n) || stuck))
 	}},
 	"new": {run: func(b *Bot, _ context.Context, c commandCall) {
 		a := b.actorFor(c.key, c.pl, c.group)
-		b.answer(c, view.NewSessionReply(a.requestReset()))
+		n := b.api.newNotice(c.pl, c.m.ID)
+		n.start(view.NewSessionReply(a.requestReset(n)))
 	}},
 	"status": {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.statusText(c.key, c.pl, c.m.ID)) }},
 	"usage":  {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.usageText(c.key)) }},
@@ -57,7 +60,8 @@ var commandHandlers = map[string]commandHandler{
 	"stream": {run: func(b *Bot, _ context.Context, c commandCall) {
 		b.answer(c, b.streamCommand(c.key, c.group, strings.ToLower(c.args)))
 	}},
-	"cwd":      {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.cwdCommand(c.key, c.pl, c.m.ID, c.args)) }},
+	"cwd":      {run: func(b *Bot, ctx context.Context, c commandCall) { b.cwdAnswer(ctx, c) }},
+	"topic":    {run: func(b *Bot, ctx context.Context, c commandCall) { b.topicCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
 	"sessions": {run: func(b *Bot, ctx context.Context, c commandCall) { b.sessionsCommand(ctx, c.key, c.pl, c.m.ID) }},
 	"get":      {run: func(b *Bot, ctx context.Context, c commandCall) { b.getCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
 	"diff":     {run: func(b *Bot, ctx context.Context, c commandCall) { b.diffCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},

@@ -43,6 +43,11 @@ func (b *Bot) diffCommand(ctx context.Context, key string, pl place, replyTo int
 		}
 		return
 	}
+	if !cut {
+		if _, ok := b.sendRichFolded(ctx, pl, replyTo, outbox.Normal, func() (string, bool) { return view.DiffRich(summary, patch) }); ok {
+			return // one rich message, a file's diff per fold (rich.go)
+		}
+	}
 	id, err := b.api.send(ctx, pl, replyTo, summary, nil, outbox.Normal)
 	if err != nil {
 		b.log.Warn("could not send /diff", "chat_id", pl.ChatID, "err", err)

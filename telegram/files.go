@@ -89,6 +89,9 @@ func tooBig(files []prefs.File) (prefs.File, bool) {
 // uploadDir is the session's own upload folder. The approvals path rule
 // lets Claude read it, and no other chat's.
 func (m *machine) uploadDir(key string) string {
+	if m.UploadDir == "" {
+		return "" // no folder there: nothing is inside it
+	}
 	return filepath.Join(m.UploadDir, safeName(key))
 }
 
@@ -98,6 +101,9 @@ func (m *machine) uploadDir(key string) string {
 // is on the host Claude works on.
 func (b *Bot) withFiles(ctx context.Context, qp prefs.QueuedPrompt) (string, error) {
 	m := b.machineFor(qp.Key)
+	if m.UploadDir == "" {
+		return "", fmt.Errorf("%s has no upload folder: its home was not known when the bot started (restart the bot once it answers)", m.Name)
+	}
 	dir := m.uploadDir(qp.Key)
 	if err := m.Host.MkdirAll(ctx, dir, 0o700); err != nil {
 		return "", fmt.Errorf("creating the upload folder: %w", err)

@@ -22,10 +22,12 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 		ContextTokens: tc.ContextTokens, ContextWindow: tc.ContextWindow})
 	limitNotice, limited := t.limitStop(tc)
 	var parts []string
+	var rich string // the answer as a rich message (rich.go), or ""
 	switch {
 	case tc.OK:
 		t.st.Phase = view.StateDone
 		parts = view.FinalParts(tc.Result, footer, render.Message)
+		rich = b.richAnswer(t.a.place.ChatID, tc.Result, footer)
 	case overBudget:
 		t.st.Phase = view.StateBudgetStopped
 		parts = []string{view.TurnBudgetStopped(b.cfg.MaxTurnUSD, footer)}
@@ -34,7 +36,6 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 		parts = []string{limitNotice}
 	case tc.TerminalReason == "aborted_streaming" || tc.TerminalReason == "aborted_tools" || t.cancelled:
 		t.st.Phase = view.StateCancelled
-		parts = []string{view.CancelledText}
 	default:
 		t.st.Phase = view.StateFailed
 		parts = []string{view.ErrorText(view.TurnFailed(b.redact(tc.ErrorText)))}
@@ -44,19 +45,33 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 	if t.progressID != 0 {
 		b.out.Drop(t.progressKey())
 	}
-	t.deliver(ctx, parts)
+	if t.st.Phase == view.StateCancelled {
+		t.deliverCancelled(ctx, view.CancelledText)
+	} else {
+		t.deliverAnswer(ctx, rich, parts)
+	}
 	t.close(ctx, progress, tc.OK)
 	t.a.markStore(ctx, tc.SessionID)
 }
 
 // deliver sends the final parts in order; a final is never dropped (the
 // outbox retries until delivered or the bot stops).
-func (t *turn) deliver(ctx context.Context, parts []string) {
+func (t *turn) deliver(ctx context.Context, parts []string) { t.deliverAnswer(ctx, "", parts) }
+
+// deliverAnswer is deliver with the answer's rich form first, when it has
+// one: the parts go only if Telegram refuses it.
+func (t *turn) deliverAnswer(ctx context.Context, rich string, parts []string) {
 	a, b := t.a, t.a.b
 	t.answered.Store(true)
 	t.live.stop() // no draft may land after the answer: it would show again under it
-	if len(parts) > 0 {
+	switch {
+	case rich != "":
+		t.live.bridgeAs(rich, true, b.out.Delay(a.place.ChatID))
+	case len(parts) > 0:
 		t.live.bridge(parts[0], b.out.Delay(a.place.ChatID))
+	}
+	if rich != "" && t.sendRichAnswer(ctx, rich) {
+		return
 	}
 	for i, p := range parts {
 		replyTo := 0
@@ -92,7 +107,7 @@ func (t *turn) finishStart(ctx context.Context, progress chan int, err error) {
 	if errors.Is(err, errTurnCancelled) {
 		t.cancelled = true
 		t.st.Phase = view.StateCancelled
-		t.deliver(ctx, []string{view.CancelledBeforeStartText})
+		t.deliverCancelled(ctx, view.CancelledBeforeStartText)
 		t.close(ctx, progress, false)
 		return
 	}
@@ -128,6 +143,9 @@ func (t *turn) finishStopped(ctx context.Context, progress chan int) {
 func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 	a, b := t.a, t.a.b
 	t.endWatch()
+	// A /cancel that came too late (the turn answered or failed meanwhile)
+	// still gets its outcome.
+	t.settleNotices("", false)
 	// No request outlives its turn (the runner forgets them then too): a
 	// prompt left with buttons, after a crash or a request the CLI withdrew,
 	// would take presses that can no longer reach Claude.
@@ -149,7 +167,12 @@ func (t *turn) close(ctx context.Context, progress chan int, ok bool) {
 		}
 	}
 	if t.progressID == 0 {
-		return // a quick turn: its answer is all it sent
+		// A quick turn: its answer is all it sent, but a notice that it
+		// waited (queued, or for a slot) ends like a progress message.
+		if t.queuedNote != nil {
+			t.queuedNote.set(view.ProgressSummary(t.view(), ok))
+		}
+		return
 	}
 	summary := view.ProgressSummary(t.view(), ok)
 	// Same key as the progress edits: a queued edit is superseded. Low:

@@ -35,6 +35,7 @@ func (b *Bot) handlePress(ctx context.Context, updateID int64, cq *models.Callba
 		}
 		return // skipped: a redelivery after a restart is handled then
 	}
+	b.noteUser(&cq.From)
 	// A press must not wait for a disk sync (a commit is the bulk of its
 	// round trip): a read tells a redelivery after a restart, the handler
 	// starts, and the record is written meanwhile. A crash in between

@@ -9,6 +9,7 @@ import (
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/host"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/scope"
@@ -45,6 +46,10 @@ type Machine struct {
 	// Probe tells whether the machine can be reached now and the version of
 	// its CLI, for /host; nil: reachable, ClaudeVersion.
 	Probe func(ctx context.Context) (claudeVersion string, err error)
+	// Grant gives a process starting there the send_file tool (its MCP
+	// config put there, the bot's socket forwarded there); nil: no tool
+	// there. The local machine's is Config.Files.
+	Grant func(filesend.Session) (*filesend.Grant, error)
 }
 
 // machine is a Machine with the pool of its live processes.
@@ -160,7 +165,11 @@ func unreachable(err error) bool { return errors.Is(err, host.ErrUnreachable) }
 // where is the machine for the path rule: its host, and the folder of
 // every chat's uploads there (another chat's files are private).
 func (m *machine) where() approvals.Where {
-	return approvals.Where{Host: m.Host, Private: []string{m.UploadDir}}
+	w := approvals.Where{Host: m.Host}
+	if m.UploadDir != "" {
+		w.Private = []string{m.UploadDir}
+	}
+	return w
 }
 
 // unreachableError is a machine that could not be reached when a session

@@ -41,10 +41,13 @@ func (b *Bot) accept(updateID int64, key string, p *prefs.Prompt) (seq uint64, f
 	return seq, fresh
 }
 
-// sessionKey is the session a message belongs to, and where answers go.
+// sessionKey is the session a message belongs to, and where answers go:
+// a topic of a forum, or of a private chat with topics (Bot API 9.3), is a
+// session of its own.
 func sessionKey(m *models.Message) (string, place) {
 	p := place{ChatID: m.Chat.ID}
-	if m.Chat.IsForum && m.IsTopicMessage && m.MessageThreadID != 0 {
+	topics := m.Chat.IsForum || m.Chat.Type == models.ChatTypePrivate
+	if topics && m.IsTopicMessage && m.MessageThreadID != 0 {
 		p.Thread = m.MessageThreadID
 	}
 	return SessionKey(p.ChatID, p.Thread), p
@@ -79,6 +82,7 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		b.refuse(pl, m.From.ID, group)
 		return // skipped
 	}
+	b.noteUser(m.From)
 	text, cmd, args, addressed := b.parseText(m)
 	if group && m.MediaGroupID != "" {
 		// In a group an album is addressed by its captioned item alone.
@@ -101,6 +105,13 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		}
 	}
 	files, other := attachments(m)
+	own := len(files)
+	quote, replied := b.replyContext(m)
+	if text != "" || own > 0 {
+		files = append(files, replied...) // a reply alone is no prompt
+	} else {
+		quote = ""
+	}
 	if text == "" && len(files) == 0 {
 		if _, fresh := b.accept(updateID, "", nil); fresh && other != "" {
 			b.api.notify(pl, m.ID, view.Unsupported(other))
@@ -120,13 +131,14 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		return
 	}
 	p := &prefs.Prompt{UpdateID: updateID, ChatID: m.Chat.ID, ThreadID: pl.Thread, MessageID: m.ID,
-		UserID: m.From.ID, Text: text, Date: time.Unix(int64(m.Date), 0), Files: files}
-	if len(files) > 0 {
+		UserID: m.From.ID, Text: text, Date: time.Unix(int64(m.Date), 0), Files: files, Quote: quote}
+	if own > 0 {
 		p.Album = m.MediaGroupID
 	}
 	// An answer typed for AskUserQuestion's "Other" is not a new prompt
 	// (a photo or file is one, even while a question waits for text).
-	if len(files) == 0 && b.broker.AwaitsText(key) {
+	// Only an approver's: anyone else's is a prompt of its own.
+	if len(files) == 0 && b.broker.AwaitsText(key) && b.mayApprove(p.UserID, p.ChatID) {
 		b.typedAnswer(key, pl, group, p, m.From)
 		return
 	}

@@ -72,6 +72,7 @@ type streamer struct {
 	pending  int           // drafts queued or running
 	idle     chan struct{} // closed when pending drops to 0
 	wroteAny bool          // a draft with text was queued this turn
+	plain    bool          // a rich draft was refused this turn: plain drafts only (rich.go)
 
 	kick chan struct{}
 	quit chan struct{}
@@ -282,26 +283,36 @@ func (s *streamer) loop() {
 // none) turns this chat to edits, said once in the log; the text is not
 // lost: the progress message shows it from then on.
 func (s *streamer) queueDraft(md string) bool {
-	html := view.StreamDraft(s.b.redactor.Settled(md))
+	md = s.b.redactor.Settled(md)
+	html := view.StreamDraft(md)
 	prio := outbox.Low
 	s.mu.Lock()
 	if html != "" && !s.wroteAny {
 		s.wroteAny, prio = true, outbox.High
 	}
+	plain := s.plain
 	s.mu.Unlock()
+	if rich := s.b.richDraft(s.pl.ChatID, md); rich != "" && !plain {
+		s.queueRich(rich, prio)
+		return true
+	}
 	s.queueHTML(html, prio)
 	return html != ""
 }
 
 // queueHTML queues a draft of html, counted in pending until it is done.
 func (s *streamer) queueHTML(html string, prio outbox.Priority) {
+	s.addPending()
+	s.b.draft(s.pl, s.draftID, html, s.key, prio, s.draftDone)
+}
+
+func (s *streamer) addPending() {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.pending == 0 {
 		s.idle = make(chan struct{})
 	}
 	s.pending++
-	s.mu.Unlock()
-	s.b.draft(s.pl, s.draftID, html, s.key, prio, s.draftDone)
 }
 
 // bridge shows the answer (html: its first part, as it will be sent) in a
@@ -311,17 +322,25 @@ func (s *streamer) queueHTML(html string, prio outbox.Priority) {
 // answer waits no longer for it; it returns once the draft is on the
 // screen or, if it could not go within that time, dropped: the message
 // never comes before it. Call it after stop, in drafts mode only.
-func (s *streamer) bridge(html string, within time.Duration) {
+func (s *streamer) bridge(html string, within time.Duration) { s.bridgeAs(html, false, within) }
+
+// bridgeAs is bridge with a rich draft when rich (the answer goes as a
+// rich message, rich.go), so the draft reads like the answer.
+func (s *streamer) bridgeAs(html string, rich bool, within time.Duration) {
 	if s == nil || !s.show || html == "" || within < bridgeMin {
 		return
 	}
 	s.mu.Lock()
-	drafts := s.drafts
+	drafts, plain := s.drafts, s.plain
 	s.mu.Unlock()
 	if !drafts {
 		return
 	}
-	s.queueHTML(html, outbox.High)
+	if rich && !plain {
+		s.queueRich(html, outbox.High)
+	} else {
+		s.queueHTML(html, outbox.High)
+	}
 	if !s.waitIdle(within) {
 		s.settle() // still queued: dropped; on its way: waited for
 	}

@@ -543,15 +543,8 @@ func TestFollowUpShowsDraftWhileAnswerWaits(t *testing.T) {
 // draft, and nothing lost.
 func TestWaitingAnswerShowsAsDraft(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		long := strings.Repeat("word ", 1800) // three messages: the window's three
-		h := newHarness(t, func(tr *runnertest.Turn) {
-			tr.Start("m")
-			if tr.Prompt == "first" {
-				tr.Complete(long)
-				return
-			}
-			tr.Complete("Quick answer.") // no partial text: nothing was drafted yet
-		}, func(c *telegram.Config) { c.Outbox = outbox.Options{} })
+		// No partial text: nothing was drafted yet.
+		h := newHarness(t, windowFiller("Quick answer."), func(c *telegram.Config) { c.Outbox = outbox.Options{} })
 		h.say("first")
 		h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return strings.Contains(m.Text, "$") })
 		if n := len(h.tg.Messages(h.dm.ID)); n != 3 {
@@ -580,6 +573,20 @@ func TestWaitingAnswerShowsAsDraft(t *testing.T) {
 			t.Errorf("the message came %v after the draft: the window was not full, the test proves nothing", waited)
 		}
 	})
+}
+
+// windowFiller answers "first" with three messages' worth (the chat's
+// window of three), any other prompt with answer.
+func windowFiller(answer string) runnertest.Script {
+	long := strings.Repeat("word ", 1800)
+	return func(tr *runnertest.Turn) {
+		tr.Start("m")
+		if tr.Prompt == "first" {
+			tr.Complete(long)
+			return
+		}
+		tr.Complete(answer)
+	}
 }
 
 func methods(calls []tgtest.Call) []string {

@@ -35,8 +35,14 @@ type turn struct {
 	cancelReq     context.Context
 	requestCancel context.CancelFunc
 
-	mu     sync.Mutex // guards queued: enqueue runs on the router
+	mu     sync.Mutex // guards queued and notices: enqueue and /cancel run on the router
 	queued int
+	// notices are replies to /cancel and /new waiting for the turn's
+	// outcome (notice.go).
+	notices []turnNotice
+	// queuedNote is the prompt's "Queued" notice: the progress message
+	// is an edit of it, when it was delivered (notice.go).
+	queuedNote *notice
 
 	// st is what the turn knows, folded from Claude's events
 	// (turnstate: no bot, no outbox); the rest of turn presents it.
@@ -82,6 +88,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	qp = a.announce(ctx, qp) // a scheduled or triggered run: its first message
 	orig := qp               // as queued: a message kept for /retry runs again from here
 	t := &turn{a: a, qp: qp, merged: merged, started: time.Now(), st: turnstate.New()}
+	t.queuedNote = a.takeNote(qp.MessageID)
 	defer a.beginTurn(t)()
 	log := b.log.With("chat_id", a.place.ChatID, "session_key", a.key)
 	// The progress message waits: a quick turn needs none (see run). A
@@ -134,7 +141,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 	}
 	if err == nil {
 		t.before = a.snapshot(ctx)
-		qp.Text = b.commandPrompt(ctx, cmdDir{a.machine().Name, a.startDir}, qp.Text)
+		qp.Text = withQuote(b.commandPrompt(ctx, cmdDir{a.machine().Name, a.startDir}, qp.Text), qp.Quote)
 		t.sent = qp.Text
 		a.noteHeld(conn, t, true) // before Send: a restart in between sends it then
 		err = conn.Send(ctx, qp.Text)
@@ -297,7 +304,12 @@ func (t *turn) sendProgress(ctx context.Context, progress chan int) {
 	t.rendered = text
 	t.dirty = false
 	kb := view.ProgressKeyboard(cancelData(t.cancelT))
+	note := t.queuedNote
 	go func() {
+		if id := note.adopt(ctx, text, kb); id != 0 {
+			progress <- id // the queued notice, edited into the progress message
+			return
+		}
 		id, err := b.api.send(ctx, a.place, t.qp.MessageID, text, kb, outbox.Normal)
 		if err != nil {
 			b.log.Warn("could not send progress message", "chat_id", a.place.ChatID, "err", err)

@@ -64,6 +64,10 @@ type TelegramConfig struct {
 	AllowedChatIDs []int64       `toml:"allowed_chat_ids"`
 	MaxBacklogAge  time.Duration `toml:"max_backlog_age"`
 	PollTimeout    time.Duration `toml:"poll_timeout"`
+
+	// ApproverUserIDs may answer approval, plan and question prompts in
+	// groups; empty: everyone allowed.
+	ApproverUserIDs []int64 `toml:"approver_user_ids"`
 }
 
 type ClaudeConfig struct {
@@ -102,6 +106,9 @@ type ProgressConfig struct {
 	// Stream is how Claude's text shows while it is written: off, edits or
 	// drafts (a chat may choose its own with /stream).
 	Stream string `toml:"stream"`
+	// Rich sends answers with tables, task lists, headings or long code
+	// as rich messages (Bot API 10.1); false keeps every answer plain.
+	Rich bool `toml:"rich"`
 }
 
 type ApprovalsConfig struct {
@@ -173,6 +180,7 @@ func defaultConfig() Config {
 			MaxActions:        8,
 			StallAfter:        3 * time.Minute,
 			Stream:            "drafts",
+			Rich:              true,
 		},
 		Approvals: ApprovalsConfig{
 			Timeout:     10 * time.Minute,

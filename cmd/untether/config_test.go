@@ -84,7 +84,7 @@ func TestDefaults(t *testing.T) {
 			Binary: "claude", WorkingDir: wd, Mode: "interactive", IdleTimeout: 10 * time.Minute, Host: "local",
 			Durable: true, DurableWait: time.Hour,
 		},
-		Progress: ProgressConfig{MinEditInterval: 2 * time.Second, GroupEditInterval: 4 * time.Second, MaxActions: 8, StallAfter: 3 * time.Minute, Stream: "drafts"},
+		Progress: ProgressConfig{MinEditInterval: 2 * time.Second, GroupEditInterval: 4 * time.Second, MaxActions: 8, StallAfter: 3 * time.Minute, Stream: "drafts", Rich: true},
 		Approvals: ApprovalsConfig{
 			Timeout:     10 * time.Minute,
 			AutoApprove: []string{"Read", "Glob", "Grep", "LS", "WebSearch", "TodoWrite", "BashOutput"},
@@ -113,6 +113,7 @@ func TestValuesAreApplied(t *testing.T) {
 	p := writeFile(t, dir, "u.toml", renderConfig(map[string]string{
 		"telegram.api_url":                    `"http://127.0.0.1:8081/"`,
 		"telegram.allowed_chat_ids":           "[-1001234]",
+		"telegram.approver_user_ids":          "[42]",
 		"claude.working_dir":                  `"proj"`,
 		"claude.idle_timeout":                 "0",
 		"claude.mode":                         `"oneshot"`,
@@ -124,6 +125,7 @@ func TestValuesAreApplied(t *testing.T) {
 		"progress.min_edit_interval":          `"500ms"`,
 		"progress.stall_after":                `"0s"`,
 		"progress.stream":                     `"edits"`,
+		"progress.rich":                       "false",
 		"cooldown.base":                       `"0s"`,
 		"state.path":                          `"data/x.db"`,
 		"claude.permission_mode":              `"acceptEdits"`,
@@ -140,6 +142,7 @@ func TestValuesAreApplied(t *testing.T) {
 	}{
 		{"api_url trailing slash trimmed", cfg.Telegram.APIURL, "http://127.0.0.1:8081"},
 		{"allowed_chat_ids", cfg.Telegram.AllowedChatIDs, []int64{-1001234}},
+		{"approver_user_ids reach the bot", botConfig(cfg).Approvers, []int64{42}},
 		{"working_dir relative to file", cfg.Claude.WorkingDir, filepath.Join(dir, "proj")},
 		{"idle_timeout 0", cfg.Claude.IdleTimeout, time.Duration(0)},
 		{"mode", cfg.Claude.Mode, ModeOneshot},
@@ -151,6 +154,7 @@ func TestValuesAreApplied(t *testing.T) {
 		{"min_edit_interval", cfg.Progress.MinEditInterval, 500 * time.Millisecond},
 		{"stall_after 0 turns the watchdog off", botConfig(cfg).StallAfter < 0, true},
 		{"stream reaches the bot", botConfig(cfg).Stream, "edits"},
+		{"rich = false reaches the bot", botConfig(cfg).PlainAnswers, true},
 		{"cooldown disabled", cfg.Cooldown.Base, time.Duration(0)},
 		{"state path relative to file", cfg.State.Path, filepath.Join(dir, "data", "x.db")},
 		{"uploads next to the state file", cfg.State.Uploads, filepath.Join(dir, "data", "uploads")},
@@ -194,6 +198,7 @@ func TestValidationErrors(t *testing.T) {
 		{"no allowlist", map[string]string{"telegram.allowed_user_ids": "[]"}, "[telegram] allowed_user_ids is empty"},
 		{"negative user id", map[string]string{"telegram.allowed_user_ids": "[-5]"}, "[telegram] allowed_user_ids: -5 is not a user id"},
 		{"zero chat id", map[string]string{"telegram.allowed_chat_ids": "[0]"}, "[telegram] allowed_chat_ids: 0"},
+		{"approver not allowed", map[string]string{"telegram.approver_user_ids": "[7]"}, "[telegram] approver_user_ids: 7 is not in allowed_user_ids"},
 		{"backlog", map[string]string{"telegram.max_backlog_age": `"0s"`}, "[telegram] max_backlog_age: 0s is below"},
 		{"poll", map[string]string{"telegram.poll_timeout": `"10ms"`}, "[telegram] poll_timeout:"},
 		{"binary", map[string]string{"claude.binary": `""`}, "[claude] binary: must not be empty"},

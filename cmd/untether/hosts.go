@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/host"
 	sshhost "github.com/untether/untether/host/ssh"
 	"github.com/untether/untether/projects"
@@ -18,17 +21,28 @@ import (
 	"github.com/untether/untether/telegram"
 )
 
-// sshControlDir is where the hosts' multiplexed connections keep their
-// sockets: next to the state file, 0700 (host/ssh makes it so).
-func sshControlDir(cfg *Config) string {
-	return strings.TrimSuffix(mcpDir(cfg), ".mcp") + ".ssh"
+// sshControlDir is where a host's multiplexed connection keeps its
+// socket: a short path (ssh's socket name must fit a unix socket's ~104
+// bytes, which the state folder may not leave), in the user's runtime
+// folder or a folder of theirs in the temporary one, named by the state
+// file and the host (two bots never share one). host/ssh makes it 0700
+// and refuses one another user made.
+func sshControlDir(cfg *Config, name string) string {
+	base := os.Getenv("XDG_RUNTIME_DIR")
+	if base != "" {
+		base = filepath.Join(base, "untether")
+	} else {
+		base = filepath.Join(os.TempDir(), fmt.Sprintf("untether-%d", os.Getuid()))
+	}
+	sum := sha256.Sum256([]byte(cfg.State.Path + "\x00" + name))
+	return filepath.Join(base, hex.EncodeToString(sum[:6]))
 }
 
 // remoteMachines are the [hosts.NAME] machines: an ssh host each, the
 // Claude Code engine started there, git there. Nothing connects yet; a
 // host that cannot be reached is told to a chat when it is used. The
 // returned hosts are closed when the bot stops.
-func remoteMachines(ctx context.Context, cfg *Config, log *slog.Logger) ([]telegram.Machine, []*sshhost.Host, error) {
+func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, log *slog.Logger) ([]telegram.Machine, []*sshhost.Host, error) {
 	self, err := os.Executable()
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
@@ -41,7 +55,7 @@ func remoteMachines(ctx context.Context, cfg *Config, log *slog.Logger) ([]teleg
 	for _, name := range cfg.hostNames() {
 		hc := cfg.Hosts[name]
 		h, err := sshhost.New(sshhost.Options{Name: name, Dest: hc.SSH, Args: hc.SSHArgs,
-			ControlDir: filepath.Join(sshControlDir(cfg), name), Agent: self})
+			ControlDir: sshControlDir(cfg, name), Agent: self})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -52,14 +66,43 @@ func remoteMachines(ctx context.Context, cfg *Config, log *slog.Logger) ([]teleg
 			Name: name, Engine: eng, Host: h, CPU: h,
 			Git:     projects.Git{Timeout: cfg.Projects.GitTimeout, Host: h},
 			WorkDir: hc.WorkingDir, ProjectRoots: hc.ProjectRoots,
-			// In the host user's own temporary folder there, a folder per chat.
-			UploadDir: "/tmp/untether-uploads-" + name,
+			UploadDir: hostUploadDir(h),
 			MaxLive:   remoteMaxLive(ctx, hc, h, hlog),
 			Probe:     func(ctx context.Context) (string, error) { return probeHost(ctx, h, eng.Base.Binary) },
+			Grant:     hostGrant(files, h),
 		})
 		log.Info("host configured", "host", describeHost(name, hc), "working_dir", hc.WorkingDir)
 	}
 	return out, hosts, nil
+}
+
+// hostGrant gives a Claude on the host the send_file tool: the bot's
+// socket forwarded there over the connection, the MCP config (with the
+// session's secret) put there 0600, `untether mcp` run from the agent
+// binary there. nil without a send_file server.
+func hostGrant(files *filesend.Server, h *sshhost.Host) func(filesend.Session) (*filesend.Grant, error) {
+	if files == nil {
+		return nil
+	}
+	return func(sess filesend.Session) (*filesend.Grant, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), probeWait)
+		defer cancel()
+		sock, err := h.ForwardSocket(ctx, files.Socket())
+		if err != nil {
+			return nil, err
+		}
+		bin, err := h.AgentPath(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return files.OpenElsewhere(sess, filesend.Elsewhere{Binary: bin, Socket: sock,
+			Put: func(data []byte) (string, error) { return h.PutPrivate(ctx, "mcp-*.json", data) },
+			Remove: func(path string) error {
+				rctx, cancel := context.WithTimeout(context.Background(), probeWait)
+				defer cancel()
+				return h.Remove(rctx, path)
+			}})
+	}
 }
 
 // remoteEngine is Claude Code on the host: the CLI there, with the
@@ -69,7 +112,7 @@ func remoteMachines(ctx context.Context, cfg *Config, log *slog.Logger) ([]teleg
 func remoteEngine(cfg *Config, name string, hc HostConfig, h *sshhost.Host, log *slog.Logger) *runner.Engine {
 	o := runnerOptions(cfg, log)
 	o.Host = h
-	o.Env = nil
+	o.Env = []string{} // none of this machine's (runner keeps it so for a remote host too)
 	o.AddDirs = nil
 	o.WorkDir = hc.WorkingDir
 	o.Binary = hc.Claude
@@ -77,6 +120,19 @@ func remoteEngine(cfg *Config, name string, hc HostConfig, h *sshhost.Host, log 
 		o.Binary = "claude"
 	}
 	return &runner.Engine{Base: o, Files: claudefiles.Files{ConfigDir: hostClaudeDir(h), Host: h}}
+}
+
+// hostUploadDir is where users' files land on the host: in its user's
+// ~/.cache/untether/uploads (not a shared /tmp, where another user of the
+// machine could make the folder first), a folder per chat. "" when the
+// host's HOME is not known at start: files sent for that host are then
+// refused with a message, never written elsewhere.
+func hostUploadDir(h host.Host) string {
+	home := h.Getenv("HOME")
+	if home == "" {
+		return ""
+	}
+	return home + "/.cache/untether/uploads"
 }
 
 // hostClaudeDir is where Claude Code keeps its files on the host: its

@@ -98,7 +98,7 @@ func startNeighbourBot(t *testing.T, tg *tgtest.Server, claude string, env []str
 	t.Helper()
 	if !strings.Contains(claudeTOML, "durable") {
 		// The test finds the bot as Claude's parent: no holder between.
-		claudeTOML += "durable = false\n"
+		claudeTOML = "durable = false\n" + claudeTOML
 	}
 	dir, err := os.MkdirTemp("", "untether-procenv-")
 	if err != nil {

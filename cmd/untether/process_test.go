@@ -12,11 +12,17 @@ import (
 	"testing"
 	"time"
 
+	sshhost "github.com/untether/untether/host/ssh"
 	"github.com/untether/untether/runner/claudetest"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
 func TestMain(m *testing.M) {
+	// The test binary is the agent of the SSH hosts doctor reaches, as
+	// untether is in production.
+	if len(os.Args) > 1 && os.Args[1] == "host-agent" {
+		os.Exit(sshhost.AgentMain(os.Args[2:]))
+	}
 	// The test binary doubles as a scripted fake claude for the bot processes.
 	claudetest.RunFakeCLIIfRequested()
 	code := m.Run()
@@ -110,7 +116,8 @@ func newE2EOn(t *testing.T, tg *tgtest.Server, claude string, env []string, clau
 	if !strings.Contains(claudeTOML, "durable") {
 		// A stopped test bot must not leave its Claude held behind, still
 		// writing into the test's folders: only durable tests hold it.
-		claudeTOML += "durable = false\n"
+		// First: claudeTOML may end in a sub-table ([claude.env]).
+		claudeTOML = "durable = false\n" + claudeTOML
 	}
 	cfg := fmt.Sprintf(`[telegram]
 bot_token = %q

@@ -48,14 +48,6 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	bc.Host, bc.CPU, bc.Git.Host = h, h, h
 	bc.MaxLive = maxLive(ctx, cfg.Claude.MaxLiveSessions, h, log.With("host", localHost))
 	bc.DefaultMachine = cfg.Claude.Host
-	machines, hosts, err := remoteMachines(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	for _, rh := range hosts {
-		defer rh.Close() // the multiplexed connections end with the bot
-	}
-	bc.Machines = machines
 	bc.Version, bc.ClaudeVersion = buildVersion(), startClaudeVersion(ctx, cfg, log)
 	bc.Schedules = botSchedules(cfg)
 	if hooks, err := hookServer(cfg, log); err != nil {
@@ -63,10 +55,19 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	} else if hooks != nil {
 		bc.Hooks = hooks
 	}
-	if files := fileServer(cfg, log); files != nil {
+	files := fileServer(cfg, log)
+	if files != nil {
 		defer files.Close() // Run closes it too; this is for a Run that never started
 		bc.Files = files
 	}
+	machines, hosts, err := remoteMachines(ctx, cfg, files, log)
+	if err != nil {
+		return err
+	}
+	for _, rh := range hosts {
+		defer rh.Close() // the multiplexed connections end with the bot
+	}
+	bc.Machines = machines
 	bot, err := telegram.New(bc, claudeEngine(cfg, h, log), store, log)
 	if err != nil {
 		return err
@@ -150,6 +151,8 @@ func botConfig(cfg *Config) telegram.Config {
 		AllowedUsers:   cfg.Telegram.AllowedUserIDs,
 		AllowAnyUser:   cfg.Telegram.AllowAnyUser,
 		AllowedChats:   cfg.Telegram.AllowedChatIDs,
+		Approvers:      cfg.Telegram.ApproverUserIDs,
+		PlainAnswers:   !cfg.Progress.Rich,
 		PollTimeout:    cfg.Telegram.PollTimeout,
 		MaxBacklogAge:  cfg.Telegram.MaxBacklogAge,
 		MinEdit:        cfg.Progress.MinEditInterval,

@@ -80,6 +80,15 @@ func (c *Config) validate() []error {
 			bad("telegram", "allowed_user_ids", "%d is not a user id (user ids are positive; group chats go in allowed_chat_ids)", id)
 		}
 	}
+	allowed := map[int64]bool{}
+	for _, id := range t.AllowedUserIDs {
+		allowed[id] = true
+	}
+	for _, id := range t.ApproverUserIDs {
+		if !t.AllowAnyUser && !allowed[id] {
+			bad("telegram", "approver_user_ids", "%d is not in allowed_user_ids: an approver must also be allowed to use the bot", id)
+		}
+	}
 	for _, id := range t.AllowedChatIDs {
 		if id == 0 {
 			bad("telegram", "allowed_chat_ids", "0 is not a chat id")

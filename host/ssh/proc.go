@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -35,9 +36,28 @@ func (h *Host) Start(ctx context.Context, c host.Cmd) (host.Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A caller hands an *os.File over as host.Local hands it to the
+	// process, and may close its own copy once Start returns; here the
+	// bot's side copies through it, so it keeps a copy of its own.
+	in, out0, err0, closeDups, err := dupFiles(c.Stdin, c.Stdout, c.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	c.Stdin, c.Stdout, c.Stderr = in, out0, err0
 	cmd := h.command(context.WithoutCancel(ctx), quote(path)+" host-agent exec")
-	stdin := io.MultiReader(strings.NewReader(string(spec)+"\n"), orEmpty(c.Stdin))
-	cmd.Stdin = stdin
+	// Stdin goes through a pipe of ours, not exec's copying: exec's Wait
+	// would wait for a caller's stdin that stays open after the process
+	// ended. The copier ends when the process does (closeDups).
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		closeDups()
+		return nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	go func() {
+		_, _ = io.Copy(pw, io.MultiReader(strings.NewReader(string(spec)+"\n"), orEmpty(c.Stdin)))
+		_ = pw.Close()
+	}()
+	cmd.Stdin = pr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
@@ -51,7 +71,11 @@ func (h *Host) Start(ctx context.Context, c host.Cmd) (host.Process, error) {
 	if c.WaitDelay > 0 {
 		cmd.WaitDelay = c.WaitDelay
 	}
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	_ = pr.Close() // ssh has it
+	if err != nil {
+		closeDups()
+		_ = pw.Close()
 		return nil, fmt.Errorf("starting ssh: %w", err)
 	}
 	r := bufio.NewReader(out)
@@ -60,9 +84,10 @@ func (h *Host) Start(ctx context.Context, c host.Cmd) (host.Process, error) {
 	if err != nil || !strings.HasPrefix(line, pidLine) || perr != nil {
 		_ = cmd.Process.Kill()
 		werr := cmd.Wait()
+		closeDups()
 		return nil, h.startError(werr, errTail.String(), c.Path)
 	}
-	p := &process{h: h, cmd: cmd, pid: pid, copied: make(chan error, 1), done: make(chan struct{})}
+	p := &process{h: h, cmd: cmd, pid: pid, copied: make(chan error, 1), done: make(chan struct{}), closeDups: closeDups, stdinW: pw}
 	go func() {
 		var err error
 		if c.Stdout != nil {
@@ -89,6 +114,46 @@ func (h *Host) startError(err error, stderr, prog string) error {
 	return h.sshError(err, stderr)
 }
 
+// dupFiles replaces each *os.File among the process's files with a copy
+// of its own (a duplicated descriptor), closed by the returned func.
+func dupFiles(in io.Reader, out, errw io.Writer) (io.Reader, io.Writer, io.Writer, func(), error) {
+	var dups []*os.File
+	closeAll := func() {
+		for _, f := range dups {
+			_ = f.Close()
+		}
+	}
+	dup := func(f *os.File) (*os.File, error) {
+		fd, err := syscall.Dup(int(f.Fd()))
+		if err != nil {
+			return nil, fmt.Errorf("dup %s: %w", f.Name(), err)
+		}
+		syscall.CloseOnExec(fd)
+		d := os.NewFile(uintptr(fd), f.Name())
+		dups = append(dups, d)
+		return d, nil
+	}
+	if f, ok := in.(*os.File); ok {
+		d, err := dup(f)
+		if err != nil {
+			closeAll()
+			return nil, nil, nil, nil, err
+		}
+		in = d
+	}
+	for _, w := range []*io.Writer{&out, &errw} {
+		if f, ok := (*w).(*os.File); ok {
+			d, err := dup(f)
+			if err != nil {
+				closeAll()
+				return nil, nil, nil, nil, err
+			}
+			*w = d
+		}
+	}
+	return in, out, errw, closeAll, nil
+}
+
 func orEmpty(r io.Reader) io.Reader {
 	if r == nil {
 		return strings.NewReader("")
@@ -106,6 +171,9 @@ type process struct {
 	once   sync.Once
 	killed error // ctx's error, when the host killed it for ctx
 	mu     sync.Mutex
+	// closeDups closes the copies of the caller's files (dupFiles).
+	closeDups func()
+	stdinW    *os.File // ssh's stdin, written by the copier
 }
 
 func (p *process) Pid() int { return p.pid }
@@ -140,7 +208,11 @@ func (p *process) watch(ctx context.Context) {
 func (p *process) Wait() (host.Exit, error) {
 	copyErr := <-p.copied
 	err := p.cmd.Wait()
-	p.once.Do(func() { close(p.done) })
+	p.once.Do(func() {
+		close(p.done)
+		p.closeDups()
+		_ = p.stdinW.Close()
+	})
 	p.mu.Lock()
 	killed := p.killed
 	p.mu.Unlock()

@@ -12,9 +12,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/untether/untether/host"
@@ -47,6 +49,8 @@ type Host struct {
 	mu     sync.Mutex
 	remote string // the agent's path there, once placed
 	ctl    *agentConn
+	// forwards are the sockets made there, by the local socket they lead to.
+	forwards map[string]string
 }
 
 var _ host.Host = (*Host)(nil)
@@ -59,13 +63,53 @@ func New(o Options) (*Host, error) {
 	if o.SSH == "" {
 		o.SSH = "ssh"
 	}
-	if err := os.MkdirAll(o.ControlDir, 0o700); err != nil {
+	// ssh names the socket ControlDir/<40 hex> and binds it first under
+	// that name plus a 17-byte suffix; a unix socket's path holds ~104.
+	if n := len(o.ControlDir) + 1 + 40 + 17; n > maxControlPath {
+		return nil, fmt.Errorf("ssh host %s: the control folder %s is too long for ssh's socket (%d bytes, at most %d)",
+			o.Name, o.ControlDir, n, maxControlPath)
+	}
+	if err := privateDir(o.ControlDir); err != nil {
 		return nil, fmt.Errorf("ssh host %s: control folder: %w", o.Name, err)
 	}
-	if err := os.Chmod(o.ControlDir, 0o700); err != nil {
-		return nil, fmt.Errorf("ssh host %s: control folder: %w", o.Name, err)
+	return &Host{o: o, baseEnv: clientEnv(), forwards: map[string]string{}}, nil
+}
+
+// maxControlPath is what a unix socket's path may hold on Linux and macOS.
+const maxControlPath = 104
+
+// privateDir makes dir a 0700 folder of this user's, refusing a link or
+// one someone else made, in a parent only this user (or root) can change
+// (or a sticky one, like /tmp): the socket in it opens the connection to
+// the host without a key, and a shared /tmp is where another user could
+// have made the folders first.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
 	}
-	return &Host{o: o, baseEnv: clientEnv()}, nil
+	uid := os.Getuid()
+	owner := func(fi os.FileInfo) int {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			return int(st.Uid)
+		}
+		return -1
+	}
+	parent := filepath.Dir(dir)
+	pfi, err := os.Lstat(parent)
+	if err != nil {
+		return err
+	}
+	if o := owner(pfi); !pfi.IsDir() || (o != uid && o != 0) || (pfi.Mode().Perm()&0o022 != 0 && pfi.Mode()&os.ModeSticky == 0) {
+		return fmt.Errorf("%s is not a folder only this user can change", parent)
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() || owner(fi) != uid {
+		return fmt.Errorf("%s is not a folder of this user's", dir)
+	}
+	return os.Chmod(dir, 0o700)
 }
 
 // clientEnv is all of the bot's environment ssh gets: what it needs to

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,24 +29,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func newHost(t *testing.T, s *sshtest.Server) *ssh.Host {
-	t.Helper()
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctl, err := os.MkdirTemp("", "ctl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(ctl) })
-	h, err := ssh.New(ssh.Options{Name: "box", Dest: s.Dest, Args: s.Args, ControlDir: ctl, Agent: self})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return h
-}
+func newHost(t *testing.T, s *sshtest.Server) *ssh.Host { return s.Connect(t) }
 
 // run starts argv there with env and waits.
 func run(t *testing.T, h host.Host, env []string, argv ...string) (string, string, host.Exit) {
@@ -260,5 +245,125 @@ func TestHostKeysAndUnreachable(t *testing.T) {
 	err = newHost(t, s).Check(context.Background())
 	if !errors.Is(err, host.ErrUnreachable) {
 		t.Errorf("a stopped server: %v, want ErrUnreachable", err)
+	}
+}
+
+// A process that ends on its own while its caller still holds its stdin
+// open is waited for at once, without an error (exec would wait for the
+// stdin copy).
+func TestExitWhileStdinOpen(t *testing.T) {
+	s := sshtest.Start(t)
+	h := newHost(t, s)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	p, err := h.Start(context.Background(), host.Cmd{Path: "/bin/sh", Args: []string{"-c", "read line; echo got $line; exit 4"},
+		Env: []string{"PATH=/usr/bin:/bin"}, Stdin: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // as the runner does: the process has it
+	if _, err := w.WriteString("one\n"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	ex, err := p.Wait()
+	if err != nil || ex.Code != 4 {
+		t.Errorf("Wait = %v, %v; want exit status 4", ex, err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Wait took %v", d)
+	}
+}
+
+// A socket of the bot's is reachable on the machine through the
+// connection, at a path in the agent's private folder, 0600; a file put
+// there is 0600 too.
+func TestForwardSocketAndPutPrivate(t *testing.T) {
+	s := sshtest.Start(t)
+	h := newHost(t, s)
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	local := filepath.Join(dir, "bot.sock")
+	ln, err := net.Listen("unix", local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("pong\n"))
+			c.Close()
+		}
+	}()
+	remote, err := h.ForwardSocket(ctx, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(remote, s.Home+"/.cache/untether/") {
+		t.Errorf("the socket there is %s, want it in the agent's folder", remote)
+	}
+	fi, err := h.Lstat(ctx, remote)
+	if err != nil || fi.Mode()&fs.ModeSocket == 0 || fi.Mode().Perm()&0o077 != 0 {
+		t.Fatalf("Lstat(%s) = %v, %v; want a socket only its user opens", remote, fi, err)
+	}
+	// The machine is this one: connect where a process there would.
+	c, err := net.Dial("unix", remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(c)
+	c.Close()
+	if string(got) != "pong\n" {
+		t.Errorf("through the forward: %q", got)
+	}
+	if again, err := h.ForwardSocket(ctx, local); err != nil || again != remote {
+		t.Errorf("asked again: %q, %v; want the same %q", again, err, remote)
+	}
+
+	p, err := h.PutPrivate(ctx, "cfg-*.json", []byte(`{"a":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err = h.Stat(ctx, p)
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != 7 {
+		t.Errorf("Stat(%s) = %v, %v", p, fi, err)
+	}
+}
+
+// More processes than sshd's 10 sessions a connection (its default
+// MaxSessions, which sshtest keeps): OpenSSH's client opens a connection
+// of its own for a session the multiplexed one is refused, so a host's
+// cap is not sshd's (measured: 14 processes, 5 connections).
+func TestMoreProcessesThanSessions(t *testing.T) {
+	s := sshtest.Start(t)
+	h := newHost(t, s)
+	var procs []host.Process
+	for i := range 14 {
+		var out bytes.Buffer
+		p, err := h.Start(context.Background(), host.Cmd{Path: "/bin/sh", Args: []string{"-c", "echo started; sleep 30"},
+			Env: []string{"PATH=/usr/bin:/bin"}, Stdout: &out})
+		if err != nil {
+			t.Fatalf("process %d: %v", i+1, err)
+		}
+		procs = append(procs, p)
+	}
+	for _, p := range procs {
+		if err := p.Signal(syscall.SIGKILL); err != nil {
+			t.Error(err)
+		}
+		if ex, _ := p.Wait(); ex.Signal == "" {
+			t.Errorf("exit %v, want killed", ex)
+		}
 	}
 }

@@ -52,6 +52,8 @@ type chatState struct {
 	deleted []int
 	topics  map[int]string
 	drafts  []Draft // accepted sendMessageDraft calls, oldest first
+	// privateTopics: a private chat of a bot with topics (WithPrivateTopics).
+	privateTopics bool
 }
 
 // storedMsg is a message as Telegram holds it.
@@ -72,6 +74,9 @@ type storedMsg struct {
 	other    json.RawMessage // a non-inline reply_markup sent with the message
 	edits    int
 	media    *media // a user's photo or file; text is then its caption
+	quote    *textQuote
+	// topicCreated is the name of the topic a service message opened.
+	topicCreated string
 }
 
 // chatLocked registers c or refreshes what is known of it, and returns its state.
@@ -82,6 +87,7 @@ func (s *Server) chatLocked(c Chat) *chatState {
 		s.chats[c.ID] = cs
 	}
 	cs.chat = c
+	cs.privateTopics = c.Type == "private" && s.privateTopics
 	return cs
 }
 
@@ -134,7 +140,7 @@ func (s *Server) resolveChat(c Call) (*chatState, *apiError) {
 func (cs *chatState) place(threadID, replyTo int) (thread int, isTopic bool) {
 	target := cs.msgs[replyTo]
 	switch {
-	case cs.chat.IsForum:
+	case cs.chat.IsForum || cs.privateTopics:
 		if threadID == 0 && target != nil {
 			return target.threadID, target.isTopic
 		}
@@ -170,6 +176,14 @@ type wireMessage struct {
 	MediaGroupID      string          `json:"media_group_id,omitempty"`
 	ReplyMarkup       json.RawMessage `json:"reply_markup,omitempty"`
 	ForumTopicCreated *forumTopic     `json:"forum_topic_created,omitempty"`
+	Quote             *textQuote      `json:"quote,omitempty"`
+}
+
+// textQuote is the part of the replied message a user quoted (Bot API TextQuote).
+type textQuote struct {
+	Text     string `json:"text"`
+	Position int    `json:"position"` // UTF-16 offset in the replied message's text
+	IsManual bool   `json:"is_manual,omitempty"`
 }
 
 type forumTopic struct {
@@ -191,6 +205,9 @@ func (s *Server) wire(cs *chatState, m *storedMsg, withReply bool) *wireMessage 
 	if !m.editDate.IsZero() {
 		w.EditDate = m.editDate.Unix()
 	}
+	if m.topicCreated != "" {
+		w.ForumTopicCreated = &forumTopic{Name: m.topicCreated, IconColor: topicIconColor}
+	}
 	if md := m.media; md != nil {
 		w.Photo, w.Document, w.MediaGroupID = md.photo, md.document, md.album
 		w.Voice, w.Audio, w.VideoNote = md.voice, md.audio, md.videoNote
@@ -201,6 +218,7 @@ func (s *Server) wire(cs *chatState, m *storedMsg, withReply bool) *wireMessage 
 	}
 	if target, ok := cs.msgs[m.replyTo]; ok && m.replyTo != 0 {
 		w.ReplyToMessage = s.wire(cs, target, false)
+		w.Quote = m.quote
 	} else if m.isTopic && m.replyTo == 0 {
 		name := cs.topics[m.threadID]
 		if name == "" {
@@ -208,7 +226,7 @@ func (s *Server) wire(cs *chatState, m *storedMsg, withReply bool) *wireMessage 
 		}
 		w.ReplyToMessage = &wireMessage{
 			MessageID: m.threadID, MessageThreadID: m.threadID, Date: m.date.Unix(), Chat: cs.chat,
-			IsTopicMessage: true, ForumTopicCreated: &forumTopic{Name: name, IconColor: 7322096},
+			IsTopicMessage: true, ForumTopicCreated: &forumTopic{Name: name, IconColor: topicIconColor},
 		}
 	}
 	return w

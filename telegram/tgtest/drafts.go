@@ -19,7 +19,8 @@ type Draft struct {
 	ID       int64 // draft_id; drafts with the same id animate into each other
 	Text     string
 	Entities []Entity
-	Source   string // the text parameter as sent
+	Source   string // the text parameter as sent (a rich draft: its HTML)
+	Rich     bool   // sent with sendRichMessageDraft
 	At       time.Time
 	after    int // the chat's last message id when it came: a later message of the bot replaces it
 }

@@ -10,6 +10,8 @@ type Button struct {
 	Text         string `json:"text"`
 	CallbackData string `json:"callback_data,omitempty"`
 	URL          string `json:"url,omitempty"`
+	// Style is the button's colour (Bot API 9.4): "danger", "success", "primary", or "" for the app's.
+	Style string `json:"style,omitempty"`
 }
 
 // keyboard is a parsed inline keyboard. canonical is its normalised JSON, which is what Telegram echoes in
@@ -111,6 +113,12 @@ func parseButton(b map[string]json.RawMessage) (Button, map[string]json.RawMessa
 	if v, ok := norm["callback_data"]; ok {
 		if err := json.Unmarshal(v, &btn.CallbackData); err != nil || len(btn.CallbackData) > 64 {
 			return btn, nil, badRequest("BUTTON_DATA_INVALID")
+		}
+	}
+	if v, ok := norm["style"]; ok {
+		// The documented values; the wording of the refusal is ours (the real one is not documented).
+		if err := json.Unmarshal(v, &btn.Style); err != nil || (btn.Style != "danger" && btn.Style != "success" && btn.Style != "primary") {
+			return btn, nil, badRequest("can't parse inline keyboard button: style must be one of \"danger\", \"success\", \"primary\"")
 		}
 	}
 	if v, ok := norm["url"]; ok {

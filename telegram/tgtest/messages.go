@@ -29,7 +29,7 @@ type Message struct {
 	Text      string
 	Entities  []Entity
 	Source    string          // the text parameter exactly as sent (the HTML, for parse_mode HTML)
-	ParseMode string          // parse_mode as sent
+	ParseMode string          // parse_mode as sent; "rich" for sendRichMessage (Source is then its HTML)
 	Keyboard  [][]Button      // the inline keyboard; nil when there is none
 	Markup    json.RawMessage // the normalised inline keyboard JSON, or the non-inline markup sent with it
 	Edits     int             // successful edits of text or markup

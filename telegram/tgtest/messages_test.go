@@ -36,6 +36,9 @@ func TestSendMessageErrors(t *testing.T) {
 			"Bad Request: can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard"},
 		{"long callback data", map[string]any{"chat_id": id, "text": "x",
 			"reply_markup": keyboardOf([]Button{{Text: "t", CallbackData: strings.Repeat("d", 65)}})}, "Bad Request: BUTTON_DATA_INVALID"},
+		{"unknown button style", map[string]any{"chat_id": id, "text": "x",
+			"reply_markup": keyboardOf([]Button{{Text: "t", CallbackData: "d", Style: "green"}})},
+			`Bad Request: can't parse inline keyboard button: style must be one of "danger", "success", "primary"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,7 +12,8 @@ func (s *Server) getMe(Call) (any, *apiError) {
 		CanJoinGroups           bool `json:"can_join_groups"`
 		CanReadAllGroupMessages bool `json:"can_read_all_group_messages"`
 		SupportsInlineQueries   bool `json:"supports_inline_queries"`
-	}{User: s.bot, CanJoinGroups: true}, nil
+		HasTopicsEnabled        bool `json:"has_topics_enabled,omitempty"`
+	}{User: s.bot, CanJoinGroups: true, HasTopicsEnabled: s.privateTopics}, nil
 }
 
 // deleteWebhook removes the webhook set by SetWebhook; drop_pending_updates empties the queue as Telegram does.

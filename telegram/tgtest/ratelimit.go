@@ -27,8 +27,8 @@ type RateLimits struct {
 	PerGroup       Limit    // messages, additionally, chats with a negative id (groups, supergroups, channels)
 	PerChatActions Limit    // drafts and chat actions, every chat
 	Global         Limit    // all counted calls of all chats together
-	Methods        []string // counted as messages; nil means sendMessage, editMessageText, editMessageReplyMarkup
-	Actions        []string // counted as actions; nil means sendMessageDraft, sendChatAction
+	Methods        []string // counted as messages; nil means sendMessage, sendRichMessage, editMessageText, editMessageReplyMarkup
+	Actions        []string // counted as actions; nil means sendMessageDraft, sendRichMessageDraft, sendChatAction
 }
 
 // DefaultRateLimits: per chat 3 messages per 3 s (one a second with a burst of 3), per group 20 messages per
@@ -54,10 +54,10 @@ type rateLimiter struct {
 func newRateLimiter(l RateLimits) *rateLimiter {
 	methods, actions := l.Methods, l.Actions
 	if methods == nil {
-		methods = []string{"sendMessage", "editMessageText", "editMessageReplyMarkup"}
+		methods = []string{"sendMessage", "sendRichMessage", "editMessageText", "editMessageReplyMarkup"}
 	}
 	if actions == nil {
-		actions = []string{"sendMessageDraft", "sendChatAction"}
+		actions = []string{"sendMessageDraft", "sendRichMessageDraft", "sendChatAction"}
 	}
 	rl := &rateLimiter{limits: l, methods: map[string]bool{}, actions: map[string]bool{}, seen: map[string][]time.Time{}}
 	for _, m := range methods {

@@ -41,6 +41,9 @@ type Server struct {
 	files    map[string]*storedFile
 	localDir string // LocalMode
 	albums   int64  // media groups the bot sent, for their ids
+	noRich   bool   // RefuseRich: the rich methods are unknown
+
+	privateTopics bool // WithPrivateTopics
 }
 
 // Option configures a Server.

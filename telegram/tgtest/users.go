@@ -2,7 +2,9 @@ package tgtest
 
 import (
 	"strconv"
+	"strings"
 	"time"
+	"unicode/utf16"
 )
 
 // MessageOption shapes a message a user sends.
@@ -15,6 +17,7 @@ type userMessage struct {
 	explicit bool   // entities given, not detected
 	size     int    // reported file size (SendPhoto, SendDocument); 0: the data's
 	album    string // media_group_id (SendPhoto, SendDocument)
+	quote    string // the part of the replied message the user quoted
 }
 
 // InThread sends the message into a forum topic (message_thread_id).
@@ -22,6 +25,12 @@ func InThread(threadID int) MessageOption { return func(m *userMessage) { m.thre
 
 // ReplyTo makes the message a reply to messageID of the same chat.
 func ReplyTo(messageID int) MessageOption { return func(m *userMessage) { m.replyTo = messageID } }
+
+// Quoting makes the message a reply to messageID that quotes part of it, as a user does by selecting text
+// before replying; quote must occur in that message's text (or caption), as Telegram's apps ensure.
+func Quoting(messageID int, quote string) MessageOption {
+	return func(m *userMessage) { m.replyTo, m.quote = messageID, quote }
+}
 
 // WithEntities replaces the entities the fake would detect (bot commands and @mentions).
 func WithEntities(ents ...Entity) MessageOption {
@@ -54,11 +63,24 @@ func (s *Server) userMessage(from User, chat Chat, text string, opts []MessageOp
 		s.tb.Errorf("tgtest: message %d to reply to is not in chat %d", um.replyTo, chat.ID)
 		um.replyTo = 0
 	}
+	var quote *textQuote
+	if um.quote != "" {
+		target := cs.msgs[um.replyTo]
+		at := -1
+		if target != nil {
+			at = strings.Index(target.text, um.quote)
+		}
+		if at < 0 {
+			s.tb.Errorf("tgtest: the quote %q is not in message %d of chat %d", um.quote, um.replyTo, chat.ID)
+		} else {
+			quote = &textQuote{Text: um.quote, Position: len(utf16.Encode([]rune(target.text[:at]))), IsManual: true}
+		}
+	}
 	thread, isTopic := cs.place(um.threadID, um.replyTo)
 	cs.lastID++
 	m := &storedMsg{
 		id: cs.lastID, from: from, threadID: thread, isTopic: isTopic, replyTo: um.replyTo, date: s.now(),
-		source: text, text: text, entities: um.entities,
+		source: text, text: text, entities: um.entities, quote: quote,
 	}
 	if build != nil {
 		md := build(&um)

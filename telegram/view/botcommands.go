@@ -57,6 +57,8 @@ func BotCommands() []BotCommand {
 			Help: "see the answer as Claude writes it: drafts in private chats, the progress message in groups"},
 		{Name: "cwd", Aliases: []string{"cd"}, Args: "<dir>|show|clear", Menu: "this chat's project directory",
 			Help: "the project directory of this chat (a fresh session starts there)"},
+		{Name: "topic", Args: "<name>", Menu: "open a topic for a project",
+			Help: "open a topic of this private chat for a project: its own session, directory and settings"},
 		{Name: "sessions", Aliases: []string{"resume"}, Menu: "this directory's Claude Code sessions, to continue one",
 			Help: "this directory's Claude Code sessions (desk ones too): tap one to continue it"},
 		{Name: "get", Args: "<path>", Menu: "a file of this chat's project", Help: "a file of this chat's project, sent here"},

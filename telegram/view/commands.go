@@ -22,6 +22,10 @@ func CancelReply(running bool) string {
 	return "Nothing is running."
 }
 
+// CancelTooLate is what the reply to /cancel becomes when the turn ended
+// on its own (answered or failed) before the cancel reached it.
+const CancelTooLate = "The turn had ended before the cancel reached it."
+
 // NewSessionReply answers /new; dropped is how many queued messages went.
 func NewSessionReply(dropped int) string {
 	msg := "Fresh start: your next message begins a new Claude session."

@@ -156,3 +156,24 @@ func ErrorText(e TurnError) string {
 	}
 	return fit(b.String())
 }
+
+// FinalRich renders an answer that reads better as a rich message (a
+// table, a task list, a heading, a long code block: render.IsRich) as the
+// HTML of one, footer (FinalFooter's Telegram HTML) last. It reports false
+// when the answer is not rich or a rich message could not hold it (the
+// documented limits): then FinalParts is the answer.
+func FinalRich(result, footer string) (string, bool) {
+	if !render.IsRich(result) {
+		return "", false
+	}
+	html := render.Rich(clean(result))
+	if strings.TrimSpace(html) == "" {
+		return "", false
+	}
+	for _, line := range strings.Split(footer, "\n") {
+		if strings.TrimSpace(line) != "" {
+			html += "<p>" + line + "</p>"
+		}
+	}
+	return html, render.FitsRich(html)
+}

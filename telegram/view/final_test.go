@@ -143,3 +143,18 @@ func TestErrorText(t *testing.T) {
 		t.Errorf("empty error: %q", got)
 	}
 }
+
+func TestFinalRich(t *testing.T) {
+	footer := FinalFooter(Footer{Cost: 0.5, Duration: 3 * time.Second, OK: true, Desk: "cd /w && claude --resume x"})
+	html, ok := FinalRich("## Done\n\n| a | b |\n|---|---|\n| 1 | 2 |", footer)
+	if !ok || !strings.HasPrefix(html, "<h2>Done</h2><table>") || strings.Count(html, "<p>") != 2 || strings.Contains(html, "\n") {
+		t.Errorf("FinalRich = %v %q", ok, html)
+	}
+	if _, ok := FinalRich("plain **text**", footer); ok {
+		t.Error("a plain answer is rich")
+	}
+	huge := "# Log\n\n" + strings.Repeat("- item\n", 600)
+	if _, ok := FinalRich(huge, footer); ok {
+		t.Error("an answer over the block limit is sent as a rich message")
+	}
+}

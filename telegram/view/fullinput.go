@@ -33,6 +33,9 @@ type FullInput struct {
 type Attached struct {
 	File *FullInput // nil: the prompt shows the whole input
 	Sent bool       // the file was delivered before the prompt
+	// Folded: it went as a rich message that folds the input, not as a
+	// file (Bot API 10.1).
+	Folded bool
 }
 
 // PromptFullInput returns the file a tool prompt needs, or nil when the
@@ -155,6 +158,8 @@ func attachedNote(at Attached) string {
 		long = "What Always allow saves is too long to show here"
 	}
 	switch {
+	case at.Sent && at.Folded:
+		return "📎 <b>" + long + ".</b> All of it is in the message above (open <code>" + esc(f.Name) + "</code>): read it before you approve."
 	case at.Sent:
 		return "📎 <b>" + long + ".</b> All of it is in <code>" + esc(f.Name) + "</code> above: read it before you approve."
 	case f.InputCut:

@@ -265,7 +265,7 @@ func ProgressKeyboard(cancelData string) Keyboard {
 	if cancelData == "" {
 		return nil
 	}
-	return Keyboard{{{Text: "✖ Cancel", Data: cancelData}}}
+	return Keyboard{{{Text: "✖ Cancel", Data: cancelData, Style: StyleDanger}}}
 }
 
 // ProgressSummary is the one-line text (HTML-safe) a progress message is

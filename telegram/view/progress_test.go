@@ -149,7 +149,7 @@ func TestProgressSummaryAndKeyboard(t *testing.T) {
 		t.Error("keyboard without cancel data")
 	}
 	kb := ProgressKeyboard("c:abc")
-	if len(kb) != 1 || len(kb[0]) != 1 || kb[0][0] != (Button{Text: "✖ Cancel", Data: "c:abc"}) {
+	if len(kb) != 1 || len(kb[0]) != 1 || kb[0][0] != (Button{Text: "✖ Cancel", Data: "c:abc", Style: StyleDanger}) {
 		t.Errorf("cancel keyboard %v", kb)
 	}
 	checkKeyboard(t, "cancel", kb)

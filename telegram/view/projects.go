@@ -232,8 +232,9 @@ func SessionInUse(s SessionItem, ageText string) string {
 }
 
 // SessionInUseKeyboard has the confirm and cancel buttons of SessionInUse.
+// Resuming anyway may mix two histories: red.
 func SessionInUseKeyboard(resume, cancel string) Keyboard {
-	return Keyboard{{{Text: "Resume anyway", Data: resume}, {Text: "Cancel", Data: cancel}}}
+	return Keyboard{{{Text: "Resume anyway", Data: resume, Style: StyleDanger}, {Text: "Cancel", Data: cancel}}}
 }
 
 // ContinuedElsewhere tells the chat its session got prompts from another

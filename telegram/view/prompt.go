@@ -236,7 +236,7 @@ func PromptKeyboard(p *approvals.Prompt, prefix string) Keyboard {
 	var first []Button
 	var kb Keyboard
 	for _, a := range p.Actions {
-		b := Button{Text: actionLabel(a), Data: prefix + a.Token}
+		b := Button{Text: actionLabel(a), Data: prefix + a.Token, Style: actionStyle(a.Kind)}
 		switch a.Kind {
 		case approvals.ActionApprove, approvals.ActionDeny:
 			first = append(first, b)
@@ -248,6 +248,21 @@ func PromptKeyboard(p *approvals.Prompt, prefix string) Keyboard {
 		kb = append(Keyboard{first}, kb...)
 	}
 	return kb
+}
+
+// actionStyle colours a prompt's buttons: Approve green, Deny red, Pause &
+// Outline blue (it keeps Claude waiting for more); Always allow keeps the
+// default colour, so it never looks like the plain yes.
+func actionStyle(k approvals.ActionKind) string {
+	switch k {
+	case approvals.ActionApprove:
+		return StyleSuccess
+	case approvals.ActionDeny:
+		return StyleDanger
+	case approvals.ActionOutline:
+		return StylePrimary
+	}
+	return ""
 }
 
 func actionLabel(a approvals.Action) string {

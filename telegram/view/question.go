@@ -135,14 +135,14 @@ func QuestionKeyboard(q *approvals.QuestionView, prefix string) Keyboard {
 		kb = append(kb, []Button{{Text: label, Data: prefix + o.Token}})
 	}
 	if q.MultiSelect && q.DoneToken != "" {
-		kb = append(kb, []Button{{Text: LabelDone, Data: prefix + q.DoneToken}})
+		kb = append(kb, []Button{{Text: LabelDone, Data: prefix + q.DoneToken, Style: StyleSuccess}})
 	}
 	var last []Button
 	if q.OtherToken != "" {
 		last = append(last, Button{Text: LabelOther, Data: prefix + q.OtherToken})
 	}
 	if q.DenyToken != "" {
-		last = append(last, Button{Text: LabelDismiss, Data: prefix + q.DenyToken})
+		last = append(last, Button{Text: LabelDismiss, Data: prefix + q.DenyToken, Style: StyleDanger})
 	}
 	if len(last) > 0 {
 		kb = append(kb, last)

@@ -47,7 +47,7 @@ func StallText(s Stall) string {
 
 // StallKeyboard offers Keep waiting and Cancel, with their callback data.
 func StallKeyboard(keepData, cancelData string) Keyboard {
-	return Keyboard{{{Text: "⏳ Keep waiting", Data: keepData}, {Text: "✖ Cancel", Data: cancelData}}}
+	return Keyboard{{{Text: "⏳ Keep waiting", Data: keepData}, {Text: "✖ Cancel", Data: cancelData, Style: StyleDanger}}}
 }
 
 // How a stall question ended, for StallSettled.

@@ -120,3 +120,10 @@ func StreamShow(mode, source string, group bool) string {
 func StreamSet(mode, source string, group bool) string {
 	return fit(StreamShow(mode, source, group) + " It applies from your next message.")
 }
+
+// StreamRich renders the text being written as a rich draft
+// (sendRichMessageDraft) when it is rich (see FinalRich) and fits one rich
+// message; false: StreamDraft's plain draft.
+func StreamRich(md string) (string, bool) {
+	return FinalRich(md, "")
+}

@@ -1,7 +1,9 @@
 package view
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/untether/untether/approvals"
 )
@@ -46,5 +48,27 @@ func TestRefusalToast(t *testing.T) {
 		if got := RefusalToast(k); got != want {
 			t.Errorf("RefusalToast(%s) = %q, want %q", k, got, want)
 		}
+	}
+}
+
+func TestApprovers(t *testing.T) {
+	as := []Approver{{ID: 1, Name: "@ada"}, {ID: 2, Name: "Bob <b>"}, {ID: 3}}
+	line := ApproversLine(as)
+	checkHTML(t, "approvers", line)
+	if want := `Only @ada, Bob &lt;b&gt; or <a href="tg://user?id=3">user 3</a> may answer.`; !strings.Contains(line, want) {
+		t.Errorf("ApproversLine = %q, want it to contain %q", line, want)
+	}
+	if ApproversLine(nil) != "" {
+		t.Error("no approvers, no line")
+	}
+	if got := ToastNotApprover(as[:1]); got != "Only @ada may answer this prompt" {
+		t.Errorf("toast = %q", got)
+	}
+	many := make([]Approver, 40)
+	for i := range many {
+		many[i] = Approver{ID: int64(1000000 + i)}
+	}
+	if got := ToastNotApprover(many); utf8.RuneCountInString(got) > 200 {
+		t.Errorf("toast of %d runes, Telegram shows 200", utf8.RuneCountInString(got))
 	}
 }

@@ -24,11 +24,23 @@ const MaxMessage = render.MaxMessage
 // MaxCallbackData is Telegram's limit for callback_data, in bytes.
 const MaxCallbackData = 64
 
-// Button is one inline button; Data is its callback_data.
+// Button is one inline button; Data is its callback_data. Style colours it
+// (Bot API 9.4): StyleSuccess, StyleDanger, StylePrimary, or "" for the
+// app's default.
 type Button struct {
-	Text string
-	Data string
+	Text  string
+	Data  string
+	Style string
 }
+
+// Button styles (InlineKeyboardButton.style). A choice that throws work
+// away or refuses is StyleDanger, never the default colour; the positive
+// choice of a decision is StyleSuccess.
+const (
+	StyleSuccess = "success" // green
+	StyleDanger  = "danger"  // red
+	StylePrimary = "primary" // blue
+)
 
 // Keyboard is an inline keyboard, row by row. Nil means no keyboard.
 type Keyboard [][]Button
@@ -47,7 +59,7 @@ func (k Keyboard) Markup() models.ReplyMarkup {
 		}
 		r := make([]models.InlineKeyboardButton, len(row))
 		for i, b := range row {
-			r[i] = models.InlineKeyboardButton{Text: b.Text, CallbackData: b.Data}
+			r[i] = models.InlineKeyboardButton{Text: b.Text, CallbackData: b.Data, Style: b.Style}
 		}
 		rows = append(rows, r)
 	}
@@ -70,6 +82,8 @@ func (k Keyboard) Validate() error {
 				errs = append(errs, fmt.Errorf("button %d/%d (%s): empty callback data", i, j, b.Text))
 			case len(b.Data) > MaxCallbackData:
 				errs = append(errs, fmt.Errorf("button %d/%d (%s): callback data is %d bytes, limit %d", i, j, b.Text, len(b.Data), MaxCallbackData))
+			case b.Style != "" && b.Style != StyleSuccess && b.Style != StyleDanger && b.Style != StylePrimary:
+				errs = append(errs, fmt.Errorf("button %d/%d (%s): unknown style %q", i, j, b.Text, b.Style))
 			}
 		}
 	}

@@ -28,14 +28,15 @@ func TestKeyboardMarkup(t *testing.T) {
 	}
 	var got struct {
 		Rows [][]struct {
-			Text string `json:"text"`
-			Data string `json:"callback_data"`
+			Text  string `json:"text"`
+			Data  string `json:"callback_data"`
+			Style string `json:"style"`
 		} `json:"inline_keyboard"`
 	}
 	if err := json.Unmarshal(raw, &got); err != nil {
 		t.Fatal(err)
 	}
-	if b := got.Rows[0][0]; b.Text != "✖ Cancel" || b.Data != "c:1" {
+	if b := got.Rows[0][0]; b.Text != "✖ Cancel" || b.Data != "c:1" || b.Style != StyleDanger {
 		t.Errorf("markup JSON %s", raw)
 	}
 }
@@ -49,6 +50,7 @@ func TestKeyboardValidate(t *testing.T) {
 		"long data":  {{{Text: "a", Data: strings.Repeat("x", MaxCallbackData+1)}}},
 		"empty data": {{{Text: "a"}}},
 		"empty text": {{{Data: "d"}}},
+		"bad style":  {{{Text: "a", Data: "d", Style: "green"}}},
 	} {
 		if kb.Validate() == nil {
 			t.Errorf("%s accepted", name)

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/untether/untether/host/ssh"
 )
 
 // User is the test user the server logs into.
@@ -90,7 +92,7 @@ func Start(t testing.TB) *Server {
 		"AllowUsers " + User,
 		"PidFile " + filepath.Join(dir, "sshd.pid"),
 		"LogLevel ERROR",
-		"MaxSessions 100",
+		// MaxSessions is left at sshd's default (10), as on a real host.
 		"MaxStartups 100",
 		"",
 	}, "\n"), 0o600)
@@ -171,4 +173,85 @@ func freePort(t testing.TB) int {
 	}
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Claude copies the CLI at local (the pinned one, under root's 0700 home)
+// to a folder the test user can run it from, once per build, and returns
+// its path there.
+func Claude(t testing.TB, local string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := fmt.Sprintf("/opt/untether-test/claude-%d-%d", fi.Size(), fi.ModTime().Unix())
+	if _, err := os.Stat(dst); err == nil {
+		return dst
+	}
+	if err := os.MkdirAll("/opt/untether-test", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := fmt.Sprintf("%s.%d", dst, os.Getpid())
+	run(t, "cp", real, tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// Dir makes a folder of the test user's, in its home, removed at the
+// test's end.
+func (s *Server) Dir(t testing.TB, name string) string {
+	t.Helper()
+	u, err := user.Lookup(User)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid, gid := atoi(t, u.Uid), atoi(t, u.Gid)
+	d, err := os.MkdirTemp(s.Home, name+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(d, uid, gid); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+func atoi(t testing.TB, s string) int {
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Connect is a host over the server with this test binary as its agent
+// (the test's TestMain must run ssh.AgentMain for "host-agent"), closed at
+// the test's end.
+func (s *Server) Connect(t testing.TB) *ssh.Host {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl, err := os.MkdirTemp("", "ctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(ctl) })
+	h, err := ssh.New(ssh.Options{Name: "box", Dest: s.Dest, Args: s.Args, ControlDir: ctl, Agent: self})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
 }
