@@ -11,6 +11,7 @@ package filesend
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -239,6 +240,29 @@ type Grant struct {
 
 // ConfigPath is the MCP config file to pass to Claude Code (--mcp-config).
 func (g *Grant) ConfigPath() string { return g.config }
+
+// Key names the grant without its secret (the hex SHA-256 of it): what a
+// bot keeps of a process that outlives it, to Restore its grant after a
+// restart. It does not let anyone send.
+func (g *Grant) Key() string { return hex.EncodeToString(g.hash[:]) }
+
+// Restore gives back the grant of a process a previous bot started (a
+// held session, docs/durability.md): that process's `untether mcp` still
+// has its secret and reaches this server at the same socket (the same
+// folder). key is the old grant's Key; no config file is written (the
+// process has read its own), and Close only revokes the secret.
+func (s *Server) Restore(sess Session, key string) (*Grant, error) {
+	b, err := hex.DecodeString(key)
+	if err != nil || len(b) != sha256.Size {
+		return nil, fmt.Errorf("filesend: restoring a grant: %q is no grant key", key)
+	}
+	g := &Grant{s: s, remove: func(string) error { return nil }}
+	copy(g.hash[:], b)
+	s.mu.Lock()
+	s.sessions[g.hash] = sess
+	s.mu.Unlock()
+	return g, nil
+}
 
 // Close revokes the secret and removes the config file.
 func (g *Grant) Close() {

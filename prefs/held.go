@@ -20,8 +20,12 @@ type HeldSession struct {
 	Machine  string `json:"machine"`
 	// Handle is the engine's name for the process; it holds the secret of
 	// its holder, so it is kept here only (the file is 0600).
-	Handle  string    `json:"handle"`
-	WorkDir string    `json:"work_dir,omitempty"` // the directory it started in, links resolved
+	Handle  string `json:"handle"`
+	WorkDir string `json:"work_dir,omitempty"` // the directory it started in, links resolved
+	// Grant is the Key of the process's send_file grant ("": none): a bot
+	// started later gives it back, for the process's MCP server still
+	// has its secret.
+	Grant   string    `json:"grant,omitempty"`
 	Started time.Time `json:"started"`
 
 	// Turn is the turn Claude was given and whose answer is not delivered

@@ -470,14 +470,20 @@ func (a *actor) openGrant(m *machine, startDir string) *filesend.Grant {
 	if b.cfg.Files == nil || open == nil {
 		return nil
 	}
-	rule := b.broker.PathRule(startDir, m.uploadDir(a.key), m.where())
-	rule.WorkDirResolved = true
-	g, err := open(filesend.Session{Key: a.key, Rule: rule})
+	g, err := open(b.grantSession(m, a.key, startDir))
 	if err != nil {
 		b.log.Warn("claude starts without the send_file tool", "chat_id", a.place.ChatID, "session_key", a.key, "err", err)
 		return nil
 	}
 	return g
+}
+
+// grantSession is what a process of session key started in startDir
+// (links resolved) on m may send.
+func (b *Bot) grantSession(m *machine, key, startDir string) filesend.Session {
+	rule := b.broker.PathRule(startDir, m.uploadDir(key), m.where())
+	rule.WorkDirResolved = true
+	return filesend.Session{Key: key, Rule: rule}
 }
 
 func closeGrant(g *filesend.Grant) {

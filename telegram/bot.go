@@ -163,6 +163,9 @@ type Config struct {
 // stand-in in tests (its socket cannot live in a synctest bubble).
 type FileServer interface {
 	Open(filesend.Session) (*filesend.Grant, error)
+	// Restore gives back the grant of a held process a previous bot
+	// started, by its Key (docs/durability.md).
+	Restore(sess filesend.Session, key string) (*filesend.Grant, error)
 	Serve(ctx context.Context, deliver filesend.Deliver) error
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/turnstate"
@@ -26,7 +27,8 @@ type adoption struct {
 	conn     engine.Conn
 	mach     *machine
 	rec      prefs.HeldSession
-	progress int // the turn's progress message, if it had one
+	progress int             // the turn's progress message, if it had one
+	grant    *filesend.Grant // its send_file grant given back, if any
 }
 
 // heldOf is conn's durable side, or nil.
@@ -50,6 +52,9 @@ func (a *actor) noteHeld(conn engine.Conn, t *turn, pending bool) {
 		WorkDir: a.startDir, Started: a.connSince}
 	if a.mach != nil {
 		rec.Machine = a.mach.Name
+	}
+	if a.grant != nil {
+		rec.Grant = a.grant.Key()
 	}
 	a.mu.Unlock()
 	if t != nil {
@@ -123,7 +128,7 @@ func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) (going, go
 			gone[rec.Key] = rec.Turn != nil
 			continue
 		}
-		ad := &adoption{conn: conn, mach: m, rec: rec}
+		ad := &adoption{conn: conn, mach: m, rec: rec, grant: b.restoreGrant(m, rec)}
 		if rec.Turn != nil {
 			going[rec.Key] = true
 			for _, l := range live {
@@ -161,6 +166,30 @@ func (b *Bot) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Con
 	return conn, m, err
 }
 
+// restoreGrant gives a re-attached process its send_file grant back: its
+// MCP server (`untether mcp`) still has the secret and reaches this bot at
+// the same socket. The path rule is made again from the directory it
+// started in, as openGrant made it. nil when it had none or it fails (the
+// tool then answers that the file was not sent).
+func (b *Bot) restoreGrant(m *machine, rec prefs.HeldSession) *filesend.Grant {
+	if rec.Grant == "" || b.cfg.Files == nil {
+		return nil
+	}
+	restore := m.Regrant
+	if m.Name == LocalMachine {
+		restore = b.cfg.Files.Restore
+	}
+	if restore == nil {
+		return nil
+	}
+	g, err := restore(b.grantSession(m, rec.Key, rec.WorkDir), rec.Grant)
+	if err != nil {
+		b.log.Warn("a held claude process cannot send files", "chat_id", rec.ChatID, "session_key", rec.Key, "err", err)
+		return nil
+	}
+	return g
+}
+
 // adoptSlotWait bounds the wait for a pool slot of a re-attached process.
 const adoptSlotWait = 5 * time.Second
 
@@ -185,6 +214,7 @@ func (a *actor) adoptHeld(ctx context.Context, ad *adoption) {
 	}
 	a.mu.Lock()
 	a.conn, a.mach, a.startDir, a.connSince, a.lastUse = ad.conn, ad.mach, ad.rec.WorkDir, ad.rec.Started, time.Now()
+	a.grant = ad.grant
 	a.mu.Unlock()
 	if ad.rec.Turn != nil {
 		a.resumeTurn(ctx, ad)

@@ -50,6 +50,10 @@ type Machine struct {
 	// config put there, the bot's socket forwarded there); nil: no tool
 	// there. The local machine's is Config.Files.
 	Grant func(filesend.Session) (*filesend.Grant, error)
+	// Regrant gives back, by its Key, the grant of a held process a
+	// previous bot started there (filesend.Server.Restore); nil: its
+	// send_file does not work after a restart.
+	Regrant func(sess filesend.Session, key string) (*filesend.Grant, error)
 }
 
 // machine is a Machine with the pool of its live processes.

@@ -26,6 +26,7 @@ type fakeFiles struct {
 	mu       sync.Mutex
 	sessions []filesend.Session
 	grants   []*filesend.Grant
+	restored map[string]filesend.Session // by grant key (held sessions, held_files_test.go)
 	deliver  filesend.Deliver
 	ready    chan struct{}
 }
@@ -37,7 +38,17 @@ func newFakeFiles(t *testing.T) *fakeFiles {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	return &fakeFiles{Server: srv, ready: make(chan struct{})}
+	return &fakeFiles{Server: srv, ready: make(chan struct{}), restored: map[string]filesend.Session{}}
+}
+
+func (f *fakeFiles) Restore(s filesend.Session, key string) (*filesend.Grant, error) {
+	g, err := f.Server.Restore(s, key)
+	if err == nil {
+		f.mu.Lock()
+		f.restored[key] = s
+		f.mu.Unlock()
+	}
+	return g, err
 }
 
 func (f *fakeFiles) Open(s filesend.Session) (*filesend.Grant, error) {
@@ -52,8 +63,12 @@ func (f *fakeFiles) Open(s filesend.Session) (*filesend.Grant, error) {
 func (f *fakeFiles) Serve(ctx context.Context, d filesend.Deliver) error {
 	f.mu.Lock()
 	f.deliver = d
+	select {
+	case <-f.ready: // a bot started again on the same server
+	default:
+		close(f.ready)
+	}
 	f.mu.Unlock()
-	close(f.ready)
 	<-ctx.Done()
 	return nil
 }
@@ -63,7 +78,16 @@ func (f *fakeFiles) Serve(ctx context.Context, d filesend.Deliver) error {
 func (f *fakeFiles) call(paths map[string]string, order ...string) []string {
 	<-f.ready
 	f.mu.Lock()
-	sess, deliver := f.sessions[len(f.sessions)-1], f.deliver
+	sess := f.sessions[len(f.sessions)-1]
+	f.mu.Unlock()
+	return f.callAs(sess, paths, order...)
+}
+
+// callAs is call for the session sess (one restored, say).
+func (f *fakeFiles) callAs(sess filesend.Session, paths map[string]string, order ...string) []string {
+	<-f.ready
+	f.mu.Lock()
+	deliver := f.deliver
 	f.mu.Unlock()
 	out := make([]string, len(order))
 	var files []filesend.File
