@@ -74,3 +74,52 @@ func TestRestoredGrantSendsAfterRestart(t *testing.T) {
 		t.Errorf("the secret still sends after its restored grant was closed: %+v", r)
 	}
 }
+
+// A send while the bot restarts waits for it: the socket that was missing
+// listens soon after, and the file goes.
+func TestSendWaitsForARestartingBot(t *testing.T) {
+	f := serve(t, 0)
+	secret := f.secret(t)
+	f.write(t, f.work, "late.txt", "late")
+	dir, sock := filepath.Dir(f.srv.Socket()), f.srv.Socket()
+	if err := f.srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	started := make(chan *Server, 1)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		srv, err := Listen(Options{Dir: dir, Binary: "/usr/local/bin/untether", Gather: time.Millisecond,
+			Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Error(err)
+			started <- nil
+			return
+		}
+		if _, err := srv.Restore(Session{Key: "42", Rule: scope.Rule{WorkDir: f.work}}, f.grant.Key()); err != nil {
+			t.Error(err)
+		}
+		go func() { _ = srv.Serve(context.Background(), (&recorder{}).deliver) }()
+		started <- srv
+	}()
+	r, err := send(context.Background(), sock, secret, "late.txt", "", 10*time.Second)
+	if srv := <-started; srv != nil {
+		defer srv.Close()
+	}
+	if err != nil || !r.OK {
+		t.Fatalf("a send while the bot restarted: %+v, %v", r, err)
+	}
+}
+
+// The wait for a bot that does not come back is bounded.
+func TestSendGivesUpOnAGoneBot(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "bot.sock")
+	begin := time.Now()
+	_, err := send(context.Background(), sock, "s", "a.txt", "", 300*time.Millisecond)
+	took := time.Since(begin)
+	if err == nil || !strings.Contains(err.Error(), "reaching the untether bot") {
+		t.Fatalf("err = %v", err)
+	}
+	if took < 300*time.Millisecond || took > 3*time.Second {
+		t.Errorf("gave up after %v, want the 300ms wait", took)
+	}
+}
