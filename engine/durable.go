@@ -11,7 +11,8 @@ type Durable interface {
 	// start. The journal is replayed from record from (0: nothing is
 	// replayed): its events come first, then Replayed, then what comes.
 	// A session that is gone (the holder ended, the machine rebooted) is
-	// an error wrapping ErrGone.
+	// an error wrapping ErrGone; one held by another version of the bot,
+	// which this one cannot speak to, an error wrapping ErrOtherVersion.
 	Reattach(ctx context.Context, spec Spec, handle string, from uint64) (Conn, error)
 }
 
@@ -33,6 +34,12 @@ type Held interface {
 
 // ErrGone is wrapped by Reattach when the session is no longer there.
 var ErrGone = errorString("the held session is gone")
+
+// ErrOtherVersion is wrapped by Reattach when the session is there but its
+// holder speaks another version of the protocol (an upgrade or a downgrade
+// between the bot that started it and this one): this bot cannot carry it
+// on.
+var ErrOtherVersion = errorString("the held session runs under another version")
 
 type errorString string
 

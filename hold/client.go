@@ -97,6 +97,9 @@ func Attach(ctx context.Context, conn io.ReadWriteCloser, secret string, from ui
 		if r.err != nil {
 			return nil, r.err
 		}
+		if r.w.Error != "" && r.w.Proto != Proto {
+			return nil, &VersionError{Holder: r.w.Proto}
+		}
 		if r.w.Error != "" {
 			return nil, fmt.Errorf("%w: refused: %s", ErrGone, r.w.Error)
 		}

@@ -23,6 +23,16 @@ import (
 // existed). Bump it on any incompatible change of the frames below.
 const Proto = 1
 
+// VersionError is a holder's refusal of a client of another protocol: the
+// holder runs (its Claude too), but this client cannot speak to it. The
+// hello and the welcome's proto and error fields are the part of the
+// protocol that never changes, so that every version can say this.
+type VersionError struct{ Holder int }
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("its holder speaks protocol %d, this bot %d", e.Holder, Proto)
+}
+
 // The frames, one a line: a letter, a space, fields separated by one
 // space; the last field of o and i is the line itself (JSON from or for
 // the CLI, never holding a newline).

@@ -80,10 +80,19 @@ func Reattach(ctx context.Context, opts Options, handle string, from uint64) (*S
 	if err := json.Unmarshal([]byte(handle), &h); err != nil {
 		return nil, fmt.Errorf("%w: unreadable handle: %v", engine.ErrGone, err)
 	}
-	if h.Proto != hold.Proto {
-		return nil, fmt.Errorf("%w: its holder speaks protocol %d, this bot %d", engine.ErrGone, h.Proto, hold.Proto)
-	}
+	// A handle of another protocol is dialled all the same: the holder's
+	// refusal says that it runs, and which version it speaks.
 	c, err := hold.Dial(ctx, h.Sock(), h.Secret, from)
+	var verr *hold.VersionError
+	if errors.As(err, &verr) {
+		if from == 0 {
+			// Between turns nothing is lost by ending it (the next message
+			// resumes the conversation): its SIGTERM ends its CLI cleanly,
+			// as with every version. A turn's is left to run.
+			_ = opts.Host.Kill(context.WithoutCancel(ctx), []int{h.Holder}, syscall.SIGTERM)
+		}
+		return nil, fmt.Errorf("%w: %v", engine.ErrOtherVersion, err)
+	}
 	if err != nil {
 		// A holder that died left its files: they go now.
 		if _, local := opts.Host.(host.Local); local {

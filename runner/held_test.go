@@ -1,11 +1,22 @@
 package runner
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/hold"
 )
 
 // A holder that cannot start leaves Claude running all the same, only not
@@ -39,4 +50,86 @@ func TestHeldFallsBackWithoutAHolder(t *testing.T) {
 		}
 	}
 	t.Fatal("no result")
+}
+
+// fakeHolder answers every hello on a socket in a fresh folder as a holder
+// of protocol proto does to a bot of another: a welcome refusing it. It
+// returns the handle a bot of that protocol would have recorded.
+func fakeHolder(t *testing.T, proto int) hold.Handle {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "hold-") // a short path: a socket's must fit 104 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ln, err := net.Listen("unix", filepath.Join(dir, hold.SockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = bufio.NewReader(c).ReadBytes('\n')
+			b, _ := json.Marshal(hold.Welcome{Proto: proto, Error: fmt.Sprintf("protocol %d asked, this holder speaks %d", hold.Proto, proto)})
+			_, _ = c.Write(append(b, '\n'))
+			c.Close()
+		}
+	}()
+	return hold.Handle{Proto: proto, Dir: dir, Secret: "s", Pid: 1, Holder: 1}
+}
+
+// A held session whose holder speaks another protocol (the bot was
+// upgraded, or downgraded, between) is not gone: Claude still runs there.
+// Reattach says so, naming both versions, so that the chat is told that,
+// not that Claude crashed.
+func TestReattachOtherVersion(t *testing.T) {
+	opts := fakeOpts(t, "echo")
+	opts.Hold = &Hold{Self: "/nonexistent/untether", Root: t.TempDir()}
+	for _, proto := range []int{hold.Proto + 1, hold.Proto - 1} {
+		h := fakeHolder(t, proto)
+		handle, _ := json.Marshal(h)
+		_, err := Reattach(context.Background(), opts, string(handle), 5)
+		if !errors.Is(err, engine.ErrOtherVersion) || errors.Is(err, engine.ErrGone) {
+			t.Fatalf("holder of protocol %d: err %v, want ErrOtherVersion (not ErrGone)", proto, err)
+		}
+		if want := fmt.Sprintf("protocol %d", proto); !strings.Contains(err.Error(), want) {
+			t.Errorf("err %q does not name the holder's %s", err, want)
+		}
+		if _, err := os.Stat(h.Dir); err != nil {
+			t.Errorf("the folder of a running holder was removed: %v", err)
+		}
+	}
+}
+
+// Between turns a holder of another protocol is ended (SIGTERM, which
+// every version takes as "end your CLI cleanly"): nothing is lost, the
+// next message resumes the conversation, and no second Claude runs on it.
+func TestReattachOtherVersionIdleEndsIt(t *testing.T) {
+	opts := fakeOpts(t, "echo")
+	opts.Hold = &Hold{Self: "/nonexistent/untether", Root: t.TempDir()}
+	holder := exec.Command("sleep", "60")
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Process.Kill() })
+	h := fakeHolder(t, hold.Proto+1)
+	h.Holder = holder.Process.Pid
+	handle, _ := json.Marshal(h)
+	if _, err := Reattach(context.Background(), opts, string(handle), 0); !errors.Is(err, engine.ErrOtherVersion) {
+		t.Fatalf("err %v, want ErrOtherVersion", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- holder.Wait() }()
+	select {
+	case err := <-done:
+		if ws, ok := holder.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGTERM {
+			t.Errorf("the holder ended with %v, want SIGTERM", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the idle holder of another protocol was left running")
+	}
 }

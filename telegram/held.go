@@ -2,6 +2,7 @@ package telegram
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -108,11 +109,12 @@ func (a *actor) detachHeld() bool {
 
 // reattach attaches to every held process the state file lists, before
 // polling starts. It returns the sessions whose turn goes on (recover
-// leaves their live messages alone) and those whose held process is gone
-// (recover says that Claude ended, not the bot). A process that is gone
-// is forgotten.
-func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) (going, gone map[string]bool) {
-	going, gone = map[string]bool{}, map[string]bool{}
+// leaves their live messages alone) and, for those whose turn cannot, what
+// their live messages say instead: Claude ended (not the bot), or it runs
+// under a holder of another version this bot cannot speak to. A process
+// that cannot be attached to is forgotten.
+func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) (going map[string]bool, gone map[string]string) {
+	going, gone = map[string]bool{}, map[string]string{}
 	held, err := b.store.ListHeld()
 	if err != nil {
 		b.log.Warn("could not read the held claude processes", "err", err)
@@ -121,11 +123,19 @@ func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) (going, go
 	for _, rec := range held {
 		conn, m, err := b.attachHeld(ctx, rec)
 		if err != nil {
-			b.log.Warn("a held claude process is gone", "chat_id", rec.ChatID, "session_key", rec.Key, "err", err)
+			text := view.HeldGoneText
+			if errors.Is(err, engine.ErrOtherVersion) {
+				b.log.Warn("a held claude process runs under another version of untether: left to it", "chat_id", rec.ChatID, "session_key", rec.Key, "err", err)
+				text = view.HeldOtherVersionText
+			} else {
+				b.log.Warn("a held claude process is gone", "chat_id", rec.ChatID, "session_key", rec.Key, "err", err)
+			}
 			if err := b.store.RemoveHeld(rec.Key); err != nil {
 				b.log.Warn("could not forget a held claude process", "session_key", rec.Key, "err", err)
 			}
-			gone[rec.Key] = rec.Turn != nil
+			if rec.Turn != nil {
+				gone[rec.Key] = text
+			}
 			continue
 		}
 		ad := &adoption{conn: conn, mach: m, rec: rec, grant: b.restoreGrant(m, rec)}

@@ -2,9 +2,12 @@ package telegram_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
+
+	"github.com/untether/untether/engine"
 )
 
 // A held Claude's send_file works after a restart: its `untether mcp`
@@ -61,6 +64,48 @@ func TestHeldSendFileAfterRestart(t *testing.T) {
 		docs := h.tg.Documents(h.dm.ID)
 		if len(docs) != 1 || docs[0].Document.FileName != "out.txt" {
 			t.Errorf("documents %+v, want out.txt", docs)
+		}
+	})
+}
+
+// otherVersionEngine re-attaches to nothing: every held process runs
+// under a holder of another protocol version.
+type otherVersionEngine struct{ *heldEngine }
+
+func (otherVersionEngine) Reattach(context.Context, engine.Spec, string, uint64) (engine.Conn, error) {
+	return nil, fmt.Errorf("%w: its holder speaks protocol 2, this bot 1", engine.ErrOtherVersion)
+}
+
+// A held Claude whose holder speaks another protocol version (the bot was
+// upgraded in between) still runs: the turn is reported as one this bot
+// cannot carry on, with what to do, and never as Claude having crashed.
+func TestHeldOtherVersionIsReported(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, oneAsk(toolReq(t, "hv", "Bash", map[string]any{"command": "make versions"})))
+		held := newHeldEngine(h.eng)
+		h.engine = held
+		synctest.Wait()
+		h.stop()
+		h.start()
+		h.say("go")
+		defer func() { // the held session outlives the bot: end it with the test
+			h.stop()
+			_ = h.eng.session(0).Close(context.Background())
+		}()
+		prompt := h.awaitPrompt(h.dm.ID, "Approve", "make versions")
+		h.stop()
+		synctest.Wait()
+		h.engine = otherVersionEngine{held}
+		h.start()
+		h.awaitText(h.dm.ID, "another version of untether")
+		h.awaitResolved(h.dm.ID, prompt.ID, "Expired")
+		for _, text := range h.messages(h.dm.ID) {
+			if strings.Contains(text, "Claude's process ended") {
+				t.Errorf("a running Claude reported as ended: %q", text)
+			}
+		}
+		if held, err := h.store.ListHeld(); err != nil || len(held) != 0 {
+			t.Errorf("held after the restart: %+v %v", held, err)
 		}
 	})
 }

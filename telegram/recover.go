@@ -26,8 +26,8 @@ func (b *Bot) recover(ctx context.Context) error {
 			continue // its turn goes on: the replay decides about its prompts (held.go)
 		}
 		stopped := view.RestartedText
-		if gone[m.SessionKey] {
-			stopped = view.HeldGoneText // the bot's restart took nothing: Claude itself ended
+		if text, ok := gone[m.SessionKey]; ok {
+			stopped = text // the bot's restart took nothing: Claude ended, or runs under another version
 		}
 		if m.Kind == prefs.LiveTurn {
 			// Claude had the prompt, no progress message existed: say

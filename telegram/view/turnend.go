@@ -56,3 +56,11 @@ const RestartedText = "⏹ Interrupted by restart. Send your message again to co
 // conversation is kept.
 const HeldGoneText = "⏹ Interrupted: Claude's process ended while the bot was down (it crashed, or the machine restarted). " +
 	"Send your message again to continue; the session is kept and resumes."
+
+// HeldOtherVersionText replaces the progress message of a turn whose
+// Claude still runs, held by another version of untether (an upgrade that
+// changed the holder's protocol, or a downgrade) that this bot cannot
+// take over.
+const HeldOtherVersionText = "⏹ This turn cannot go on here: Claude is still working on it, held by another version of untether " +
+	"that this one cannot take over. To get its answer, run that version again until the turn is done; " +
+	"or send /new to start afresh (the old process stops by itself after [claude] durable_wait)."
