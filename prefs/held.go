@@ -46,6 +46,11 @@ type HeldTurn struct {
 	Sent string `json:"sent,omitempty"`
 	// Started is when the turn began (its elapsed time goes on from it).
 	Started time.Time `json:"started"`
+	// Delivered is how many messages of its answer (or error) reached
+	// Telegram, Answered that all did: a bot started later sends only the
+	// rest (docs/durability.md, "exactly once").
+	Delivered int  `json:"delivered,omitempty"`
+	Answered  bool `json:"answered,omitempty"`
 }
 
 // PutHeld records h, replacing the record of its session.

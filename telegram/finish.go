@@ -70,10 +70,19 @@ func (t *turn) deliverAnswer(ctx context.Context, rich string, parts []string) {
 	case len(parts) > 0:
 		t.live.bridge(parts[0], b.out.Delay(a.place.ChatID))
 	}
-	if rich != "" && t.sendRichAnswer(ctx, rich) {
+	if t.answeredAll {
+		return // all of it reached Telegram before the restart (held.go)
+	}
+	if rich != "" && t.delivered == 0 && t.sendRichAnswer(ctx, rich) {
+		if !t.undelivered {
+			t.noteDelivered(1, true)
+		}
 		return
 	}
 	for i, p := range parts {
+		if i < t.delivered {
+			continue // delivered before the restart
+		}
 		replyTo := 0
 		if i == 0 {
 			replyTo = t.qp.MessageID
@@ -92,7 +101,12 @@ func (t *turn) deliverAnswer(ctx context.Context, rich string, parts []string) {
 				replyTo = 0
 			}
 		}
-		if err != nil && !errors.Is(err, outbox.ErrClosed) {
+		switch {
+		case err == nil:
+			t.noteDelivered(i+1, i == len(parts)-1)
+		case errors.Is(err, outbox.ErrClosed):
+			t.undelivered = true // the bot stops: the next start sends the rest
+		default:
 			b.log.Error("final answer not delivered", "chat_id", a.place.ChatID, "part", i, "err", err)
 		}
 	}

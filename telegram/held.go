@@ -63,8 +63,12 @@ func (a *actor) noteHeld(conn engine.Conn, t *turn, pending bool) {
 		if pending {
 			from = h.Seen() + 1
 		}
+		if from == 0 {
+			from = t.heldFrom // a re-attached process that replayed no prompt of its own
+		}
+		t.heldFrom = from
 		rec.Turn = &prefs.HeldTurn{From: from, MessageID: t.qp.MessageID, Text: t.qp.Text, Sent: t.sent, UserID: t.qp.UserID,
-			Started: t.started}
+			Started: t.started, Delivered: t.delivered, Answered: t.answeredAll}
 	}
 	if err := a.b.store.PutHeld(rec); err != nil {
 		a.b.log.Warn("could not record the held claude process", "chat_id", a.place.ChatID, "err", err)
@@ -238,7 +242,8 @@ func (a *actor) resumeTurn(ctx context.Context, ad *adoption) {
 	b, ht := a.b, ad.rec.Turn
 	qp := prefs.QueuedPrompt{Key: a.key, Prompt: prefs.Prompt{ChatID: a.place.ChatID, ThreadID: a.place.Thread,
 		MessageID: ht.MessageID, UserID: ht.UserID, Text: ht.Text}}
-	t := &turn{a: a, qp: qp, started: ht.Started, st: turnstate.New(), replaying: true, adopted: true, sent: ht.Sent}
+	t := &turn{a: a, qp: qp, started: ht.Started, st: turnstate.New(), replaying: true, adopted: true, sent: ht.Sent,
+		heldFrom: ht.From, delivered: ht.Delivered, answeredAll: ht.Answered}
 	defer a.beginTurn(t)()
 	t.progressCh = make(chan int, 1)
 	if ad.progress != 0 {
@@ -269,6 +274,17 @@ func (t *turn) replayed(ctx context.Context, conn engine.Conn, e engine.Replayed
 	}
 	a.noteHeld(conn, t, false)
 	return nil
+}
+
+// noteDelivered records that n messages of the turn's answer reached
+// Telegram (all: every one did), so that a bot started after a stop or a
+// crash sends only the rest. What remains is the moment between Telegram
+// taking a message and this write: that message is sent again.
+func (t *turn) noteDelivered(n int, all bool) {
+	t.delivered, t.answeredAll = n, all
+	if conn := t.a.liveConn(); conn != nil {
+		t.a.noteHeld(conn, t, false)
+	}
 }
 
 // approvalSeed is the secret the broker derives its button tokens from, so

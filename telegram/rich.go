@@ -71,7 +71,8 @@ func (t *turn) sendRichAnswer(ctx context.Context, html string) bool {
 	a, b := t.a, t.a.b
 	_, err := b.api.sendRich(ctx, a.place, t.qp.MessageID, html, outbox.High)
 	if errors.Is(err, outbox.ErrClosed) {
-		return true // the bot is stopping: nothing else would go out either
+		t.undelivered = true // the bot is stopping: the next start sends it, if held
+		return true          // nothing else would go out either
 	}
 	b.richResult(a.place.ChatID, err, "an answer")
 	return err == nil

@@ -57,8 +57,16 @@ type turn struct {
 	// adopted: a previous bot process began this turn (held.go); replaying:
 	// its events so far are being replayed, which show nothing again.
 	adopted, replaying bool
-	sent               string // the prompt as Claude was given it
-	keptPrompts        []int  // prompts of the previous bot process asked again (held.go)
+	// heldFrom is the journal record the turn's replay starts at, as last
+	// recorded; delivered counts the messages of its answer that reached
+	// Telegram (answeredAll: all did), and undelivered says the bot stopped
+	// before they all did: the turn's record stays for the next start
+	// (held.go).
+	heldFrom                 uint64
+	delivered                int
+	answeredAll, undelivered bool
+	sent                     string // the prompt as Claude was given it
+	keptPrompts              []int  // prompts of the previous bot process asked again (held.go)
 	// before is the working directory's repository as the turn found it
 	// (see changes); "" when it is not a repository.
 	before projects.Tree
@@ -184,7 +192,9 @@ func (a *actor) beginTurn(t *turn) (end func()) {
 	a.lastUse = time.Now()
 	a.mu.Unlock()
 	return func() {
-		a.endHeldTurn()
+		if !t.undelivered {
+			a.endHeldTurn() // else the next start sends the rest of the answer
+		}
 		a.mu.Lock()
 		a.turn = nil
 		a.mu.Unlock()
