@@ -18,6 +18,11 @@ import (
 // refuses): the session ended while no bot was attached.
 var ErrGone = errors.New("the holder is gone")
 
+// ErrNoWelcome is wrapped, with ErrGone, when the stream ended or stalled
+// before the holder's welcome: over a socket of this machine the holder is
+// gone, through a bridge (DialVia) the connection may only have dropped.
+var ErrNoWelcome = errors.New("no welcome")
+
 // ErrDetached is returned by calls on a client whose connection ended.
 var ErrDetached = errors.New("detached from the holder")
 
@@ -80,7 +85,7 @@ func Attach(ctx context.Context, conn io.ReadWriteCloser, secret string, from ui
 	go func() {
 		line, err := readLine(c.br)
 		if err != nil {
-			got <- result{err: fmt.Errorf("%w: no welcome: %v", ErrGone, err)}
+			got <- result{err: fmt.Errorf("%w: %w: %v", ErrGone, ErrNoWelcome, err)}
 			return
 		}
 		var w Welcome
@@ -108,7 +113,7 @@ func Attach(ctx context.Context, conn io.ReadWriteCloser, secret string, from ui
 	case <-ctx.Done():
 		_ = conn.Close()
 		<-got
-		return nil, fmt.Errorf("%w: no welcome: %v", ErrGone, ctx.Err())
+		return nil, fmt.Errorf("%w: %w: %v", ErrGone, ErrNoWelcome, ctx.Err())
 	}
 }
 
@@ -170,10 +175,24 @@ func (c *Client) Next() (Frame, error) {
 // Input writes line to the CLI's stdin through the holder and returns its
 // record once the holder has written it.
 func (c *Client) Input(ctx context.Context, line []byte) (uint64, error) {
+	return c.InputID(ctx, c.NextID(), line)
+}
+
+// NextID numbers the next input (after the holder's Welcome.LastIn).
+func (c *Client) NextID() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.nextIn++
+	return c.nextIn
+}
+
+// InputID is Input with the id the line was given, by this client or one
+// whose connection was lost before the ack: the holder writes each id
+// once, and acks the last one written again with its record.
+func (c *Client) InputID(ctx context.Context, id uint64, line []byte) (uint64, error) {
 	ch := make(chan uint64, 1)
 	c.mu.Lock()
-	c.nextIn++
-	id := c.nextIn
+	c.nextIn = max(c.nextIn, id)
 	c.acks[id] = ch
 	c.mu.Unlock()
 	frame := append([]byte("i "+strconv.FormatUint(id, 10)+" "), line...)

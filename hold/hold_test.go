@@ -18,7 +18,7 @@ import (
 // The test binary is its own holder: `TEST hold` runs hold.Main.
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "hold" {
-		os.Exit(hold.Main(os.Stdin, os.Stdout))
+		os.Exit(hold.Command(os.Args[2:], os.Stdin, os.Stdout))
 	}
 	os.Exit(m.Run())
 }

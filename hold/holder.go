@@ -36,6 +36,10 @@ type Config struct {
 	Orphan time.Duration `json:"orphan"`
 	// MaxJournal bounds the journal file (DefaultMaxJournal when zero).
 	MaxJournal int64 `json:"max_journal"`
+	// Overlay lays Env over the holder's own environment, which is then
+	// the machine's login environment (a holder started over SSH, as
+	// host/ssh starts every process); else Env is the whole of it.
+	Overlay bool `json:"overlay,omitempty"`
 }
 
 // Ready is the holder's one line on its stdout once it serves.
@@ -171,6 +175,9 @@ func syscallUmask(m int) int { return syscall.Umask(m) }
 func (h *holder) startCLI() error {
 	c := exec.Command(h.cfg.Path, h.cfg.Args...)
 	c.Env, c.Dir = h.cfg.Env, h.cfg.WorkDir
+	if h.cfg.Overlay {
+		c.Env = append(os.Environ(), h.cfg.Env...)
+	}
 	c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	in, err := c.StdinPipe()
 	if err != nil {

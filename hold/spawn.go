@@ -56,9 +56,15 @@ func Spawn(ctx context.Context, h host.Host, self, root string, cfg Config) (Han
 	}
 	defer outR.Close()
 	// Nothing of the bot's environment (its token) reaches the holder: the
-	// CLI's own environment is in cfg.
+	// CLI's own environment is in cfg. On another machine the holder has
+	// that machine's login environment (host/ssh lays Env over it), and
+	// the CLI's is laid over it there (Overlay).
+	env := []string{"PATH=/usr/bin:/bin"}
+	if cfg.Overlay {
+		env = []string{}
+	}
 	proc, err := h.Start(context.WithoutCancel(ctx), host.Cmd{Path: self, Args: []string{"hold"},
-		Env: []string{"PATH=/usr/bin:/bin"}, Stdin: bytes.NewReader(in), Stdout: outW, Dir: "/"})
+		Env: env, Stdin: bytes.NewReader(in), Stdout: outW, Dir: "/"})
 	_ = outW.Close()
 	if err != nil {
 		return Handle{}, fmt.Errorf("start holder: %w", err)

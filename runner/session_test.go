@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 	// The test binary is its own holder for held sessions, and the agent of
 	// the SSH hosts in contract_ssh_test.go, as untether is in production.
 	if len(os.Args) > 1 && os.Args[1] == "hold" {
-		os.Exit(hold.Main(os.Stdin, os.Stdout))
+		os.Exit(hold.Command(os.Args[2:], os.Stdin, os.Stdout))
 	}
 	if len(os.Args) > 1 && os.Args[1] == "host-agent" {
 		os.Exit(sshhost.AgentMain(os.Args[2:]))

@@ -14,7 +14,7 @@ import (
 // Claude process through its restarts (package hold): its config comes on
 // stdin, never in argv.
 func holdMain() int {
-	return hold.Main(os.Stdin, os.Stdout)
+	return hold.Command(os.Args[2:], os.Stdin, os.Stdout)
 }
 
 // holdDir is the folder of the holders' folders, next to the state file

@@ -1,0 +1,86 @@
+package hold_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/untether/untether/hold"
+	"github.com/untether/untether/host"
+)
+
+func dialVia(t *testing.T, h hold.Handle, from uint64) *reader {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := hold.DialVia(ctx, host.Local{}, os.Args[0], h, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return read(c)
+}
+
+// Through a bridge (`hold bridge`, as a holder on another machine is
+// reached) a client speaks to the holder as over its socket; a bridge that
+// ends (the connection dropped) leaves the holder as a bot that stops does,
+// and the next one replays what came meanwhile. An input resent with its id
+// after the connection dropped is acked with its record, not written again.
+func TestBridgeAttachesAndResumes(t *testing.T) {
+	h := echo(t, filepath.Join(t.TempDir(), "hold"), time.Hour)
+	r := dialVia(t, h, 0)
+	if f := next(t, r); f.Kind != 'r' {
+		t.Fatalf("first frame %+v, want the end of an empty replay", f)
+	}
+	input(t, r, "one")
+	id := r.c.NextID()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	seq, err := r.c.InputID(ctx, id, []byte("two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := next(t, r); string(f.Record.Line) != "out:two" {
+		t.Fatalf("frame %+v, want out:two", f)
+	}
+	_ = r.c.Close() // the connection drops
+	r2 := dialVia(t, h, seq)
+	var lines []string
+	for {
+		f := next(t, r2)
+		if f.Kind == 'r' {
+			break
+		}
+		lines = append(lines, string(f.Kind)+" "+string(f.Record.Line))
+	}
+	if len(lines) != 2 || lines[0] != "i two" || lines[1] != "o out:two" {
+		t.Errorf("replay %q, want the input and its output", lines)
+	}
+	again, err := r2.c.InputID(ctx, id, []byte("two"))
+	if err != nil || again != seq {
+		t.Fatalf("resent input: record %d, %v; want %d", again, err, seq)
+	}
+	input(t, r2, "three") // the next frame is three's: two was not written again
+}
+
+// A bridge to a holder that is gone says so (ErrGone, not worth trying
+// again); one whose connection failed is worth trying again.
+func TestBridgeToAGoneHolder(t *testing.T) {
+	dir, err := os.MkdirTemp("", "hold-gone-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err = hold.DialVia(ctx, host.Local{}, os.Args[0], hold.Handle{Proto: hold.Proto, Dir: dir, Secret: "s"}, 0)
+	if !errors.Is(err, hold.ErrGone) || hold.Transient(err) {
+		t.Errorf("err %v: want ErrGone, not transient", err)
+	}
+	_, err = hold.DialVia(ctx, host.Local{}, filepath.Join(dir, "no-untether"), hold.Handle{Dir: dir}, 0)
+	if err == nil || !hold.Transient(err) {
+		t.Errorf("a bridge that cannot start: %v, want a transient error", err)
+	}
+}
