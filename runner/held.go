@@ -20,7 +20,7 @@ import (
 // signalled and waited for through it. Detach leaves it all running.
 
 type heldConn struct {
-	c      *hold.Client
+	link   // the client of the holder now, and how to get another
 	handle hold.Handle
 	from   uint64 // the replay asked for (0: none)
 	// lastSeq is the record of the line the writer wrote last; only the
@@ -53,12 +53,16 @@ func (s *Session) conn() engine.Conn {
 // startHeld starts the CLI under a new holder and attaches to it.
 func (s *Session) startHeld(ctx context.Context, bin string, args []string) error {
 	o := s.opts
-	h, err := hold.Spawn(ctx, o.Host, o.Hold.Self, o.Hold.Root, hold.Config{Path: bin, Args: args,
-		Env: o.ChildEnv(), WorkDir: o.WorkDir, Orphan: o.Hold.Orphan})
+	self, root, err := o.Hold.place(ctx)
+	if err != nil {
+		return err
+	}
+	h, err := hold.Spawn(ctx, o.Host, self, root, hold.Config{Path: bin, Args: args,
+		Env: o.ChildEnv(), WorkDir: o.WorkDir, Orphan: o.Hold.Orphan, Overlay: o.Hold.Bridge})
 	if err != nil {
 		return fmt.Errorf("start claude under a holder: %w", err)
 	}
-	c, err := hold.Dial(ctx, h.Sock(), h.Secret, 0)
+	c, err := dialHolder(ctx, o, h, 0)
 	if err != nil {
 		// Its CLI ends with it (its stdin closes).
 		_ = o.Host.Kill(context.WithoutCancel(ctx), []int{h.Holder}, syscall.SIGKILL)
@@ -82,7 +86,7 @@ func Reattach(ctx context.Context, opts Options, handle string, from uint64) (*S
 	}
 	// A handle of another protocol is dialled all the same: the holder's
 	// refusal says that it runs, and which version it speaks.
-	c, err := hold.Dial(ctx, h.Sock(), h.Secret, from)
+	c, err := reattachDial(ctx, opts, h, from)
 	var verr *hold.VersionError
 	if errors.As(err, &verr) {
 		if from == 0 {
@@ -122,7 +126,11 @@ func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, 
 
 func (s *Session) attachHeld(ctx context.Context, h hold.Handle, c *hold.Client, from uint64) {
 	h.Pid = c.Welcome.Pid
-	s.held = &heldConn{c: c, handle: h, from: from}
+	s.held = &heldConn{link: newLink(c), handle: h, from: from}
+	if s.opts.Hold.Bridge {
+		o := s.opts
+		s.held.redial = func(ctx context.Context, from uint64) (*hold.Client, error) { return dialHolder(ctx, o, h, from) }
+	}
 	s.proc = heldProc{s}
 	s.stdin = heldStdin{s}
 	s.logger().Debug("claude held", "pid", h.Pid, "dir", h.Dir, "replay_from", from)
@@ -167,13 +175,22 @@ func (s *Session) Detach() {
 	if s.held == nil || s.held.detached.Swap(true) {
 		return
 	}
-	_ = s.held.c.Close()
+	s.held.stop()
 }
 
-// heldLoop reads the holder until the CLI exits or the bot detaches.
+// heldLoop reads the holder until the CLI exits or the bot detaches. A
+// holder reached through a bridge is attached to again when the
+// connection drops (relink), and what came meanwhile is read on.
 func (s *Session) heldLoop() {
 	h := s.held
-	ex, err := s.readHeld()
+	dec := s.newDecoder()
+	ex, err := s.readHeld(dec, h.client(), true)
+	for err != nil && h.redial != nil && !h.detached.Load() {
+		var c *hold.Client
+		if c, err = s.relink(err); err == nil {
+			ex, err = s.readHeld(dec, c, false)
+		}
+	}
 	s.closeOnce.Do(func() { close(s.closing) })
 	if h.detached.Load() {
 		s.queue.close()
@@ -191,39 +208,40 @@ func (s *Session) heldLoop() {
 		_, _ = s.stderrTail.Write([]byte(ex.StderrTail))
 		s.mu.Unlock()
 		// The session is over: the holder removes its files and exits.
-		_ = h.c.Quit()
+		_ = h.client().Quit()
 	}
-	_ = h.c.Close()
+	h.stop()
 	s.ended(e)
 }
 
-// readHeld handles the holder's frames. The replay is gathered first, so
-// that the requests answered in it are known before any is decoded.
-func (s *Session) readHeld() (*hold.Exit, error) {
+// readHeld handles the frames of c. On a restore (the first attach) the
+// replay is gathered first, so that the requests answered in it are known
+// before any is decoded; after a relink it is what came meanwhile, read on
+// as if the connection had never dropped.
+func (s *Session) readHeld(dec *decoder, c *hold.Client, restore bool) (*hold.Exit, error) {
 	h := s.held
-	dec := s.newDecoder()
 	replaying := true
 	var replay []hold.Frame
 	for {
-		f, err := h.c.Next()
+		f, err := c.Next()
 		if err != nil {
 			return nil, err
 		}
 		switch f.Kind {
 		case 'o', 'i':
 			h.seen.Store(f.Record.Seq)
-			if replaying {
+			if replaying && restore {
 				replay = append(replay, f)
 			} else if f.Kind == 'o' {
 				s.line(dec, f.Record.Line, nil)
 			}
 		case 'r':
 			h.seen.Store(max(h.seen.Load(), f.Seq))
-			if replaying {
-				replaying = false
+			if replaying && restore {
 				s.replay(dec, replay)
 				replay = nil
 			}
+			replaying = false
 		case 'e':
 			s.mu.Lock()
 			_, _ = s.stderrTail.Write([]byte(f.Stderr))
@@ -271,7 +289,9 @@ func (s *Session) replay(dec *decoder, frames []hold.Frame) {
 }
 
 // heldStdin writes each line through the holder, which acks it with its
-// record once written to the CLI.
+// record once written to the CLI. A line whose ack a dropped connection
+// took is sent again, with its id, once relinked: the holder writes each
+// id once.
 type heldStdin struct{ s *Session }
 
 func (w heldStdin) Write(p []byte) (int, error) {
@@ -279,12 +299,24 @@ func (w heldStdin) Write(p []byte) (int, error) {
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
 	}
-	seq, err := w.s.held.c.Input(context.Background(), line)
-	if err != nil {
-		return 0, err
+	h := w.s.held
+	c := h.client()
+	id := c.NextID()
+	for {
+		seq, err := c.InputID(context.Background(), id, line)
+		if err == nil {
+			h.lastSeq = seq
+			return len(p), nil
+		}
+		if h.redial == nil || !errors.Is(err, hold.ErrDetached) {
+			return 0, err
+		}
+		next := h.await(c)
+		if next == nil {
+			return 0, err
+		}
+		c = next
 	}
-	w.s.held.lastSeq = seq
-	return len(p), nil
 }
 
 // Close closes the CLI's stdin, unless the bot is only detaching.
@@ -292,7 +324,7 @@ func (w heldStdin) Close() error {
 	if w.s.held.detached.Load() {
 		return nil
 	}
-	return w.s.held.c.CloseInput()
+	return w.s.held.client().CloseInput()
 }
 
 // heldProc is the CLI as the Session signals it: through the holder.
@@ -306,7 +338,7 @@ func (p heldProc) Signal(sig syscall.Signal) error {
 		return syscall.ESRCH
 	default:
 	}
-	if err := p.s.held.c.Signal(sig); err != nil {
+	if err := p.s.held.client().Signal(sig); err != nil {
 		if errors.Is(err, hold.ErrDetached) {
 			return syscall.ESRCH
 		}

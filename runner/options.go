@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -113,12 +114,39 @@ type Options struct {
 
 // Hold says how durable sessions are held.
 type Hold struct {
-	// Self is the untether binary the holder runs (`Self hold`).
+	// Self is the untether binary the holder runs (`Self hold`), on Host.
 	Self string
 	// Root is the folder (0700) the holders' folders are made in, on Host.
 	Root string
+	// Place, when set, gives Self and Root instead, when a holder is
+	// started or reached: on another machine they are known once it is
+	// (the agent's binary and folder there).
+	Place func(ctx context.Context) (self, root string, err error)
 	// Orphan is how long a holder waits for a bot before it ends the CLI.
 	Orphan time.Duration
+	// Bridge: Host is another machine. The holder's socket is reached
+	// through `Self hold bridge` started there (hold.DialVia), again when
+	// the connection drops; the CLI's environment is laid over that
+	// machine's login environment, as host/ssh does for every process.
+	Bridge bool
+	// RelinkWait bounds the tries to reach a bridged holder again after
+	// the connection dropped (default DefaultRelinkWait); the session then
+	// ends with an error, its holder left to its Orphan time.
+	RelinkWait time.Duration
+}
+
+// DefaultRelinkWait is Hold.RelinkWait's default.
+const DefaultRelinkWait = 15 * time.Minute
+
+func (h *Hold) place(ctx context.Context) (self, root string, err error) {
+	if h.Place == nil {
+		return h.Self, h.Root, nil
+	}
+	self, root, err = h.Place(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("where the holder runs: %w", err)
+	}
+	return self, root, nil
 }
 
 func (o Options) withDefaults() Options {

@@ -215,7 +215,7 @@ func (s *Session) Send(ctx context.Context, text string) error {
 	if s.held != nil && seq > 1 {
 		// No re-attach replays what came before a prompt: the holder's
 		// journal may drop it.
-		_ = s.held.c.Trim(seq - 1)
+		_ = s.held.client().Trim(seq - 1)
 	}
 	s.mu.Lock()
 	s.turns++

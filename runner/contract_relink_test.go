@@ -1,0 +1,97 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/untether/untether/engine"
+	"github.com/untether/untether/hold"
+	"github.com/untether/untether/host"
+	"github.com/untether/untether/runner/claudetest"
+)
+
+// bridgeHost is this machine as a host whose holders are reached through
+// bridges (as on an SSH host), with a way to drop their connections: it
+// keeps the bridges it started.
+type bridgeHost struct {
+	host.Local
+	mu      sync.Mutex
+	bridges []host.Process
+}
+
+func (b *bridgeHost) Start(ctx context.Context, c host.Cmd) (host.Process, error) {
+	p, err := b.Local.Start(ctx, c)
+	if err == nil && len(c.Args) == 2 && c.Args[0] == "hold" && c.Args[1] == hold.BridgeArg {
+		b.mu.Lock()
+		b.bridges = append(b.bridges, p)
+		b.mu.Unlock()
+	}
+	return p, err
+}
+
+// drop kills the bridges: the connection to the holder is gone.
+func (b *bridgeHost) drop() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, p := range b.bridges {
+		_ = p.Signal(syscall.SIGKILL)
+	}
+	n := len(b.bridges)
+	b.bridges = nil
+	return n
+}
+
+// The connection to a bridged holder drops mid-answer (the ssh connection
+// of a host died): the session reaches the holder again by itself, reads
+// on from the last record it had, and the turn ends as if nothing
+// happened — the answer whole and once, one model request, the same CLI.
+func TestContractHeldBridgeRelinksMidAnswer(t *testing.T) {
+	const answer = "one two three four five six seven eight nine ten eleven twelve"
+	r := newRig(t, true).held().serve(claudetest.Say(answer).Slow(40*time.Millisecond), claudetest.Say("second"))
+	bh := &bridgeHost{}
+	r.opts.Host = bh
+	r.opts.Hold.Bridge = true
+	s := r.startHeld(func(o *Options) { o.IncludePartial = true })
+	pid := s.Pid()
+	if err := s.Send(ctxFor(t), "Count to twelve."); err != nil {
+		t.Fatal(err)
+	}
+	first := next[engine.Text](t, s)
+	if n := bh.drop(); n != 1 {
+		t.Fatalf("%d bridges running, want 1", n)
+	}
+	log := runTurn(t, s, nil)
+	var streamed strings.Builder
+	streamed.WriteString(first.Text)
+	for _, e := range eventsOf[engine.Text](log.events) {
+		if e.Partial {
+			streamed.WriteString(e.Text)
+		}
+	}
+	if !log.done.OK || log.done.Result != answer {
+		t.Errorf("the turn after the connection dropped = %+v:%s", log.done, log)
+	}
+	if got := streamed.String(); got != answer {
+		t.Errorf("streamed %q, want the answer once: %q", got, answer)
+	}
+	if n := len(eventsOf[engine.Exited](log.events)); n != 0 {
+		t.Errorf("the session reported an exit:%s", log)
+	}
+	if n := len(r.api.Requests()); n != 1 {
+		t.Errorf("the model got %d requests, want 1", n)
+	}
+	if s.Pid() != pid {
+		t.Errorf("claude's pid %d, was %d", s.Pid(), pid)
+	}
+	// The link goes on: the next turn, through the new bridge.
+	if again := turn(t, s, "Again.", nil); again.done.Result != "second" {
+		t.Errorf("next turn = %+v", again.done)
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
