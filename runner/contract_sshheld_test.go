@@ -1,0 +1,73 @@
+package runner
+
+import (
+	"context"
+	"path"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/untether/untether/engine"
+	"github.com/untether/untether/runner/claudetest"
+)
+
+// heldOnHost makes an SSH rig's sessions durable as the bot does on a
+// host: the holder is the agent binary there, its folder in the agent's,
+// and it is reached through a bridge over the connection.
+func (r *rig) heldOnHost() *rig {
+	r.t.Helper()
+	h := r.opts.Host.(interface {
+		AgentPath(context.Context) (string, error)
+	})
+	r.opts.Hold = &Hold{Bridge: true, Orphan: time.Minute, Place: func(ctx context.Context) (string, string, error) {
+		agent, err := h.AgentPath(ctx)
+		return agent, path.Dir(agent) + "/hold", err
+	}}
+	return r
+}
+
+// The SSH connection dies mid-answer (its master is told to exit): Claude
+// goes on under its holder on the host, the session reaches it again over
+// a new connection and reads on. The answer comes whole and once, the
+// model was asked once, and the session goes on.
+func TestContractSSHHeldSurvivesADroppedConnection(t *testing.T) {
+	const answer = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"
+	r := newSSHRig(t).heldOnHost()
+	r.serve(claudetest.Say(answer).Slow(60*time.Millisecond), claudetest.Say("second"))
+	s := r.startHeld(func(o *Options) { o.IncludePartial = true })
+	pid := s.Pid()
+	if err := s.Send(ctxFor(t), "Say the Greek letters."); err != nil {
+		t.Fatal(err)
+	}
+	first := next[engine.Text](t, s)
+	dropped := time.Now()
+	r.ssh.Close() // the agent session and the multiplexed connection end
+	log := runTurn(t, s, nil)
+	took := time.Since(dropped)
+	var streamed strings.Builder
+	streamed.WriteString(first.Text)
+	for _, e := range eventsOf[engine.Text](log.events) {
+		if e.Partial {
+			streamed.WriteString(e.Text)
+		}
+	}
+	if !log.done.OK || log.done.Result != answer {
+		t.Errorf("the turn after the drop = %+v:%s", log.done, log)
+	}
+	if got := streamed.String(); got != answer {
+		t.Errorf("streamed %q, want the answer once", got)
+	}
+	if n := len(r.api.Requests()); n != 1 {
+		t.Errorf("the model got %d requests, want 1", n)
+	}
+	if s.Pid() != pid {
+		t.Errorf("claude's pid %d, was %d", s.Pid(), pid)
+	}
+	t.Logf("the answer's end %v after the drop", took.Round(time.Millisecond))
+	if again := turn(t, s, "Again.", nil); again.done.Result != "second" {
+		t.Errorf("next turn = %+v", again.done)
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
