@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -39,4 +41,24 @@ func holdOptions(cfg *Config, log *slog.Logger) *runner.Hold {
 		return nil
 	}
 	return &runner.Hold{Self: self, Root: holdDir(cfg), Orphan: cfg.Claude.DurableWait}
+}
+
+// remoteHold makes interactive sessions on a [hosts.NAME] machine durable
+// unless [claude] durable is off: the holder runs there from the agent's
+// binary (this bot's own build, placed there by host/ssh), in a holders'
+// folder inside the agent's 0700 one, and is reached through a bridge
+// over the connection, again when it drops (docs/durability.md).
+func remoteHold(cfg *Config, h interface {
+	AgentPath(context.Context) (string, error)
+}) *runner.Hold {
+	if !cfg.Claude.Durable || cfg.Claude.Mode == ModeOneshot {
+		return nil
+	}
+	return &runner.Hold{Bridge: true, Orphan: cfg.Claude.DurableWait, Place: func(ctx context.Context) (string, string, error) {
+		agent, err := h.AgentPath(ctx)
+		if err != nil {
+			return "", "", err
+		}
+		return agent, path.Dir(agent) + "/hold", nil
+	}}
 }

@@ -119,6 +119,7 @@ func remoteEngine(cfg *Config, name string, hc HostConfig, h *sshhost.Host, log 
 	if o.Binary == "" {
 		o.Binary = "claude"
 	}
+	o.Hold = remoteHold(cfg, h)
 	return &runner.Engine{Base: o, Files: claudefiles.Files{ConfigDir: hostClaudeDir(h), Host: h}}
 }
 

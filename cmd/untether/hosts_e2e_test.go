@@ -24,13 +24,19 @@ import (
 // API from [claude.env]: the bot's own environment does not go there.
 func claudeOnHost(t *testing.T, steps ...claudetest.Step) (*e2eEnv, *claudetest.API, *sshtest.Server, string) {
 	t.Helper()
+	return claudeOnHostWith(t, "", steps...)
+}
+
+// claudeOnHostWith is claudeOnHost with more [claude] lines.
+func claudeOnHostWith(t *testing.T, claudeLines string, steps ...claudetest.Step) (*e2eEnv, *claudetest.API, *sshtest.Server, string) {
+	t.Helper()
 	bin := claudetest.Binary(t)
 	s := sshtest.Start(t)
 	remote := sshtest.Claude(t, bin)
 	work := s.Dir(t, "work")
 	api := claudetest.NewAPI(t, steps...)
 	env, _ := claudetest.Env(t, api.URL())
-	claudeTOML := fmt.Sprintf(`use_api_billing = true
+	claudeTOML := claudeLines + fmt.Sprintf(`use_api_billing = true
 host = "box"
 [claude.env]
 ANTHROPIC_BASE_URL = %q
