@@ -82,6 +82,39 @@ func endHeld(t *testing.T, db string) {
 	}
 }
 
+// awaitDraft waits until a draft shows word of the answer: Claude is
+// writing it.
+func (r *restartEnv) awaitDraft(word string) {
+	r.tg.Await(durableWait, "a draft of the answer", func() bool {
+		for _, d := range r.tg.Drafts(r.chat.ID) {
+			if strings.Contains(d.Text, word) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// answeredOnce waits for the answer to m (holding end) and checks that it
+// came once, that the model was asked once, and that nothing said the
+// turn was interrupted.
+func (r *restartEnv) answeredOnce(t *testing.T, api *claudetest.API, m int, end string) {
+	t.Helper()
+	r.reply(m, end)
+	time.Sleep(2 * time.Second) // anything sent twice would come now
+	if n := r.withText(end); n != 1 {
+		t.Errorf("the answer arrived %d times, want once", n)
+	}
+	if n := len(api.Requests()); n != 1 {
+		t.Errorf("the model got %d requests, want 1", n)
+	}
+	for _, msg := range r.replies(m) {
+		if strings.Contains(msg.Text, "Interrupted") {
+			t.Errorf("the turn was reported interrupted: %q", msg.Text)
+		}
+	}
+}
+
 // holdersGone waits until every holder has removed its folder.
 func (r *restartEnv) holdersGone(t *testing.T) {
 	t.Helper()
@@ -100,15 +133,7 @@ func TestDurableKillMidAnswer(t *testing.T) {
 	r, api := durableClaude(t, claudetest.Say(answer).Slow(60*time.Millisecond))
 	p := r.start(t)
 	m := r.say("Count slowly.")
-	// Mid-answer: Claude's text is being written (a draft shows it).
-	r.tg.Await(durableWait, "a draft of the answer", func() bool {
-		for _, d := range r.tg.Drafts(r.chat.ID) {
-			if strings.Contains(d.Text, "lorem") {
-				return true
-			}
-		}
-		return false
-	})
+	r.awaitDraft("lorem") // mid-answer
 	kill(t, p)
 	if n := r.withText("the end."); n != 0 {
 		t.Fatalf("the answer came before the kill (%d); the test needs a slower answer", n)
@@ -118,19 +143,7 @@ func TestDurableKillMidAnswer(t *testing.T) {
 	}
 
 	p = r.start(t)
-	r.reply(m, "the end.")
-	time.Sleep(2 * time.Second) // anything sent twice would come now
-	if n := r.withText("the end."); n != 1 {
-		t.Errorf("the answer arrived %d times, want once", n)
-	}
-	if n := len(api.Requests()); n != 1 {
-		t.Errorf("the model got %d requests, want 1", n)
-	}
-	for _, msg := range r.replies(m) {
-		if strings.Contains(msg.Text, "Interrupted") {
-			t.Errorf("the turn was reported interrupted: %q", msg.Text)
-		}
-	}
+	r.answeredOnce(t, api, m, "the end.")
 	// /new ends the held Claude as it ends any: nothing of it stays.
 	r.say("/new")
 	r.holdersGone(t)
