@@ -110,6 +110,13 @@ func (s *Session) relink(lost error) (*hold.Client, error) {
 		if err == nil {
 			h.set(c)
 			s.logger().Info("reached claude's holder again", "replay_from", h.seen.Load()+1)
+			if f := s.opts.Hold.Relinked; f != nil {
+				go func() {
+					ctx, cancel := context.WithTimeout(context.Background(), relinkTry)
+					defer cancel()
+					f(ctx)
+				}()
+			}
 			return c, nil
 		}
 		if !hold.Transient(err) {

@@ -129,6 +129,10 @@ type Hold struct {
 	// the connection drops; the CLI's environment is laid over that
 	// machine's login environment, as host/ssh does for every process.
 	Bridge bool
+	// Relinked, when set, is called after a bridged holder was reached
+	// again (the connection had dropped): what rode on the old connection
+	// (the send_file socket forwarded there) is made again.
+	Relinked func(ctx context.Context)
 	// RelinkWait bounds the tries to reach a bridged holder again after
 	// the connection dropped (default DefaultRelinkWait); the session then
 	// ends with an error, its holder left to its Orphan time.

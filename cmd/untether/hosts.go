@@ -61,7 +61,20 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 		}
 		hosts = append(hosts, h)
 		hlog := log.With("host", name)
+		sock := &hostSocket{h: h}
+		if files != nil {
+			sock.local = files.Socket()
+		}
 		eng := remoteEngine(cfg, name, hc, h, hlog)
+		if eng.Base.Hold != nil && files != nil {
+			// After a dropped connection a held Claude's send_file needs
+			// the socket forwarded again.
+			eng.Base.Hold.Relinked = func(ctx context.Context) {
+				if _, err := sock.renew(ctx); err != nil {
+					hlog.Warn("send_file of claude there may fail: the socket is not forwarded again", "err", err)
+				}
+			}
+		}
 		out = append(out, telegram.Machine{
 			Name: name, Engine: eng, Host: h, CPU: h,
 			Git:     projects.Git{Timeout: cfg.Projects.GitTimeout, Host: h},
@@ -69,40 +82,12 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 			UploadDir: hostUploadDir(h),
 			MaxLive:   remoteMaxLive(ctx, hc, h, hlog),
 			Probe:     func(ctx context.Context) (string, error) { return probeHost(ctx, h, eng.Base.Binary) },
-			Grant:     hostGrant(files, h),
+			Grant:     sock.grant(files),
+			Regrant:   sock.regrant(files),
 		})
 		log.Info("host configured", "host", describeHost(name, hc), "working_dir", hc.WorkingDir)
 	}
 	return out, hosts, nil
-}
-
-// hostGrant gives a Claude on the host the send_file tool: the bot's
-// socket forwarded there over the connection, the MCP config (with the
-// session's secret) put there 0600, `untether mcp` run from the agent
-// binary there. nil without a send_file server.
-func hostGrant(files *filesend.Server, h *sshhost.Host) func(filesend.Session) (*filesend.Grant, error) {
-	if files == nil {
-		return nil
-	}
-	return func(sess filesend.Session) (*filesend.Grant, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), probeWait)
-		defer cancel()
-		sock, err := h.ForwardSocket(ctx, files.Socket())
-		if err != nil {
-			return nil, err
-		}
-		bin, err := h.AgentPath(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return files.OpenElsewhere(sess, filesend.Elsewhere{Binary: bin, Socket: sock,
-			Put: func(data []byte) (string, error) { return h.PutPrivate(ctx, "mcp-*.json", data) },
-			Remove: func(path string) error {
-				rctx, cancel := context.WithTimeout(context.Background(), probeWait)
-				defer cancel()
-				return h.Remove(rctx, path)
-			}})
-	}
 }
 
 // remoteEngine is Claude Code on the host: the CLI there, with the
