@@ -12,7 +12,9 @@ type Durable interface {
 	// replayed): its events come first, then Replayed, then what comes.
 	// A session that is gone (the holder ended, the machine rebooted) is
 	// an error wrapping ErrGone; one held by another version of the bot,
-	// which this one cannot speak to, an error wrapping ErrOtherVersion.
+	// which this one cannot speak to, an error wrapping ErrOtherVersion;
+	// one on a machine that could not be reached, any other error (the
+	// host's own, such as host.ErrUnreachable).
 	Reattach(ctx context.Context, spec Spec, handle string, from uint64) (Conn, error)
 }
 

@@ -97,6 +97,10 @@ func Reattach(ctx context.Context, opts Options, handle string, from uint64) (*S
 		}
 		return nil, fmt.Errorf("%w: %v", engine.ErrOtherVersion, err)
 	}
+	if err != nil && opts.Hold.Bridge && hold.Transient(err) {
+		// Its host did not answer: whether Claude runs there is not known.
+		return nil, fmt.Errorf("reaching the holder of claude: %w", err)
+	}
 	if err != nil {
 		// A holder that died left its files: they go now.
 		if _, local := opts.Host.(host.Local); local {

@@ -153,19 +153,20 @@ func dialHolder(ctx context.Context, o Options, h hold.Handle, from uint64) (*ho
 // connection that fails at once is tried again for a little while (the
 // machine's network coming back with it).
 func reattachDial(ctx context.Context, o Options, h hold.Handle, from uint64) (*hold.Client, error) {
-	deadline := time.Now().Add(reattachWait)
+	wait := o.Hold.ReattachWait
+	if wait <= 0 {
+		wait = DefaultReattachWait
+	}
+	deadline := time.Now().Add(wait)
 	for {
 		c, err := dialHolder(ctx, o, h, from)
 		if err == nil || !o.Hold.Bridge || !hold.Transient(err) || time.Now().After(deadline) {
 			return c, err
 		}
 		select {
-		case <-time.After(time.Second):
+		case <-time.After(min(time.Second, max(0, time.Until(deadline)))):
 		case <-ctx.Done():
 			return nil, err
 		}
 	}
 }
-
-// reattachWait bounds reattachDial's tries.
-const reattachWait = 20 * time.Second

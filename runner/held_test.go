@@ -17,6 +17,7 @@ import (
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/hold"
+	"github.com/untether/untether/host"
 )
 
 // A holder that cannot start leaves Claude running all the same, only not
@@ -131,5 +132,30 @@ func TestReattachOtherVersionIdleEndsIt(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the idle holder of another protocol was left running")
+	}
+}
+
+// unreachableHost is a host whose connection fails: nothing starts there.
+type unreachableHost struct{ host.Local }
+
+func (unreachableHost) Start(context.Context, host.Cmd) (host.Process, error) {
+	return nil, fmt.Errorf("ssh: connect to host box: Connection refused: %w", host.ErrUnreachable)
+}
+
+// A bot started while the host of a held Claude does not answer cannot
+// tell whether Claude runs: Reattach says the host is unreachable (after
+// trying for Hold.ReattachWait), never that the session is gone.
+func TestReattachUnreachableHost(t *testing.T) {
+	opts := fakeOpts(t, "echo")
+	opts.Host = unreachableHost{}
+	opts.Hold = &Hold{Self: "/untether", Root: "/hold", Bridge: true, ReattachWait: 300 * time.Millisecond}
+	handle, _ := json.Marshal(hold.Handle{Proto: hold.Proto, Dir: "/hold/x", Secret: "s", Pid: 1, Holder: 1})
+	begin := time.Now()
+	_, err := Reattach(context.Background(), opts, string(handle), 3)
+	if !errors.Is(err, host.ErrUnreachable) || errors.Is(err, engine.ErrGone) {
+		t.Fatalf("err %v: want ErrUnreachable, not ErrGone", err)
+	}
+	if took := time.Since(begin); took < 300*time.Millisecond || took > 5*time.Second {
+		t.Errorf("gave up after %v, want the 300ms wait", took)
 	}
 }

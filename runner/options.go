@@ -133,14 +133,21 @@ type Hold struct {
 	// again (the connection had dropped): what rode on the old connection
 	// (the send_file socket forwarded there) is made again.
 	Relinked func(ctx context.Context)
+	// ReattachWait bounds the tries of a bot started anew to reach a
+	// bridged holder whose host does not answer (default
+	// DefaultReattachWait); Reattach then says the host is unreachable.
+	ReattachWait time.Duration
 	// RelinkWait bounds the tries to reach a bridged holder again after
 	// the connection dropped (default DefaultRelinkWait); the session then
 	// ends with an error, its holder left to its Orphan time.
 	RelinkWait time.Duration
 }
 
-// DefaultRelinkWait is Hold.RelinkWait's default.
-const DefaultRelinkWait = 15 * time.Minute
+// Defaults of Hold's waits.
+const (
+	DefaultRelinkWait   = 15 * time.Minute
+	DefaultReattachWait = 20 * time.Second
+)
 
 func (h *Hold) place(ctx context.Context) (self, root string, err error) {
 	if h.Place == nil {

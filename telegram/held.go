@@ -9,6 +9,7 @@ import (
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/filesend"
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/turnstate"
@@ -128,10 +129,14 @@ func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) (going map
 		conn, m, err := b.attachHeld(ctx, rec)
 		if err != nil {
 			text := view.HeldGoneText
-			if errors.Is(err, engine.ErrOtherVersion) {
+			switch {
+			case errors.Is(err, engine.ErrOtherVersion):
 				b.log.Warn("a held claude process runs under another version of untether: left to it", "chat_id", rec.ChatID, "session_key", rec.Key, "err", err)
 				text = view.HeldOtherVersionText
-			} else {
+			case errors.Is(err, host.ErrUnreachable):
+				b.log.Warn("the host of a held claude process cannot be reached: left to it", "chat_id", rec.ChatID, "session_key", rec.Key, "host", rec.Machine, "err", err)
+				text = view.HeldUnreachableText(rec.Machine)
+			default:
 				b.log.Warn("a held claude process is gone", "chat_id", rec.ChatID, "session_key", rec.Key, "err", err)
 			}
 			if err := b.store.RemoveHeld(rec.Key); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing/synctest"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
 )
 
 // A held Claude's send_file works after a restart: its `untether mcp`
@@ -68,18 +69,37 @@ func TestHeldSendFileAfterRestart(t *testing.T) {
 	})
 }
 
-// otherVersionEngine re-attaches to nothing: every held process runs
-// under a holder of another protocol version.
-type otherVersionEngine struct{ *heldEngine }
+// failingEngine re-attaches to nothing: every re-attach fails with err.
+type failingEngine struct {
+	*heldEngine
+	err error
+}
 
-func (otherVersionEngine) Reattach(context.Context, engine.Spec, string, uint64) (engine.Conn, error) {
-	return nil, fmt.Errorf("%w: its holder speaks protocol 2, this bot 1", engine.ErrOtherVersion)
+func (e failingEngine) Reattach(context.Context, engine.Spec, string, uint64) (engine.Conn, error) {
+	return nil, e.err
 }
 
 // A held Claude whose holder speaks another protocol version (the bot was
 // upgraded in between) still runs: the turn is reported as one this bot
 // cannot carry on, with what to do, and never as Claude having crashed.
 func TestHeldOtherVersionIsReported(t *testing.T) {
+	heldFailureIsReported(t, fmt.Errorf("%w: its holder speaks protocol 2, this bot 1", engine.ErrOtherVersion),
+		"another version of untether")
+}
+
+// A held Claude on a host that does not answer when the bot starts may
+// still run there: the turn says the host could not be reached, never
+// that Claude crashed.
+func TestHeldUnreachableHostIsReported(t *testing.T) {
+	heldFailureIsReported(t, fmt.Errorf("reaching the holder of claude: ssh: connect: %w", host.ErrUnreachable),
+		"could not be reached")
+}
+
+// heldFailureIsReported stops the bot while Claude waits for an approval,
+// starts it again with re-attaches failing with err, and checks that the
+// turn's messages say want (the approval prompt expired), never that
+// Claude's process ended.
+func heldFailureIsReported(t *testing.T, err error, want string) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, oneAsk(toolReq(t, "hv", "Bash", map[string]any{"command": "make versions"})))
 		held := newHeldEngine(h.eng)
@@ -95,9 +115,9 @@ func TestHeldOtherVersionIsReported(t *testing.T) {
 		prompt := h.awaitPrompt(h.dm.ID, "Approve", "make versions")
 		h.stop()
 		synctest.Wait()
-		h.engine = otherVersionEngine{held}
+		h.engine = failingEngine{held, err}
 		h.start()
-		h.awaitText(h.dm.ID, "another version of untether")
+		h.awaitText(h.dm.ID, want)
 		h.awaitResolved(h.dm.ID, prompt.ID, "Expired")
 		for _, text := range h.messages(h.dm.ID) {
 			if strings.Contains(text, "Claude's process ended") {

@@ -57,6 +57,15 @@ const RestartedText = "⏹ Interrupted by restart. Send your message again to co
 const HeldGoneText = "⏹ Interrupted: Claude's process ended while the bot was down (it crashed, or the machine restarted). " +
 	"Send your message again to continue; the session is kept and resumes."
 
+// HeldUnreachableText replaces the progress message of a turn whose
+// Claude was held on machine, which did not answer when the bot started:
+// Claude may still be working there, and the bot does not follow it.
+func HeldUnreachableText(machine string) string {
+	return "⏹ This turn cannot go on here: " + machine + " could not be reached when the bot started, so Claude " +
+		"may still be working on it there, unseen. Send your message again once " + machine + " answers " +
+		"(the session is kept); the old process stops by itself after [claude] durable_wait."
+}
+
 // HeldOtherVersionText replaces the progress message of a turn whose
 // Claude still runs, held by another version of untether (an upgrade that
 // changed the holder's protocol, or a downgrade) that this bot cannot
