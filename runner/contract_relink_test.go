@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -90,6 +91,41 @@ func TestContractHeldBridgeRelinksMidAnswer(t *testing.T) {
 	// The link goes on: the next turn, through the new bridge.
 	if again := turn(t, s, "Again.", nil); again.done.Result != "second" {
 		t.Errorf("next turn = %+v", again.done)
+	}
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The connection drops just as the user answers an approval: the answer
+// is written once the holder is reached again (resent with its input id,
+// so it is written once), the tool runs once and the turn ends; the
+// request is not asked again.
+func TestContractHeldBridgeAllowAcrossADrop(t *testing.T) {
+	r := newRig(t, true).held().serve(claudetest.Answer(bashUse("echo x >> a.txt")), claudetest.Say("made it"))
+	bh := &bridgeHost{}
+	r.opts.Host = bh
+	r.opts.Hold.Bridge = true
+	s := r.startHeld()
+	if err := s.Send(ctxFor(t), "Append to a.txt."); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	log := runTurn(t, s, func(req engine.ApprovalRequest) {
+		asked++
+		bh.drop() // the answer meets a dropped connection
+		if err := s.Allow(ctxFor(t), req.RequestID, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if asked != 1 || !log.done.OK || log.done.Result != "made it" {
+		t.Fatalf("asked %d times, turn %+v:%s", asked, log.done, log)
+	}
+	if got, err := os.ReadFile(r.path("a.txt")); err != nil || string(got) != "x\n" {
+		t.Errorf("a.txt = %q, %v; want the command run once", got, err)
+	}
+	if n := len(r.api.Requests()); n != 2 {
+		t.Errorf("the model got %d requests, want 2", n)
 	}
 	if err := s.Close(context.Background()); err != nil {
 		t.Fatal(err)

@@ -319,6 +319,7 @@ func (w heldStdin) Write(p []byte) (int, error) {
 		if next == nil {
 			return 0, err
 		}
+		w.s.logger().Debug("a line to claude goes again over the new connection", "input_id", id)
 		c = next
 	}
 }
