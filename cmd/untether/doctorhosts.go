@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"time"
@@ -69,7 +70,23 @@ func (d *doctor) checkHost(ctx context.Context, label, name string, hc HostConfi
 				"create it there, or fix [hosts."+name+"] working_dir / project_roots")
 		}
 	}
-	return pass(label, "reached over ssh; Claude Code %s there; %s exists", version, hc.WorkingDir)
+	return pass(label, "reached over ssh; Claude Code %s there; %s exists%s", version, hc.WorkingDir, heldThere(ctx, h))
+}
+
+// heldThere counts the folders of the holders on the host (durable
+// sessions held there, docs/durability.md), as "; N held there"; "" when
+// none or not known. A holder that was killed leaves its folder: it is
+// counted too.
+func heldThere(ctx context.Context, h *sshhost.Host) string {
+	agent, err := h.AgentPath(ctx)
+	if err != nil {
+		return ""
+	}
+	ents, err := h.ReadDir(ctx, path.Dir(agent)+"/hold")
+	if err != nil || len(ents) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %s held there (in %s)", count(len(ents), "Claude process"), path.Dir(agent)+"/hold")
 }
 
 // describeArgs is the ssh command line of a host, for a fix to try.

@@ -5,7 +5,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -43,6 +46,25 @@ func TestDoctorHosts(t *testing.T) {
 	if err != nil || !strings.Contains(out, "✓ host box: reached over ssh; Claude Code 7.7.7 there; "+work+" exists") {
 		t.Errorf("healthy host: %v", err)
 	}
+
+	// A held Claude there (its holder's folder, as the bot makes it) is
+	// counted (with those other tests hold there meanwhile).
+	held := filepath.Join(s.Home, ".cache", "untether", "hold", "doctor-"+strconv.Itoa(os.Getpid()))
+	if err := os.MkdirAll(held, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := user.Lookup(sshtest.User); err == nil {
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		for _, p := range []string{filepath.Dir(held), held} {
+			_ = os.Chown(p, uid, gid)
+		}
+	}
+	out, err = run(t, hostTOML(fake, work))
+	if err != nil || !regexp.MustCompile(`exists; \d+ Claude process(es)? held there`).MatchString(out) {
+		t.Errorf("a held Claude there is not counted: %v", err)
+	}
+	_ = os.Remove(held)
 
 	out, err = run(t, hostTOML(fake, work+"/missing"))
 	if err == nil || !strings.Contains(out, "✗ host box: reached, Claude Code 7.7.7, but "+work+"/missing is not a directory there") {

@@ -79,6 +79,7 @@ func endHeld(t *testing.T, db string) {
 		t.Logf("ending a held claude left at the end: %s", h.Dir)
 		_ = syscall.Kill(-h.Pid, syscall.SIGKILL)
 		_ = syscall.Kill(h.Holder, syscall.SIGKILL)
+		_ = os.RemoveAll(h.Dir) // a killed holder leaves it (on a host too: the test's sshd is this machine)
 	}
 }
 
