@@ -5,6 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,4 +86,36 @@ func TestBridgeToAGoneHolder(t *testing.T) {
 	if err == nil || !hold.Transient(err) {
 		t.Errorf("a bridge that cannot start: %v, want a transient error", err)
 	}
+}
+
+// A holder started with Detach is not the process started: that one ends
+// once the holder is ready (over SSH its session ends with it), and the
+// holder, a child of init now, serves as any.
+func TestDetachedHolder(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h, err := hold.Spawn(ctx, host.Local{}, os.Args[0], filepath.Join(t.TempDir(), "hold"), hold.Config{
+		Path: "/bin/sh", Args: []string{"-c", `while read l; do echo "out:$l"; done`},
+		Env: []string{"PATH=/usr/bin:/bin"}, Orphan: time.Hour, Detach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-h.Pid, syscall.SIGKILL)
+		_ = syscall.Kill(h.Holder, syscall.SIGKILL)
+	})
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(h.Holder) + "/stat")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	// pid (comm) state ppid …
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	if ppid, _ := strconv.Atoi(fields[1]); ppid == os.Getpid() {
+		t.Errorf("the holder %d is still the test's child", h.Holder)
+	}
+	r := dial(t, h, 0)
+	if f := next(t, r); f.Kind != 'r' {
+		t.Fatalf("first frame %+v", f)
+	}
+	input(t, r, "detached")
 }

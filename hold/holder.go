@@ -40,12 +40,20 @@ type Config struct {
 	// the machine's login environment (a holder started over SSH, as
 	// host/ssh starts every process); else Env is the whole of it.
 	Overlay bool `json:"overlay,omitempty"`
+	// Detach: the process started serves through a holder it starts in a
+	// session of its own, and exits once that one is ready, so that what
+	// started it is not kept waiting (over SSH: the session and its ssh
+	// process end; the holder lives on, a child of init there).
+	Detach bool `json:"detach,omitempty"`
 }
 
 // Ready is the holder's one line on its stdout once it serves.
 type Ready struct {
-	Pid   int    `json:"pid"` // the CLI's
-	Error string `json:"error,omitempty"`
+	Pid int `json:"pid"` // the CLI's
+	// Holder is the holder's pid when it is not the process started
+	// (Config.Detach).
+	Holder int    `json:"holder,omitempty"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Defaults.
@@ -75,6 +83,9 @@ func Main(in io.Reader, out io.WriteCloser) int {
 	var cfg Config
 	if err := json.NewDecoder(io.LimitReader(in, 16<<20)).Decode(&cfg); err != nil {
 		return ready(out, Ready{Error: "read config: " + err.Error()})
+	}
+	if cfg.Detach {
+		return ready(out, detach(cfg))
 	}
 	h, err := newHolder(cfg)
 	if err != nil {

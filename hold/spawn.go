@@ -89,7 +89,11 @@ func Spawn(ctx context.Context, h host.Host, self, root string, cfg Config) (Han
 		if r.Error != "" {
 			return Handle{}, errors.New("holder: " + r.Error)
 		}
-		return Handle{Proto: Proto, Dir: cfg.Dir, Secret: cfg.Secret, Pid: r.Pid, Holder: proc.Pid()}, nil
+		holder := proc.Pid()
+		if r.Holder != 0 {
+			holder = r.Holder // Detach: the process started has ended
+		}
+		return Handle{Proto: Proto, Dir: cfg.Dir, Secret: cfg.Secret, Pid: r.Pid, Holder: holder}, nil
 	case <-t.C:
 		_ = proc.Signal(9)
 		return Handle{}, errors.New("the holder did not start in time")

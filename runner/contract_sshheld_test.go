@@ -2,12 +2,16 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/hold"
 	"github.com/untether/untether/runner/claudetest"
 )
 
@@ -26,6 +30,18 @@ func (r *rig) heldOnHost() *rig {
 	return r
 }
 
+// parentCmdline is the command line of pid's parent ("" when not known).
+func parentCmdline(t *testing.T, pid int) string {
+	t.Helper()
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	cmdline, _ := os.ReadFile("/proc/" + fields[1] + "/cmdline")
+	return strings.ReplaceAll(string(cmdline), "\x00", " ")
+}
+
 // The SSH connection dies mid-answer (its master is told to exit): Claude
 // goes on under its holder on the host, the session reaches it again over
 // a new connection and reads on. The answer comes whole and once, the
@@ -36,6 +52,15 @@ func TestContractSSHHeldSurvivesADroppedConnection(t *testing.T) {
 	r.serve(claudetest.Say(answer).Slow(60*time.Millisecond), claudetest.Say("second"))
 	s := r.startHeld(func(o *Options) { o.IncludePartial = true })
 	pid := s.Pid()
+	// The holder is no child of the agent's session (Config.Detach): that
+	// session ended once it was ready (the test's sshd is this machine).
+	var h hold.Handle
+	if err := json.Unmarshal([]byte(s.HoldHandle()), &h); err != nil {
+		t.Fatal(err)
+	}
+	if parent := parentCmdline(t, h.Holder); strings.Contains(parent, "host-agent") {
+		t.Errorf("the holder's parent is %q: the agent's session waits for it", parent)
+	}
 	if err := s.Send(ctxFor(t), "Say the Greek letters."); err != nil {
 		t.Fatal(err)
 	}
