@@ -1,7 +1,6 @@
 package hold
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -37,18 +36,7 @@ func detach(cfg Config) Ready {
 	if err := cmd.Start(); err != nil {
 		return Ready{Error: "start the holder: " + err.Error()}
 	}
-	got := make(chan Ready, 1)
-	go func() {
-		var r Ready
-		line, err := bufio.NewReader(out).ReadBytes('\n')
-		if err == nil {
-			err = json.Unmarshal(line, &r)
-		}
-		if err != nil {
-			r.Error = "the holder said nothing: " + err.Error()
-		}
-		got <- r
-	}()
+	got := readReady(out)
 	t := time.NewTimer(spawnWait)
 	defer t.Stop()
 	select {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -70,18 +71,7 @@ func Spawn(ctx context.Context, h host.Host, self, root string, cfg Config) (Han
 		return Handle{}, fmt.Errorf("start holder: %w", err)
 	}
 	go func() { _, _ = proc.Wait() }() // reaped while the bot lives; init's after
-	got := make(chan Ready, 1)
-	go func() {
-		var r Ready
-		line, err := bufio.NewReader(outR).ReadBytes('\n')
-		if err == nil {
-			err = json.Unmarshal(line, &r)
-		}
-		if err != nil {
-			r.Error = "no ready line: " + err.Error()
-		}
-		got <- r
-	}()
+	got := readReady(outR)
 	t := time.NewTimer(spawnWait)
 	defer t.Stop()
 	select {
@@ -101,6 +91,24 @@ func Spawn(ctx context.Context, h host.Host, self, root string, cfg Config) (Han
 		_ = proc.Signal(9)
 		return Handle{}, fmt.Errorf("start holder: %w", ctx.Err())
 	}
+}
+
+// readReady reads a holder's Ready line from out, on a goroutine of its
+// own (the caller bounds the wait).
+func readReady(out io.Reader) <-chan Ready {
+	got := make(chan Ready, 1)
+	go func() {
+		var r Ready
+		line, err := bufio.NewReader(out).ReadBytes('\n')
+		if err == nil {
+			err = json.Unmarshal(line, &r)
+		}
+		if err != nil {
+			r.Error = "no ready line: " + err.Error()
+		}
+		got <- r
+	}()
+	return got
 }
 
 // Forget removes the folder of a holder that died without removing it (it
