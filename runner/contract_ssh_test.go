@@ -137,12 +137,14 @@ var benchStep = claudetest.StepFunc(func(req *claudetest.Request) claudetest.Rep
 // sshd, the pinned CLI as another user) against this machine, per
 // operation, in ms: new_first_text (a new session over a warm
 // connection: Start to its first text), first_text (a live session: Send
-// to the first text), press_final (Allow to the turn's result).
+// to the first text), press_final (Allow to the turn's result); ssh-held
+// is ssh with the sessions held there (through a bridge, docs/durability.md).
 func BenchmarkContractSSHvsLocal(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		rig  func(testing.TB) *rig
-	}{{"local", func(tb testing.TB) *rig { return newRig(tb, false) }}, {"ssh", newSSHRig}} {
+	}{{"local", func(tb testing.TB) *rig { return newRig(tb, false) }}, {"ssh", newSSHRig},
+		{"ssh-held", func(tb testing.TB) *rig { return newSSHRig(tb).heldOnHost() }}} {
 		b.Run(c.name, func(b *testing.B) {
 			steps := make([]claudetest.Step, 200)
 			for i := range steps {
