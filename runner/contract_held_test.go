@@ -124,6 +124,13 @@ func TestContractHeldAnswerSurvivesDetach(t *testing.T) {
 	if err := s2.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	holderFilesGone(t, r)
+}
+
+// holderFilesGone waits until the holders' folders are removed: the
+// session was closed, and its holder exits once Claude has.
+func holderFilesGone(t *testing.T, r *rig) {
+	t.Helper()
 	deadline := time.Now().Add(contractWait)
 	for len(holderDirs(t, r)) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)

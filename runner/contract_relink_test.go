@@ -2,6 +2,9 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -22,9 +25,16 @@ type bridgeHost struct {
 	host.Local
 	mu      sync.Mutex
 	bridges []host.Process
+	down    bool // bridges do not start: the host is unreachable
 }
 
 func (b *bridgeHost) Start(ctx context.Context, c host.Cmd) (host.Process, error) {
+	b.mu.Lock()
+	down := b.down
+	b.mu.Unlock()
+	if down && len(c.Args) == 2 && c.Args[1] == hold.BridgeArg {
+		return nil, fmt.Errorf("ssh: connect: %w", host.ErrUnreachable)
+	}
 	p, err := b.Local.Start(ctx, c)
 	if err == nil && len(c.Args) == 2 && c.Args[0] == "hold" && c.Args[1] == hold.BridgeArg {
 		b.mu.Lock()
@@ -34,7 +44,8 @@ func (b *bridgeHost) Start(ctx context.Context, c host.Cmd) (host.Process, error
 	return p, err
 }
 
-// drop kills the bridges: the connection to the holder is gone.
+// drop kills the bridges: the connection to the holder is gone; with
+// down, it does not come back until setDown(false).
 func (b *bridgeHost) drop() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -46,16 +57,30 @@ func (b *bridgeHost) drop() int {
 	return n
 }
 
+// bridged is a rig whose sessions are held and reached through bridges
+// on bh (this machine, as if another).
+func bridged(t *testing.T, parallel bool, steps ...claudetest.Step) (*rig, *bridgeHost) {
+	t.Helper()
+	r := newRig(t, parallel).held().serve(steps...)
+	bh := &bridgeHost{}
+	r.opts.Host = bh
+	r.opts.Hold.Bridge = true
+	return r, bh
+}
+
+func (b *bridgeHost) setDown(down bool) {
+	b.mu.Lock()
+	b.down = down
+	b.mu.Unlock()
+}
+
 // The connection to a bridged holder drops mid-answer (the ssh connection
 // of a host died): the session reaches the holder again by itself, reads
 // on from the last record it had, and the turn ends as if nothing
 // happened — the answer whole and once, one model request, the same CLI.
 func TestContractHeldBridgeRelinksMidAnswer(t *testing.T) {
 	const answer = "one two three four five six seven eight nine ten eleven twelve"
-	r := newRig(t, true).held().serve(claudetest.Say(answer).Slow(40*time.Millisecond), claudetest.Say("second"))
-	bh := &bridgeHost{}
-	r.opts.Host = bh
-	r.opts.Hold.Bridge = true
+	r, bh := bridged(t, true, claudetest.Say(answer).Slow(40*time.Millisecond), claudetest.Say("second"))
 	s := r.startHeld(func(o *Options) { o.IncludePartial = true })
 	pid := s.Pid()
 	if err := s.Send(ctxFor(t), "Count to twelve."); err != nil {
@@ -102,10 +127,7 @@ func TestContractHeldBridgeRelinksMidAnswer(t *testing.T) {
 // so it is written once), the tool runs once and the turn ends; the
 // request is not asked again.
 func TestContractHeldBridgeAllowAcrossADrop(t *testing.T) {
-	r := newRig(t, true).held().serve(claudetest.Answer(bashUse("echo x >> a.txt")), claudetest.Say("made it"))
-	bh := &bridgeHost{}
-	r.opts.Host = bh
-	r.opts.Hold.Bridge = true
+	r, bh := bridged(t, true, claudetest.Answer(bashUse("echo x >> a.txt")), claudetest.Say("made it"))
 	s := r.startHeld()
 	if err := s.Send(ctxFor(t), "Append to a.txt."); err != nil {
 		t.Fatal(err)
@@ -129,5 +151,53 @@ func TestContractHeldBridgeAllowAcrossADrop(t *testing.T) {
 	}
 	if err := s.Close(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Closing a bridged session (/new, idle close) while its host does not
+// answer does not wait for the host: one try, then the session ends (its
+// holder ends Claude after its orphan time). When the host answers that
+// try, Claude is closed as always and its holder's files go.
+func TestContractHeldBridgeCloseWhileDown(t *testing.T) {
+	for _, down := range []bool{true, false} {
+		r, bh := bridged(t, false, claudetest.Say("hi"))
+		s := r.startHeld()
+		if got := turn(t, s, "Hello.", nil); got.done.Result != "hi" {
+			t.Fatalf("turn = %+v", got.done)
+		}
+		bh.setDown(down)
+		bh.drop()
+		begin := time.Now()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := s.Close(ctx)
+		cancel()
+		if took := time.Since(begin); err != nil || took > 45*time.Second {
+			t.Fatalf("host down %v: Close = %v after %v", down, err, took)
+		}
+		if !down {
+			holderFilesGone(t, r) // closed over a new connection
+		}
+	}
+}
+
+// A bridged holder that dies (killed on its host) ends the session once
+// its bridge says so: an Exited with the error, no endless relinking.
+func TestContractHeldBridgeHolderGone(t *testing.T) {
+	r, _ := bridged(t, false, claudetest.Say("hi").HangAfter(2))
+	s := r.startHeld(func(o *Options) { o.IncludePartial = true })
+	if err := s.Send(ctxFor(t), "Hello."); err != nil {
+		t.Fatal(err)
+	}
+	next[engine.Text](t, s)
+	var h hold.Handle
+	if err := json.Unmarshal([]byte(s.HoldHandle()), &h); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(h.Holder, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	ex := next[engine.Exited](t, s)
+	if ex.Err == nil || !errors.Is(ex.Err, hold.ErrGone) {
+		t.Errorf("exit after the holder died = %+v, want one saying the holder is gone", ex)
 	}
 }

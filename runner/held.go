@@ -190,10 +190,12 @@ func (s *Session) heldLoop() {
 	dec := s.newDecoder()
 	ex, err := s.readHeld(dec, h.client(), true)
 	for err != nil && h.redial != nil && !h.detached.Load() {
-		var c *hold.Client
-		if c, err = s.relink(err); err == nil {
-			ex, err = s.readHeld(dec, c, false)
+		c, rerr := s.relink(err)
+		if rerr != nil {
+			err = rerr // gone, given up, or closed meanwhile
+			break
 		}
+		ex, err = s.readHeld(dec, c, false)
 	}
 	s.closeOnce.Do(func() { close(s.closing) })
 	if h.detached.Load() {

@@ -90,7 +90,10 @@ const (
 // relink reaches a bridged holder again after its connection dropped
 // (lost: why), replaying what came after the last record read. It tries
 // until Hold.RelinkWait has passed; a holder that is gone, or the session
-// detached or closed meanwhile, ends it at once.
+// detached meanwhile, ends it at once. A session being closed tries once:
+// reached, Claude is told to exit (its stdin closed) and the session
+// reads on to its exit; not, the session ends, and the holder ends Claude
+// after its orphan time (Close never waits for a host that is down).
 func (s *Session) relink(lost error) (*hold.Client, error) {
 	h := s.held
 	wait := s.opts.Hold.RelinkWait
@@ -109,6 +112,11 @@ func (s *Session) relink(lost error) (*hold.Client, error) {
 		cancel()
 		if err == nil {
 			h.set(c)
+			if s.isClosing() {
+				// Close's request to exit may have met the dropped
+				// connection: it goes again (once more is harmless).
+				_ = c.CloseInput()
+			}
 			s.logger().Info("reached claude's holder again", "replay_from", h.seen.Load()+1)
 			if f := s.opts.Hold.Relinked; f != nil {
 				go func() {
@@ -122,6 +130,9 @@ func (s *Session) relink(lost error) (*hold.Client, error) {
 		if !hold.Transient(err) {
 			return nil, fmt.Errorf("lost the holder of claude: %w", err)
 		}
+		if s.isClosing() {
+			return nil, fmt.Errorf("closed while claude's holder could not be reached (it ends claude after its orphan time): %w", errors.Join(lost, err))
+		}
 		if !time.Now().Add(pause).Before(deadline) {
 			return nil, fmt.Errorf("lost the connection to claude's holder for %v: %w", wait, errors.Join(lost, err))
 		}
@@ -130,6 +141,8 @@ func (s *Session) relink(lost error) (*hold.Client, error) {
 		select {
 		case <-t.C:
 		case <-s.abandon:
+			t.Stop()
+		case <-s.closing:
 			t.Stop()
 		}
 		pause = min(2*pause, relinkPauseMax)
