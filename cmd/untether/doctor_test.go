@@ -317,3 +317,16 @@ func TestDoctorHeldSessions(t *testing.T) {
 		t.Errorf("an open folder: %+v", c)
 	}
 }
+
+// count says a number of things in English: "processes", not "processs".
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		noun string
+		want string
+	}{{1, "Claude process", "1 Claude process"}, {2, "Claude process", "2 Claude processes"}, {0, "file", "0 files"}, {3, "host", "3 hosts"}} {
+		if got := count(c.n, c.noun); got != c.want {
+			t.Errorf("count(%d, %q) = %q, want %q", c.n, c.noun, got, c.want)
+		}
+	}
+}
