@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "host-agent" {
 		os.Exit(ssh.AgentMain(os.Args[2:]))
 	}
+	if len(os.Args) > 3 && os.Args[1] == fakeSSHArg {
+		os.Exit(fakeSSHMain(os.Args[2:]))
+	}
 	os.Exit(m.Run())
 }
 
