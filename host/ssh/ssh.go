@@ -55,7 +55,7 @@ type Host struct {
 	ident string
 	ctl   *agentConn
 	// forwards are the sockets made there, by the local socket they lead to.
-	forwards map[string]string
+	forwards map[string]forward
 }
 
 var _ host.Host = (*Host)(nil)
@@ -64,6 +64,9 @@ var _ host.Host = (*Host)(nil)
 func New(o Options) (*Host, error) {
 	if o.Dest == "" || strings.HasPrefix(o.Dest, "-") {
 		return nil, fmt.Errorf("ssh host %s: %q is not a destination", o.Name, o.Dest)
+	}
+	if err := CheckArgs(o.Args); err != nil {
+		return nil, fmt.Errorf("ssh host %s: %w", o.Name, err)
 	}
 	if o.SSH == "" {
 		o.SSH = "ssh"
@@ -77,7 +80,7 @@ func New(o Options) (*Host, error) {
 	if err := privateDir(o.ControlDir); err != nil {
 		return nil, fmt.Errorf("ssh host %s: control folder: %w", o.Name, err)
 	}
-	return &Host{o: o, baseEnv: clientEnv(), forwards: map[string]string{}}, nil
+	return &Host{o: o, baseEnv: clientEnv(), forwards: map[string]forward{}}, nil
 }
 
 // maxControlPath is what a unix socket's path may hold on Linux and macOS.
@@ -139,10 +142,11 @@ func (h *Host) sshArgs(remote ...string) []string {
 		"-o", "BatchMode=yes",
 		"-o", "StrictHostKeyChecking=yes",
 		"-o", "ControlMaster=auto",
-		"-o", "ControlPath=" + h.o.ControlDir + "/%C",
+		"-o", "ControlPath=" + h.controlPath(),
 		"-o", "ControlPersist=10m",
 		"-o", "ForwardAgent=no",
 		"-o", "ForwardX11=no",
+		"-o", "GSSAPIDelegateCredentials=no",
 		"-o", "ClearAllForwardings=yes",
 		"-o", "ServerAliveInterval=15",
 		"-o", "ServerAliveCountMax=3",
@@ -150,6 +154,28 @@ func (h *Host) sshArgs(remote ...string) []string {
 	}
 	args = append(args, h.o.Args...)
 	return append(append(args, "--", h.o.Dest), remote...)
+}
+
+// controlPath is the multiplexed connection's socket. The control folder
+// is the host's own, so the name is fixed rather than ssh's %C: a control
+// command (control) then reads no ssh config to find it.
+func (h *Host) controlPath() string { return h.o.ControlDir + "/m" }
+
+// control runs an ssh control command (-O …) on the multiplexed
+// connection. It reads no config file and gets none of ssh_args: a
+// forward asked this way would carry the forwards the user's config
+// names for the host (ssh sends them all to the master), which the
+// connection itself was made without (ClearAllForwardings).
+func (h *Host) control(ctx context.Context, args ...string) ([]byte, error) {
+	all := append([]string{"-F", "none", "-o", "ControlPath=" + h.controlPath()}, args...)
+	c := exec.CommandContext(ctx, h.o.SSH, append(all, "--", h.o.Dest)...)
+	c.Env = h.baseEnv
+	c.WaitDelay = 5 * time.Second
+	out, err := c.CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("%s: ssh %s: %w: %s", h.o.Name, strings.Join(args, " "), err, lastLine(string(out)))
+	}
+	return out, nil
 }
 
 // command is ssh running remote (one shell command line there).
@@ -521,9 +547,7 @@ func (h *Host) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c2 := exec.CommandContext(ctx, h.o.SSH, append([]string{"-O", "exit", "-o", "ControlPath=" + h.o.ControlDir + "/%C"}, append(h.o.Args, h.o.Dest)...)...)
-	c2.Env = h.baseEnv
-	_ = c2.Run() // no master running is fine
+	_, _ = h.control(ctx, "-O", "exit") // no master running is fine
 	return nil
 }
 

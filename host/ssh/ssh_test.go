@@ -370,3 +370,78 @@ func TestMoreProcessesThanSessions(t *testing.T) {
 		}
 	}
 }
+
+// Forwarding the send_file socket forwards that socket only: not the
+// forwards the user's ssh config names for the host, and after the
+// connection was made again (its forwards gone with it) the socket is
+// forwarded again rather than the dead one handed out.
+func TestForwardSocketOnlyOursAndAgain(t *testing.T) {
+	s := sshtest.Start(t)
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	leak := filepath.Join(s.Dir(t, "leak"), "config.sock")
+	cfg := filepath.Join(dir, "config")
+	if err := os.WriteFile(cfg, []byte("Host *\n  RemoteForward "+leak+" "+filepath.Join(dir, "x.sock")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range s.Args {
+		if a == "-F" {
+			s.Args[i+1] = cfg
+		}
+	}
+	h := s.Connect(t)
+	local := filepath.Join(dir, "bot.sock")
+	ln, err := net.Listen("unix", local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("pong\n"))
+			c.Close()
+		}
+	}()
+	through := func(remote string) string {
+		c, err := net.Dial("unix", remote)
+		if err != nil {
+			return err.Error()
+		}
+		defer c.Close()
+		got, _ := io.ReadAll(c)
+		return string(got)
+	}
+	remote, err := h.ForwardSocket(ctx, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := through(remote); got != "pong\n" {
+		t.Fatalf("through the forward: %q", got)
+	}
+	if _, err := os.Lstat(leak); err == nil {
+		t.Error("the config's RemoteForward was set up on the host")
+	}
+	// The connection ends (Close ends the master); the host is used again.
+	h.Close()
+	if err := h.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, err := h.ForwardSocket(ctx, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := through(again); got != "pong\n" {
+		t.Errorf("after the connection was made again, through %s: %q", again, got)
+	}
+	if _, err := os.Lstat(leak); err == nil {
+		t.Error("the config's RemoteForward was set up on the host")
+	}
+}
