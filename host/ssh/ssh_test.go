@@ -293,22 +293,7 @@ func TestForwardSocketAndPutPrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	local := filepath.Join(dir, "bot.sock")
-	ln, err := net.Listen("unix", local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("pong\n"))
-			c.Close()
-		}
-	}()
+	local := pongSocket(t, dir)
 	remote, err := h.ForwardSocket(ctx, local)
 	if err != nil {
 		t.Fatal(err)
@@ -394,22 +379,7 @@ func TestForwardSocketOnlyOursAndAgain(t *testing.T) {
 		}
 	}
 	h := s.Connect(t)
-	local := filepath.Join(dir, "bot.sock")
-	ln, err := net.Listen("unix", local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("pong\n"))
-			c.Close()
-		}
-	}()
+	local := pongSocket(t, dir)
 	through := func(remote string) string {
 		c, err := net.Dial("unix", remote)
 		if err != nil {
@@ -444,4 +414,27 @@ func TestForwardSocketOnlyOursAndAgain(t *testing.T) {
 	if _, err := os.Lstat(leak); err == nil {
 		t.Error("the config's RemoteForward was set up on the host")
 	}
+}
+
+// pongSocket is a unix socket in dir that answers "pong\n" to each
+// connection, closed at the test's end.
+func pongSocket(t *testing.T, dir string) string {
+	t.Helper()
+	local := filepath.Join(dir, "bot.sock")
+	ln, err := net.Listen("unix", local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("pong\n"))
+			c.Close()
+		}
+	}()
+	return local
 }
