@@ -402,9 +402,8 @@ func (h *Host) call(ctx context.Context, req request) (response, error) {
 			return resp, resp.check(req)
 		}
 		h.drop(c)
-		if c.stale {
-			h.forget()
-			sent = false
+		if h.stale(ctx, c) {
+			sent = false // no agent of ours ran it
 		}
 		if attempt == 1 || ctx.Err() != nil || (sent && !retryable[req.Op]) {
 			return response{}, err
@@ -502,9 +501,7 @@ func (h *Host) conn(ctx context.Context) (*agentConn, error) {
 	}
 	if err != nil {
 		h.drop(c)
-		if c.stale {
-			h.forget()
-		}
+		h.stale(ctx, c)
 		return nil, err
 	}
 	h.mu.Lock()
@@ -528,6 +525,21 @@ func (h *Host) drop(c *agentConn) {
 	h.mu.Unlock()
 	_ = c.in.Close()
 	c.kill()
+}
+
+// stale waits (as long as ctx lets it) for a dropped session to end and
+// says whether it ended because the agent's file was not this build's;
+// then the next use places it again.
+func (h *Host) stale(ctx context.Context, c *agentConn) bool {
+	select {
+	case <-c.dead:
+	case <-ctx.Done():
+		return false
+	}
+	if c.stale {
+		h.forget()
+	}
+	return c.stale
 }
 
 // forget makes the next use place the agent again.
