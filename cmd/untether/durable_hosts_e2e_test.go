@@ -2,22 +2,23 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/untether/untether/filesend"
+	sshhost "github.com/untether/untether/host/ssh"
 	"github.com/untether/untether/runner/claudetest"
 )
 
 // heldOnHost is a bot whose chat runs a durable Claude on an SSH host
 // ("box": the distribution's sshd on 127.0.0.1, the pinned CLI there),
 // answering slowly, then more; whatever it leaves held is ended after the
-// bot stops. It returns the arguments of `ssh -O exit` for the bot's
-// multiplexed connection to the host, and the working folder there.
-func heldOnHost(t *testing.T, more ...claudetest.Step) (*restartEnv, *claudetest.API, []string, string) {
+// bot stops. It returns what ends the bot's multiplexed connection to the
+// host (its master, as host/ssh's Close does on the bot's control socket),
+// and the working folder there.
+func heldOnHost(t *testing.T, more ...claudetest.Step) (*restartEnv, *claudetest.API, func() error, string) {
 	t.Helper()
 	answer := "Counted: " + strings.Repeat("lorem ipsum dolor sit amet ", 12) + "the end."
 	steps := append([]claudetest.Step{claudetest.Say(answer).Slow(60 * time.Millisecond)}, more...)
@@ -27,8 +28,12 @@ func heldOnHost(t *testing.T, more ...claudetest.Step) (*restartEnv, *claudetest
 	if err != nil {
 		t.Fatal(err)
 	}
-	exit := append(append([]string{"-O", "exit", "-o", "ControlPath=" + sshControlDir(cfg, "box") + "/%C"}, s.Args...), "--", s.Dest)
-	return &restartEnv{e2eEnv: e}, api, exit, work
+	bots, err := sshhost.New(sshhost.Options{Name: "box", Dest: s.Dest, Args: s.Args, ControlDir: sshControlDir(cfg, "box"),
+		Agent: untetherBinary(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &restartEnv{e2eEnv: e}, api, bots.Close, work
 }
 
 // The bot's ssh connection dies mid-answer (its master is told to exit, as
@@ -46,8 +51,8 @@ func TestDurableOnHostConnectionDrops(t *testing.T) {
 	defer stop(t, p)
 	m := r.say("Count slowly.")
 	r.awaitDraft("lorem")
-	if out, err := exec.Command("ssh", exit...).CombinedOutput(); err != nil {
-		t.Fatalf("ending the bot's ssh master: %v: %s", err, out)
+	if err := exit(); err != nil {
+		t.Fatalf("ending the bot's ssh master: %v", err)
 	}
 	if n := r.withText("the end."); n != 0 {
 		t.Fatalf("the answer came before the drop (%d); the test needs a slower answer", n)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	sshhost "github.com/untether/untether/host/ssh"
 )
 
 // HostConfig is one [hosts.NAME]: a machine Claude can work on, reached
@@ -64,6 +66,9 @@ func (c *Config) validateHosts(bad func(section, key, format string, args ...any
 		case strings.HasPrefix(h.SSH, "-") || strings.ContainsAny(h.SSH, " \t\r\n"):
 			// ssh would take it as an option: a ProxyCommand, say.
 			bad(section, "ssh", "%q is not a destination (options go in ssh_args)", h.SSH)
+		}
+		if err := sshhost.CheckArgs(h.SSHArgs); err != nil {
+			bad(section, "ssh_args", "%s", strings.TrimPrefix(err.Error(), "ssh_args: "))
 		}
 		if h.WorkingDir == "" {
 			bad(section, "working_dir", "must be set: the directory a chat starts in on that host")

@@ -40,6 +40,10 @@ func TestHostsConfig(t *testing.T) {
 		{"named local", map[string]string{"hosts.local.ssh": `"box"`, "hosts.local.working_dir": `"/x"`}, "a host's name is"},
 		{"bad name", map[string]string{"hosts.Box.ssh": `"box"`, "hosts.Box.working_dir": `"/x"`}, "a host's name is"},
 		{"negative cap", map[string]string{"hosts.box.ssh": `"box"`, "hosts.box.working_dir": `"/x"`, "hosts.box.max_live_sessions": "-1"}, "is below 0"},
+		{"agent forwarding", map[string]string{"hosts.box.ssh": `"box"`, "hosts.box.working_dir": `"/x"`, "hosts.box.ssh_args": `["-A"]`},
+			"[hosts.box] ssh_args: -A is refused: it forwards your ssh agent"},
+		{"a forward by -o", map[string]string{"hosts.box.ssh": `"box"`, "hosts.box.working_dir": `"/x"`, "hosts.box.ssh_args": `["-o", "RemoteForward=/a /b"]`},
+			"[hosts.box] ssh_args: -o RemoteForward is refused"},
 		{"unknown key", map[string]string{"hosts.box.ssh": `"box"`, "hosts.box.working_dir": `"/x"`, "hosts.box.password": `"x"`}, "unknown keys"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

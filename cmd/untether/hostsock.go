@@ -63,18 +63,10 @@ func (s *hostSocket) ensure(ctx context.Context) (string, error) {
 	return link, nil
 }
 
-// renew forwards the socket again after the connection dropped: the old
-// forward died with it, but its file may stay there, which host/ssh would
-// take for a live one; it is removed first.
-func (s *hostSocket) renew(ctx context.Context) (string, error) {
-	s.mu.Lock()
-	old := s.fwd
-	s.mu.Unlock()
-	if old != "" {
-		_ = s.h.Remove(ctx, old)
-	}
-	return s.ensure(ctx)
-}
+// renew forwards the socket again after the connection dropped (host/ssh
+// makes a forward again when the connection's master changed) and points
+// the link at it.
+func (s *hostSocket) renew(ctx context.Context) (string, error) { return s.ensure(ctx) }
 
 // grant gives a Claude about to start there the send_file tool: its MCP
 // config (with the session's secret) put there 0600, naming the link and

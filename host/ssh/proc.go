@@ -28,7 +28,7 @@ var errUnsupported = errors.ErrUnsupported
 // give a remote process only the values they set, never the bot's
 // environment.
 func (h *Host) Start(ctx context.Context, c host.Cmd) (host.Process, error) {
-	path, err := h.agentPath(ctx)
+	path, err := h.checkedAgent(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -79,13 +79,15 @@ func (h *Host) Start(ctx context.Context, c host.Cmd) (host.Process, error) {
 		return nil, fmt.Errorf("starting ssh: %w", err)
 	}
 	r := bufio.NewReader(out)
-	line, err := r.ReadString('\n')
-	pid, perr := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, pidLine)))
-	if err != nil || !strings.HasPrefix(line, pidLine) || perr != nil {
+	pid, err := h.readPid(ctx, r)
+	if err != nil {
 		_ = cmd.Process.Kill()
 		werr := cmd.Wait()
 		closeDups()
-		return nil, h.startError(werr, errTail.String(), c.Path)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%s: starting %s: %w", h.o.Name, c.Path, ctx.Err())
+		}
+		return nil, h.startError(errors.Join(werr, err), errTail.String(), c.Path)
 	}
 	p := &process{h: h, cmd: cmd, pid: pid, copied: make(chan error, 1), done: make(chan struct{}), closeDups: closeDups, stdinW: pw}
 	go func() {
@@ -101,15 +103,46 @@ func (h *Host) Start(ctx context.Context, c host.Cmd) (host.Process, error) {
 	return p, nil
 }
 
+// readPid reads the exec session's first line, the process's pid there,
+// for as long as ctx and callTimeout let it; the line is short.
+func (h *Host) readPid(ctx context.Context, r *bufio.Reader) (int, error) {
+	type result struct {
+		pid int
+		err error
+	}
+	got := make(chan result, 1)
+	go func() {
+		line, err := readAnswer(r, len(pidLine)+24)
+		if err != nil {
+			got <- result{err: err}
+			return
+		}
+		s := strings.TrimSpace(string(line))
+		pid, err := strconv.Atoi(strings.TrimPrefix(s, pidLine))
+		if !strings.HasPrefix(s, pidLine) || err != nil || pid <= 0 {
+			got <- result{err: fmt.Errorf("not a pid line: %.40q", s)}
+			return
+		}
+		got <- result{pid: pid}
+	}()
+	t := time.NewTimer(callTimeout)
+	defer t.Stop()
+	select {
+	case r := <-got:
+		return r.pid, r.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-t.C:
+		return 0, errors.New("no pid from the agent in time")
+	}
+}
+
 // startError says why a process did not start there: the connection, or
 // the program (the agent exits 127 when it cannot start it).
 func (h *Host) startError(err error, stderr, prog string) error {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 127 {
 		return fmt.Errorf("%s: %s: %w", h.o.Name, lastLine(stderr), exec.ErrNotFound)
-	}
-	if err == nil {
-		err = errors.New("no pid")
 	}
 	return h.sshError(err, stderr)
 }

@@ -13,6 +13,7 @@
 package ssh
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -101,6 +102,67 @@ func (r response) error() error {
 		}
 	}
 	return errors.New(r.Err)
+}
+
+// check is the answer's own error, or why it is not an answer to req:
+// the agent is not trusted (whatever runs as the host's user can replace
+// it), so an answer without what it must carry, or more than was asked
+// for, is refused here rather than taken.
+func (r response) check(req request) error {
+	if err := r.error(); err != nil {
+		return err
+	}
+	switch req.Op {
+	case "stat", "lstat", "open":
+		if r.Info == nil {
+			return fmt.Errorf("the agent's answer to %q has no file info", req.Op)
+		}
+	}
+	if req.Op == "open" && req.Max > 0 && int64(len(r.Data)) > req.Max {
+		return fmt.Errorf("the agent sent %d bytes, at most %d were asked for: %w", len(r.Data), req.Max, host.ErrTooBig)
+	}
+	return nil
+}
+
+// Bounds on one answer's line, so an agent cannot make the bot hold
+// memory without end: a read's own cap (base64 makes 3 bytes 4) or
+// maxRead for a read without one, a folder's listing, and the rest.
+const (
+	maxRead    = 256 << 20
+	maxListing = 64 << 20
+	maxAnswer  = 1 << 20
+)
+
+func answerLimit(req request) int {
+	switch req.Op {
+	case "open":
+		n := int64(maxRead)
+		if req.Max > 0 && req.Max < n {
+			n = req.Max
+		}
+		return int(n/3*4) + maxAnswer
+	case "readdir":
+		return maxListing
+	}
+	return maxAnswer
+}
+
+// readAnswer reads one line of at most limit bytes.
+func readAnswer(r *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > limit {
+			return nil, fmt.Errorf("an answer over %d bytes: %w", limit, host.ErrTooBig)
+		}
+		line = append(line, chunk...)
+		switch {
+		case err == nil:
+			return line, nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, err
+		}
+	}
 }
 
 // fileInfo is an fs.FileInfo on the wire.

@@ -48,9 +48,14 @@ type Host struct {
 
 	mu     sync.Mutex
 	remote string // the agent's path there, once placed
-	ctl    *agentConn
+	sum    string // the agent's SHA-256, hex
+	// ident is the agent file's identity there (agentIdent) when the
+	// running agent was checked: a process is started only through an
+	// agent whose file has not changed since.
+	ident string
+	ctl   *agentConn
 	// forwards are the sockets made there, by the local socket they lead to.
-	forwards map[string]string
+	forwards map[string]forward
 }
 
 var _ host.Host = (*Host)(nil)
@@ -59,6 +64,9 @@ var _ host.Host = (*Host)(nil)
 func New(o Options) (*Host, error) {
 	if o.Dest == "" || strings.HasPrefix(o.Dest, "-") {
 		return nil, fmt.Errorf("ssh host %s: %q is not a destination", o.Name, o.Dest)
+	}
+	if err := CheckArgs(o.Args); err != nil {
+		return nil, fmt.Errorf("ssh host %s: %w", o.Name, err)
 	}
 	if o.SSH == "" {
 		o.SSH = "ssh"
@@ -72,7 +80,7 @@ func New(o Options) (*Host, error) {
 	if err := privateDir(o.ControlDir); err != nil {
 		return nil, fmt.Errorf("ssh host %s: control folder: %w", o.Name, err)
 	}
-	return &Host{o: o, baseEnv: clientEnv(), forwards: map[string]string{}}, nil
+	return &Host{o: o, baseEnv: clientEnv(), forwards: map[string]forward{}}, nil
 }
 
 // maxControlPath is what a unix socket's path may hold on Linux and macOS.
@@ -134,10 +142,11 @@ func (h *Host) sshArgs(remote ...string) []string {
 		"-o", "BatchMode=yes",
 		"-o", "StrictHostKeyChecking=yes",
 		"-o", "ControlMaster=auto",
-		"-o", "ControlPath=" + h.o.ControlDir + "/%C",
+		"-o", "ControlPath=" + h.controlPath(),
 		"-o", "ControlPersist=10m",
 		"-o", "ForwardAgent=no",
 		"-o", "ForwardX11=no",
+		"-o", "GSSAPIDelegateCredentials=no",
 		"-o", "ClearAllForwardings=yes",
 		"-o", "ServerAliveInterval=15",
 		"-o", "ServerAliveCountMax=3",
@@ -145,6 +154,28 @@ func (h *Host) sshArgs(remote ...string) []string {
 	}
 	args = append(args, h.o.Args...)
 	return append(append(args, "--", h.o.Dest), remote...)
+}
+
+// controlPath is the multiplexed connection's socket. The control folder
+// is the host's own, so the name is fixed rather than ssh's %C: a control
+// command (control) then reads no ssh config to find it.
+func (h *Host) controlPath() string { return h.o.ControlDir + "/m" }
+
+// control runs an ssh control command (-O …) on the multiplexed
+// connection. It reads no config file and gets none of ssh_args: a
+// forward asked this way would carry the forwards the user's config
+// names for the host (ssh sends them all to the master), which the
+// connection itself was made without (ClearAllForwardings).
+func (h *Host) control(ctx context.Context, args ...string) ([]byte, error) {
+	all := append([]string{"-F", "none", "-o", "ControlPath=" + h.controlPath()}, args...)
+	c := exec.CommandContext(ctx, h.o.SSH, append(all, "--", h.o.Dest)...)
+	c.Env = h.baseEnv
+	c.WaitDelay = 5 * time.Second
+	out, err := c.CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("%s: ssh %s: %w: %s", h.o.Name, strings.Join(args, " "), err, lastLine(string(out)))
+	}
+	return out, nil
 }
 
 // command is ssh running remote (one shell command line there).
@@ -203,9 +234,10 @@ func lastLine(s string) string {
 	return s
 }
 
-// agentPath places the agent on the machine (once per run): its OS and
-// architecture must be this build's, and the file is named by its hash,
-// so an agent there is always this bot's own build.
+// agentPath places the agent on the machine (once per run, and again
+// when it was found replaced): its OS and architecture must be this
+// build's, its file is named by its hash and checked against the whole
+// hash, so the agent there is this bot's own build.
 func (h *Host) agentPath(ctx context.Context) (string, error) {
 	h.mu.Lock()
 	if h.remote != "" {
@@ -218,13 +250,16 @@ func (h *Host) agentPath(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("reading the agent binary: %w", err)
 	}
 	sum := sha256.Sum256(bin)
-	name := "untether-agent-" + hex.EncodeToString(sum[:8])
-	out, err := h.run(ctx, `uname -sm; printf '%s\n' "$HOME"`, nil)
+	h.mu.Lock()
+	h.sum = hex.EncodeToString(sum[:])
+	h.mu.Unlock()
+	name := "untether-agent-" + h.sum[:16]
+	out, err := h.run(ctx, `uname -sm; printf '%s\n' "$HOME"; p="$HOME/.cache/untether/`+name+`"; `+h.hashIs(`"$p"`)+` && echo ok || echo missing`, nil)
 	if err != nil {
 		return "", err
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
+	if len(lines) != 3 {
 		return "", fmt.Errorf("%s: unexpected answer to uname: %q", h.o.Name, out)
 	}
 	if want := unameOf(runtime.GOOS, runtime.GOARCH); lines[0] != want {
@@ -232,17 +267,74 @@ func (h *Host) agentPath(ctx context.Context) (string, error) {
 	}
 	dir := lines[1] + "/.cache/untether"
 	path := dir + "/" + name
-	// Written under a temporary name and moved, so a half-copied agent is
-	// never run; 0700 in a 0700 folder.
-	script := fmt.Sprintf(`set -e; d=%s; p=%s; if [ ! -x "$p" ]; then umask 077; mkdir -p "$d"; chmod 700 "$d"; cat > "$p.$$"; chmod 700 "$p.$$"; mv -f "$p.$$" "$p"; fi`,
-		quote(dir), quote(path))
-	if _, err := h.run(ctx, script, bytes.NewReader(bin)); err != nil {
-		return "", fmt.Errorf("placing the agent on %s: %w", h.o.Name, err)
+	if lines[2] != "ok" {
+		// Written under a temporary name, checked and moved, so a
+		// half-copied agent is never run; 0700 in a 0700 folder.
+		script := fmt.Sprintf(`set -e; d=%s; p=%s; umask 077; mkdir -p "$d"; chmod 700 "$d"; rm -f "$p.$$"; cat > "$p.$$"; chmod 700 "$p.$$"; %s; mv -f "$p.$$" "$p"`,
+			quote(dir), quote(path), h.hashIs(`"$p.$$"`))
+		if _, err := h.run(ctx, script, bytes.NewReader(bin)); err != nil {
+			return "", fmt.Errorf("placing the agent on %s: %w", h.o.Name, err)
+		}
 	}
 	h.mu.Lock()
 	h.remote = path
 	h.mu.Unlock()
 	return path, nil
+}
+
+// hashIs is a shell test: the file (a quoted shell word) is a regular
+// file, no link, whose SHA-256 is the agent's (sha256sum on Linux,
+// shasum on macOS).
+func (h *Host) hashIs(file string) string {
+	h.mu.Lock()
+	sum := h.sum
+	h.mu.Unlock()
+	return fmt.Sprintf(`{ [ -f %[1]s ] && [ ! -h %[1]s ] && [ "$( { sha256sum 2>/dev/null || shasum -a 256; } < %[1]s | cut -c1-64)" = %[2]s ]; }`, file, sum)
+}
+
+// staleAgent is the exit status of an agent session whose file was no
+// longer this build's (verified).
+const staleAgent = 97
+
+// verified is a shell command that checks the agent at path before it
+// runs, ending the session with staleAgent when it is not this build.
+func (h *Host) verified(path string) string {
+	return fmt.Sprintf(`%s || { printf 'untether: the agent at %%s is not this bot'"'"'s build\n' %s >&2; exit %d; }`,
+		h.hashIs(quote(path)), quote(path), staleAgent)
+}
+
+// checkedAgent is the agent's path there, its file unchanged since the
+// running agent session was checked against this build's hash (its
+// identity, asked of that agent); a changed file is checked, and placed
+// again, before anything is started through it.
+func (h *Host) checkedAgent(ctx context.Context) (string, error) {
+	for attempt := 0; ; attempt++ {
+		path, err := h.agentPath(ctx)
+		if err != nil {
+			return "", err
+		}
+		resp, err := h.call(ctx, request{Op: "ident", Path: path})
+		if err != nil {
+			return "", fmt.Errorf("%s: checking the agent: %w", h.o.Name, err)
+		}
+		h.mu.Lock()
+		same := h.ident != "" && h.ident == resp.S
+		h.mu.Unlock()
+		if same {
+			return path, nil
+		}
+		if attempt == 1 {
+			return "", fmt.Errorf("%s: the agent at %s keeps changing: refused", h.o.Name, path)
+		}
+		// Changed since: the running session goes, the next is checked.
+		h.mu.Lock()
+		c := h.ctl
+		h.mu.Unlock()
+		if c != nil {
+			h.drop(c)
+		}
+		h.forget()
+	}
 }
 
 // unameOf is what `uname -sm` prints on a machine this build runs on.
@@ -260,67 +352,112 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + 
 
 // agentConn is the long-lived agent session: requests in order.
 type agentConn struct {
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	out  *json.Decoder
+	in  io.WriteCloser
+	out *bufio.Reader
+	// turn is held by the caller whose request is on the session: its
+	// answer is the session's next line. Waiting for it is bounded by the
+	// caller's context, so a silent agent wedges nobody but that caller.
+	turn chan struct{}
 	dead chan struct{}
 	err  error // why it ended, once dead is closed
+	// stale: the agent there was not this bot's build (exit 97), so it
+	// never ran a request.
+	stale bool
+	kill  func()
+}
+
+// callTimeout bounds a call whose context has no deadline: an agent that
+// stops answering is dropped, not waited on for ever.
+// callTimeout bounds a call whose context has no deadline: an agent that
+// stops answering is dropped, not waited on for ever.
+var callTimeout = 30 * time.Second
+
+// retryable are the requests sent again on a new session when the one
+// they went out on ended before their answer: those that change nothing,
+// or change it to the same end however often they run.
+var retryable = map[string]bool{
+	"hello": true, "stat": true, "lstat": true, "readlink": true, "resolve": true, "open": true, "readdir": true,
+	"mkdirall": true, "writefile": true, "getenv": true, "lookpath": true, "descendants": true,
+	"treecpu": true, "memtotal": true, "ident": true,
 }
 
 // call sends one request to the agent, connecting first when needed. A
-// connection that ended is made again once.
+// request that changes nothing is sent once more on a new session when
+// the first one ended before answering.
 func (h *Host) call(ctx context.Context, req request) (response, error) {
-	if d, ok := ctx.Deadline(); ok {
-		req.Timeout = max(1, time.Until(d).Milliseconds())
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, callTimeout)
+		defer cancel()
 	}
+	d, _ := ctx.Deadline()
+	req.Timeout = max(1, time.Until(d).Milliseconds())
 	for attempt := 0; ; attempt++ {
 		c, err := h.conn(ctx)
 		if err != nil {
 			return response{}, err
 		}
-		resp, err := h.exchange(ctx, c, req)
+		resp, sent, err := h.exchange(ctx, c, req)
 		if err == nil {
-			return resp, resp.error()
+			return resp, resp.check(req)
 		}
 		h.drop(c)
-		if attempt == 1 || ctx.Err() != nil {
+		if h.stale(ctx, c) {
+			sent = false // no agent of ours ran it
+		}
+		if attempt == 1 || ctx.Err() != nil || (sent && !retryable[req.Op]) {
 			return response{}, err
 		}
 	}
 }
 
-// exchange is one request and its answer on c; the session is used by one
-// caller at a time.
-func (h *Host) exchange(ctx context.Context, c *agentConn, req request) (response, error) {
+// exchange is one request and its answer on c. sent says whether the
+// request may have reached the agent.
+func (h *Host) exchange(ctx context.Context, c *agentConn, req request) (resp response, sent bool, err error) {
+	select {
+	case c.turn <- struct{}{}:
+	case <-c.dead:
+		return response{}, false, c.err
+	case <-ctx.Done():
+		return response{}, false, fmt.Errorf("%s: waiting for the agent: %w", h.o.Name, ctx.Err())
+	}
 	type result struct {
 		resp response
 		err  error
 	}
 	done := make(chan result, 1)
-	h.mu.Lock() // one request at a time on the session
 	go func() {
+		// The turn is given back only once the answer is read: after an
+		// abandoned request the session is dropped, and its next line
+		// would be that request's answer.
+		defer func() { <-c.turn }()
 		var r result
-		if err := json.NewEncoder(c.in).Encode(req); err != nil {
+		b, err := json.Marshal(req)
+		if err == nil {
+			_, err = c.in.Write(append(b, '\n'))
+		}
+		if err != nil {
 			r.err = fmt.Errorf("%s: sending to the agent: %w", h.o.Name, err)
-		} else if err := c.out.Decode(&r.resp); err != nil {
+		} else if line, err := readAnswer(c.out, answerLimit(req)); err != nil {
+			r.err = fmt.Errorf("%s: the agent's answer: %w", h.o.Name, err)
+		} else if err := json.Unmarshal(line, &r.resp); err != nil {
 			r.err = fmt.Errorf("%s: the agent's answer: %w", h.o.Name, err)
 		}
 		done <- r
 	}()
-	defer h.mu.Unlock()
 	select {
 	case r := <-done:
-		return r.resp, r.err
+		return r.resp, true, r.err
 	case <-c.dead:
-		return response{}, c.err
+		return response{}, true, c.err
 	case <-ctx.Done():
-		// The session's next answer would be this one's: it is dropped.
-		h.dropLocked(c)
-		return response{}, fmt.Errorf("%s: %w", h.o.Name, ctx.Err())
+		return response{}, true, fmt.Errorf("%s: no answer from the agent: %w", h.o.Name, ctx.Err())
 	}
 }
 
-// conn is the agent session, started when there is none.
+// conn is the agent session, started when there is none. The agent's
+// file is checked against this build's hash before it runs: whatever runs
+// as the host's user could have replaced it since it was placed.
 func (h *Host) conn(ctx context.Context) (*agentConn, error) {
 	h.mu.Lock()
 	c := h.ctl
@@ -333,7 +470,7 @@ func (h *Host) conn(ctx context.Context) (*agentConn, error) {
 		return nil, err
 	}
 	// The session outlives ctx: it serves later calls.
-	cmd := h.command(context.Background(), quote(path)+" host-agent")
+	cmd := h.command(context.Background(), h.verified(path)+"; exec "+quote(path)+" host-agent")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -342,17 +479,31 @@ func (h *Host) conn(ctx context.Context) (*agentConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
+	errb := &tail{}
+	cmd.Stderr = errb
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting ssh: %w", err)
 	}
-	c = &agentConn{cmd: cmd, in: in, out: json.NewDecoder(bufio.NewReader(out)), dead: make(chan struct{})}
+	c = &agentConn{in: in, out: bufio.NewReader(out), turn: make(chan struct{}, 1), dead: make(chan struct{}),
+		kill: func() { _ = cmd.Process.Kill() }}
 	go func() {
 		err := cmd.Wait()
+		var ee *exec.ExitError
+		c.stale = errors.As(err, &ee) && ee.ExitCode() == staleAgent
 		c.err = h.sshError(errors.Join(err, errors.New("the agent session ended")), errb.String())
 		close(c.dead)
 	}()
+	// The file's identity now, while it is the file just checked: a
+	// process is started later only if it is still the same.
+	resp, _, err := h.exchange(ctx, c, request{Op: "ident", Path: path})
+	if err == nil {
+		err = resp.check(request{})
+	}
+	if err != nil {
+		h.drop(c)
+		h.stale(ctx, c)
+		return nil, err
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.ctl != nil { // another caller connected meanwhile
@@ -360,23 +511,42 @@ func (h *Host) conn(ctx context.Context) (*agentConn, error) {
 		return h.ctl, nil
 	}
 	h.ctl = c
+	if h.remote == path {
+		h.ident = resp.S
+	}
 	return c, nil
 }
 
 func (h *Host) drop(c *agentConn) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.dropLocked(c)
-}
-
-func (h *Host) dropLocked(c *agentConn) {
 	if h.ctl == c {
 		h.ctl = nil
 	}
+	h.mu.Unlock()
 	_ = c.in.Close()
-	if c.cmd.Process != nil {
-		_ = c.cmd.Process.Kill()
+	c.kill()
+}
+
+// stale waits (as long as ctx lets it) for a dropped session to end and
+// says whether it ended because the agent's file was not this build's;
+// then the next use places it again.
+func (h *Host) stale(ctx context.Context, c *agentConn) bool {
+	select {
+	case <-c.dead:
+	case <-ctx.Done():
+		return false
 	}
+	if c.stale {
+		h.forget()
+	}
+	return c.stale
+}
+
+// forget makes the next use place the agent again.
+func (h *Host) forget() {
+	h.mu.Lock()
+	h.remote, h.ident = "", ""
+	h.mu.Unlock()
 }
 
 // Close ends the agent session and the multiplexed connection.
@@ -389,9 +559,7 @@ func (h *Host) Close() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c2 := exec.CommandContext(ctx, h.o.SSH, append([]string{"-O", "exit", "-o", "ControlPath=" + h.o.ControlDir + "/%C"}, append(h.o.Args, h.o.Dest)...)...)
-	c2.Env = h.baseEnv
-	_ = c2.Run() // no master running is fine
+	_, _ = h.control(ctx, "-O", "exit") // no master running is fine
 	return nil
 }
 

@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == "host-agent" {
 		os.Exit(ssh.AgentMain(os.Args[2:]))
 	}
+	if len(os.Args) > 3 && os.Args[1] == fakeSSHArg {
+		os.Exit(fakeSSHMain(os.Args[2:]))
+	}
 	os.Exit(m.Run())
 }
 
@@ -290,22 +293,7 @@ func TestForwardSocketAndPutPrivate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	local := filepath.Join(dir, "bot.sock")
-	ln, err := net.Listen("unix", local)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("pong\n"))
-			c.Close()
-		}
-	}()
+	local := pongSocket(t, dir)
 	remote, err := h.ForwardSocket(ctx, local)
 	if err != nil {
 		t.Fatal(err)
@@ -366,4 +354,87 @@ func TestMoreProcessesThanSessions(t *testing.T) {
 			t.Errorf("exit %v, want killed", ex)
 		}
 	}
+}
+
+// Forwarding the send_file socket forwards that socket only: not the
+// forwards the user's ssh config names for the host, and after the
+// connection was made again (its forwards gone with it) the socket is
+// forwarded again rather than the dead one handed out.
+func TestForwardSocketOnlyOursAndAgain(t *testing.T) {
+	s := sshtest.Start(t)
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "sock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	leak := filepath.Join(s.Dir(t, "leak"), "config.sock")
+	cfg := filepath.Join(dir, "config")
+	if err := os.WriteFile(cfg, []byte("Host *\n  RemoteForward "+leak+" "+filepath.Join(dir, "x.sock")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range s.Args {
+		if a == "-F" {
+			s.Args[i+1] = cfg
+		}
+	}
+	h := s.Connect(t)
+	local := pongSocket(t, dir)
+	through := func(remote string) string {
+		c, err := net.Dial("unix", remote)
+		if err != nil {
+			return err.Error()
+		}
+		defer c.Close()
+		got, _ := io.ReadAll(c)
+		return string(got)
+	}
+	remote, err := h.ForwardSocket(ctx, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := through(remote); got != "pong\n" {
+		t.Fatalf("through the forward: %q", got)
+	}
+	if _, err := os.Lstat(leak); err == nil {
+		t.Error("the config's RemoteForward was set up on the host")
+	}
+	// The connection ends (Close ends the master); the host is used again.
+	h.Close()
+	if err := h.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again, err := h.ForwardSocket(ctx, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := through(again); got != "pong\n" {
+		t.Errorf("after the connection was made again, through %s: %q", again, got)
+	}
+	if _, err := os.Lstat(leak); err == nil {
+		t.Error("the config's RemoteForward was set up on the host")
+	}
+}
+
+// pongSocket is a unix socket in dir that answers "pong\n" to each
+// connection, closed at the test's end.
+func pongSocket(t *testing.T, dir string) string {
+	t.Helper()
+	local := filepath.Join(dir, "bot.sock")
+	ln, err := net.Listen("unix", local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("pong\n"))
+			c.Close()
+		}
+	}()
+	return local
 }
