@@ -156,3 +156,58 @@ func TestReviewReplacedClientsFramesDoNotEatTheNewOnes(t *testing.T) {
 		}
 	}
 }
+
+// Review: the holders' root is taken as it is found. Spawn's MkdirAll
+// leaves an existing root of any mode (and owner) alone, and the holder's
+// own MkdirAll accepts an existing folder: with [state] path in a shared
+// directory, another local user who made the root first can swap the
+// holder's folder (rename it, put a folder of links in its place) between
+// its creation and the log's O_CREATE open, which follows links.
+func TestReviewSpawnRefusesAnOpenRoot(t *testing.T) {
+	root := t.TempDir() + "/hold"
+	if err := os.Mkdir(root, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chmod(root, 0o777) // as another user would leave it
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h, err := hold.Spawn(ctx, host.Local{}, os.Args[0], root, hold.Config{
+		Path: "/bin/sleep", Args: []string{"600"}, Env: []string{"PATH=/usr/bin:/bin"}, Orphan: time.Minute})
+	if err == nil {
+		_ = syscall.Kill(-h.Pid, syscall.SIGKILL)
+		_ = syscall.Kill(h.Holder, syscall.SIGKILL)
+		fi, _ := os.Stat(root)
+		t.Fatalf("a holder was started in a root of mode %v (want a refusal, or the root made 0700 after checking its owner)", fi.Mode().Perm())
+	}
+}
+
+// Review: the runner attaches to a new holder with from = 0 (startHeld),
+// which the holder reads as "from Last+1": a line the CLI writes before the
+// bot's hello (a start-up error, a hook's output) is journaled but never
+// delivered. from = 1 would deliver it.
+func TestReviewFirstAttachMissesEarlyOutput(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h, err := hold.Spawn(ctx, host.Local{}, os.Args[0], t.TempDir(), hold.Config{
+		Path: "/bin/sh", Args: []string{"-c", `echo early; sleep 600`}, Env: []string{"PATH=/usr/bin:/bin"}, Orphan: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-h.Pid, syscall.SIGKILL)
+		_ = syscall.Kill(h.Holder, syscall.SIGKILL)
+	})
+	time.Sleep(300 * time.Millisecond) // the CLI wrote before the bot attached
+	r := dial(t, h, 0)                 // as runner.startHeld does
+	deadline := time.After(2 * time.Second)
+	for {
+		select {
+		case f := <-r.frames:
+			if f.Kind == 'o' && string(f.Record.Line) == "early" {
+				return
+			}
+		case <-deadline:
+			t.Fatal(`the CLI's first line ("early", journaled) never reached the first client`)
+		}
+	}
+}
