@@ -161,7 +161,7 @@ func TestHolderReplaysAfterDetach(t *testing.T) {
 }
 
 func TestHolderRefusesAWrongSecret(t *testing.T) {
-	h := echo(t, t.TempDir(), time.Hour)
+	h := echo(t, filepath.Join(t.TempDir(), "hold"), time.Hour)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := hold.Dial(ctx, h.Sock(), "guess", 0); !errors.Is(err, hold.ErrGone) {
@@ -174,7 +174,7 @@ func TestHolderRefusesAWrongSecret(t *testing.T) {
 }
 
 func TestHolderEndsTheCLIWhenNoBotComes(t *testing.T) {
-	h := echo(t, t.TempDir(), 300*time.Millisecond)
+	h := echo(t, filepath.Join(t.TempDir(), "hold"), 300*time.Millisecond)
 	waitGone(t, h.Dir)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -198,7 +198,7 @@ func waitGone(t *testing.T, dir string) {
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
 
 func TestHolderEndsTheCLIOnSIGTERM(t *testing.T) {
-	h := echo(t, t.TempDir(), time.Hour)
+	h := echo(t, filepath.Join(t.TempDir(), "hold"), time.Hour)
 	if err := syscall.Kill(h.Holder, syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

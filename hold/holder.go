@@ -114,18 +114,24 @@ type holder struct {
 	ln  net.Listener
 	cmd *exec.Cmd
 
-	inMu   sync.Mutex // serializes writes to the CLI's stdin
-	stdin  io.WriteCloser
-	closed bool // stdin closed
+	inMu  sync.Mutex // serializes writes to the CLI's stdin
+	stdin io.WriteCloser
 
-	mu       sync.Mutex
-	j        *journal
-	changed  chan struct{} // closed and replaced on every change
-	lastIn   uint64
-	lastInAt uint64 // the record of input lastIn
-	tail     []byte
-	exit     *Exit
-	client   *client
+	mu      sync.Mutex
+	closed  bool // stdin closed (under mu, not inMu: a stuck write holds inMu)
+	j       *journal
+	changed chan struct{} // closed and replaced on every change
+	lastIn  uint64
+	// inSeqs[i] is the record of input id inBase+1+i: a resend is acked
+	// with its own record (the last keepAcks ids are kept).
+	inBase uint64
+	inSeqs []uint64
+	tail   []byte
+	exit   *Exit
+	client *client // the attached client (nil: none)
+	// newest is the client attached last, attached or not: its frames may
+	// still be carried out (a write to a stuck stdin) after it left.
+	newest   *client
 	quit     bool
 	detached time.Time     // when the last client left (or the holder started)
 	done     chan struct{} // closed once the CLI has exited
@@ -142,7 +148,11 @@ func newHolder(cfg Config) (*holder, error) {
 	if cfg.MaxJournal <= 0 {
 		cfg.MaxJournal = DefaultMaxJournal
 	}
-	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+	if err := checkRoot(filepath.Dir(cfg.Dir)); err != nil {
+		return nil, err
+	}
+	// A folder already there is not ours (another user's, put in the way).
+	if err := os.Mkdir(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("make holder folder: %w", err)
 	}
 	if err := os.Chmod(cfg.Dir, 0o700); err != nil {
@@ -156,7 +166,7 @@ func newHolder(cfg Config) (*holder, error) {
 	// the holder says it is ready.
 	term := make(chan os.Signal, 1)
 	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT)
-	logf, err := os.OpenFile(filepath.Join(cfg.Dir, logName), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logf, err := os.OpenFile(filepath.Join(cfg.Dir, logName), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open holder log: %w", err)
 	}
@@ -180,6 +190,26 @@ func newHolder(cfg Config) (*holder, error) {
 }
 
 func syscallUmask(m int) int { return syscall.Umask(m) }
+
+// checkRoot refuses a holders' root that another user could change: the
+// holder's folder, journal and log are made in it by name, so whoever can
+// rename or replace entries there can redirect them.
+func checkRoot(root string) error {
+	fi, err := os.Lstat(root)
+	if err != nil {
+		return fmt.Errorf("check holders' folder: %w", err)
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("holders' folder %s is not a folder (%v)", root, fi.Mode().Type())
+	case !ok || int(st.Uid) != os.Geteuid():
+		return fmt.Errorf("holders' folder %s is not owned by this user", root)
+	case fi.Mode().Perm()&0o077 != 0:
+		return fmt.Errorf("holders' folder %s is open to others (mode %v): make it 0700", root, fi.Mode().Perm())
+	}
+	return nil
+}
 
 // startCLI starts the CLI in a session of its own: no signal meant for the
 // bot or the holder reaches it, and its group can be signalled whole.
@@ -225,6 +255,13 @@ func (h *holder) readOut(r io.Reader) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := readLine(br)
+		var long *longLineError
+		if errors.As(err, &long) {
+			// Skipped, as the runner without a holder skips it: the CLI
+			// must not block on its next write for want of a reader.
+			h.log.Warn("skipped an over-long line from claude", "bytes", long.n, "max_bytes", maxLine)
+			continue
+		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, os.ErrClosed) {
 				h.log.Warn("reading claude stdout", "err", err)
@@ -346,8 +383,10 @@ func (h *holder) serve() {
 }
 
 // endCLI ends the CLI cleanly: stdin closed, then SIGTERM, then SIGKILL.
+// The signals go on their timers whatever the close does: a CLI that
+// does not read its stdin must end all the same.
 func (h *holder) endCLI() {
-	h.closeStdin()
+	go h.closeStdin()
 	for _, st := range []struct {
 		wait time.Duration
 		sig  syscall.Signal
@@ -362,11 +401,15 @@ func (h *holder) endCLI() {
 	<-h.done
 }
 
+// closeStdin closes the CLI's stdin without taking inMu: a write stuck on
+// a CLI that does not read holds it, and closing the file is what ends
+// that write.
 func (h *holder) closeStdin() {
-	h.inMu.Lock()
-	defer h.inMu.Unlock()
-	if !h.closed {
-		h.closed = true
+	h.mu.Lock()
+	closed := h.closed
+	h.closed = true
+	h.mu.Unlock()
+	if !closed {
 		_ = h.stdin.Close()
 	}
 }
@@ -382,26 +425,52 @@ func (h *holder) cleanup() {
 	}
 }
 
-// input writes a client's line once per id and returns its record.
-func (h *holder) input(id uint64, line []byte) (uint64, error) {
+// keepAcks is how many input ids keep their record for a resend.
+const keepAcks = 1024
+
+var errReplaced = errors.New("a newer client took over")
+
+// input writes a line of client cl once per id and returns its record:
+// a resend is acked with the record its id got, a new line must be
+// lastIn+1, and a client a newer one replaced writes nothing (the newer
+// one numbers its lines from the welcome's LastIn).
+func (h *holder) input(cl *client, id uint64, line []byte) (uint64, error) {
 	h.inMu.Lock()
 	defer h.inMu.Unlock()
 	h.mu.Lock()
-	if id <= h.lastIn {
-		seq := h.lastInAt
+	if cl.replaced {
 		h.mu.Unlock()
-		return seq, nil
+		return 0, errReplaced
+	}
+	if id <= h.lastIn {
+		defer h.mu.Unlock()
+		if id <= h.inBase {
+			return 0, fmt.Errorf("input %d is too old to be acked again", id)
+		}
+		return h.inSeqs[id-h.inBase-1], nil
+	}
+	if id != h.lastIn+1 {
+		last := h.lastIn
+		h.mu.Unlock()
+		return 0, fmt.Errorf("input %d out of order: the last was %d", id, last)
+	}
+	if h.closed {
+		h.mu.Unlock()
+		return 0, errors.New("claude's stdin is closed")
 	}
 	seq, err := h.j.add(true, line)
 	if err == nil {
-		h.lastIn, h.lastInAt = id, seq
+		h.lastIn = id
+		h.inSeqs = append(h.inSeqs, seq)
+		if len(h.inSeqs) > 2*keepAcks {
+			drop := len(h.inSeqs) - keepAcks
+			h.inSeqs = append([]uint64(nil), h.inSeqs[drop:]...)
+			h.inBase += uint64(drop)
+		}
 	}
 	h.mu.Unlock()
 	if err != nil {
 		return 0, err
-	}
-	if h.closed {
-		return seq, errors.New("claude's stdin is closed")
 	}
 	if _, err := h.stdin.Write(append(line, '\n')); err != nil {
 		return seq, fmt.Errorf("write to claude: %w", err)

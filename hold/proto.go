@@ -134,14 +134,24 @@ func parseRecord(b []byte) (Record, error) {
 // runner's own cap (32 MiB by default) is below it.
 const maxLine = 64 << 20
 
-// readLine reads one line without its newline; a line over maxLine is an
-// error (the stream cannot be trusted after it).
+// longLineError is a line over maxLine, skipped through its newline: the
+// stream goes on at the next line.
+type longLineError struct{ n int64 }
+
+func (e *longLineError) Error() string {
+	return fmt.Sprintf("line of %d bytes over %d skipped", e.n, maxLine)
+}
+
+// readLine reads one line without its newline. A line over maxLine is
+// skipped to its newline and reported as a *longLineError (the next call
+// reads the line after it); one that the stream's end cuts short is
+// that end's error.
 func readLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if len(line)+len(chunk) > maxLine {
-			return nil, fmt.Errorf("line over %d bytes", maxLine)
+			return nil, skipLine(r, int64(len(line)+len(chunk)), err)
 		}
 		switch {
 		case err == nil:
@@ -158,4 +168,18 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// skipLine reads on to the newline of a line of which n bytes were read;
+// err is the last read's.
+func skipLine(r *bufio.Reader, n int64, err error) error {
+	for errors.Is(err, bufio.ErrBufferFull) {
+		var chunk []byte
+		chunk, err = r.ReadSlice('\n')
+		n += int64(len(chunk))
+	}
+	if err != nil {
+		return err // the stream ended inside the line
+	}
+	return &longLineError{n: n - 1}
 }

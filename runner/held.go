@@ -62,7 +62,9 @@ func (s *Session) startHeld(ctx context.Context, bin string, args []string) erro
 	if err != nil {
 		return fmt.Errorf("start claude under a holder: %w", err)
 	}
-	c, err := dialHolder(ctx, o, h, 0)
+	// From record 1: what the CLI wrote before this hello (a start-up
+	// error, a hook's output) is delivered too.
+	c, err := dialHolder(ctx, o, h, 1)
 	if err != nil {
 		// Its CLI ends with it (its stdin closes).
 		_ = o.Host.Kill(context.WithoutCancel(ctx), []int{h.Holder}, syscall.SIGKILL)
@@ -188,7 +190,9 @@ func (s *Session) Detach() {
 func (s *Session) heldLoop() {
 	h := s.held
 	dec := s.newDecoder()
-	ex, err := s.readHeld(dec, h.client(), true)
+	// A new session's first records are read as they come: no replay of a
+	// previous bot's to restore.
+	ex, err := s.readHeld(dec, h.client(), h.from != 0)
 	for err != nil && h.redial != nil && !h.detached.Load() {
 		c, rerr := s.relink(err)
 		if rerr != nil {
@@ -206,6 +210,7 @@ func (s *Session) heldLoop() {
 	e := engine.Exited{ExitCode: -1}
 	if err != nil {
 		e.Err = fmt.Errorf("lost the holder of claude: %w", err)
+		s.forgetHolder()
 	} else {
 		e.ExitCode, e.Signal = ex.Code, ex.Signal
 		// The holder's tail has what came before this bot attached too.
@@ -236,6 +241,11 @@ func (s *Session) readHeld(dec *decoder, c *hold.Client, restore bool) (*hold.Ex
 		switch f.Kind {
 		case 'o', 'i':
 			h.seen.Store(f.Record.Seq)
+			if n := len(f.Record.Line); f.Kind == 'o' && n > s.opts.MaxLineBytes {
+				// As the runner without a holder skips it (lineReader).
+				s.logger().Warn("skipped an over-long line from claude", "bytes", n, "max_bytes", s.opts.MaxLineBytes)
+				continue
+			}
 			if replaying && restore {
 				replay = append(replay, f)
 			} else if f.Kind == 'o' {

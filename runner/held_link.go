@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/hold"
+	"github.com/untether/untether/host"
 )
 
 // link is a held session's connection to its holder: a client, replaced
@@ -181,5 +182,19 @@ func reattachDial(ctx context.Context, o Options, h hold.Handle, from uint64) (*
 		case <-ctx.Done():
 			return nil, err
 		}
+	}
+}
+
+// forgetHolder removes the files of a holder this session lost: the
+// session ends, the bot forgets its record, and nothing else would remove
+// its journal. Only a local holder's: hold.Forget removes a folder whose
+// socket refuses connections; a bridged holder's host may only be out of
+// reach, and its holder removes its files itself when it ends.
+func (s *Session) forgetHolder() {
+	if _, local := s.opts.Host.(host.Local); !local || s.opts.Hold.Bridge {
+		return
+	}
+	if err := hold.Forget(s.held.handle); err != nil {
+		s.logger().Debug("the files of a lost holder stay", "dir", s.held.handle.Dir, "err", err)
 	}
 }
