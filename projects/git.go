@@ -92,9 +92,8 @@ func (g Git) run(ctx context.Context, c gitCall) (out []byte, cut bool, err erro
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin)
 	}
-	stdout := &capped{max: maxGitOutput}
-	var stderr capped
-	stderr.max = 4096
+	stdout := &host.Capped{Max: maxGitOutput}
+	stderr := host.Capped{Max: 4096}
 	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	// git may start helpers (filters, credential helpers): the host starts
 	// it in a process group of its own, and the time limit kills the group.
@@ -112,19 +111,19 @@ func (g Git) run(ctx context.Context, c gitCall) (out []byte, cut bool, err erro
 	if err != nil {
 		for _, ok := range c.okCodes {
 			if code == ok && ctx.Err() == nil {
-				return stdout.buf.Bytes(), stdout.cut, nil
+				return stdout.Bytes(), stdout.Cut, nil
 			}
 		}
 		if ctx.Err() != nil {
 			err = fmt.Errorf("no answer within %s: %w", limit, ctx.Err())
 		}
-		msg := firstLines(stderr.buf.String(), 3)
+		msg := firstLines(stderr.String(), 3)
 		if strings.Contains(msg, "not a git repository") || strings.Contains(msg, "cannot use bare repository") {
 			err = ErrNotRepo
 		}
 		return nil, false, &GitError{Args: c.args, Code: code, Stderr: msg, Err: err}
 	}
-	return stdout.buf.Bytes(), stdout.cut, nil
+	return stdout.Bytes(), stdout.Cut, nil
 }
 
 // gitEnv is base without what would
@@ -151,25 +150,6 @@ func firstLines(s string, n int) string {
 		lines = lines[:n]
 	}
 	return strings.TrimSpace(strings.Join(lines, " "))
-}
-
-// capped keeps the first max bytes written to it and notes the rest.
-type capped struct {
-	buf bytes.Buffer
-	max int
-	cut bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	room := c.max - c.buf.Len()
-	if room < len(p) {
-		c.cut = true
-		if room > 0 {
-			c.buf.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return c.buf.Write(p)
 }
 
 // Root returns the top directory of the repository (or worktree) that holds

@@ -42,7 +42,9 @@ func (d *doctor) checkHosts(ctx context.Context) []check {
 func (d *doctor) checkHost(ctx context.Context, label, name string, hc HostConfig, self string) check {
 	ctx, cancel := context.WithTimeout(ctx, hostWait)
 	defer cancel()
-	h, err := sshhost.New(sshhost.Options{Name: name, Dest: hc.SSH, Args: hc.SSHArgs, ControlDir: sshControlDir(d.cfg, name), Agent: self})
+	// A connection of its own ("+" is in no host's name): its Close ends
+	// its master, which must not be a running bot's.
+	h, err := sshhost.New(sshhost.Options{Name: name, Dest: hc.SSH, Args: hc.SSHArgs, ControlDir: sshControlDir(d.cfg, name+"+doctor"), Agent: self})
 	if err != nil {
 		return fail(label, err.Error(), "fix [hosts."+name+"]")
 	}

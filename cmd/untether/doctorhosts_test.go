@@ -4,14 +4,19 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/user"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"github.com/untether/untether/host"
+	sshhost "github.com/untether/untether/host/ssh"
 	"github.com/untether/untether/host/ssh/sshtest"
 )
 
@@ -75,6 +80,49 @@ func TestDoctorHosts(t *testing.T) {
 	if err == nil || !strings.Contains(out, "✗ host box: reached, but Claude Code does not run there") {
 		t.Errorf("no CLI there: %v", err)
 	}
+
+	// A "claude" there that will not stop talking is no version, and the
+	// bot keeps only a few KB of it.
+	chatty := filepath.Join(work, "chatty")
+	if err := os.WriteFile(chatty, []byte("#!/bin/sh\nhead -c 3000000 /dev/zero | tr '\\0' x\necho\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run(t, hostTOML(chatty, work))
+	if err == nil || !strings.Contains(out, "not a version") {
+		t.Errorf("a CLI there that talks on: %v", err)
+	}
+
+	// Doctor, run while the bot runs, leaves the bot's connection alone:
+	// it used the bot's control socket, and its Close ended the master
+	// and so every process of the bot's there.
+	d := newDoctorSetup(t)
+	d.claudeExtra = hostTOML(fake, work)
+	cfgPath := d.write(t)
+	cfg, err := loadConfig(cfgPath, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, _ := os.Executable()
+	bot, err := sshhost.New(sshhost.Options{Name: "box", Dest: s.Dest, Args: s.Args, ControlDir: sshControlDir(cfg, "box"), Agent: self})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bot.Close()
+	p, err := bot.Start(context.Background(), host.Cmd{Path: "/bin/sleep", Args: []string{"60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _, _ = p.Wait(); close(exited) }()
+	if err := newDoctor().run(context.Background(), cfgPath, io.Discard); err != nil {
+		t.Errorf("doctor: %v", err)
+	}
+	select {
+	case <-exited:
+		t.Error("the bot's process there ended when doctor closed its connection")
+	case <-time.After(2 * time.Second):
+	}
+	_ = p.Signal(syscall.SIGKILL)
 
 	if err := os.WriteFile(s.KnownHosts, nil, 0o644); err != nil {
 		t.Fatal(err)

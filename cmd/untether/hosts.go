@@ -1,10 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -54,8 +54,7 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 	var hosts []*sshhost.Host
 	for _, name := range cfg.hostNames() {
 		hc := cfg.Hosts[name]
-		h, err := sshhost.New(sshhost.Options{Name: name, Dest: hc.SSH, Args: hc.SSHArgs,
-			ControlDir: sshControlDir(cfg, name), Agent: self})
+		h, err := newSSHHost(cfg, name, hc, self, log)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -88,6 +87,25 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 		log.Info("host configured", "host", describeHost(name, hc), "working_dir", hc.WorkingDir)
 	}
 	return out, hosts, nil
+}
+
+// newSSHHost is the host of [hosts.NAME], its control socket in the
+// folder sshControlDir names; when that folder was taken by another user
+// (a shared /tmp, no XDG_RUNTIME_DIR), in a new folder of a random name
+// made for it alone, so another user cannot keep the bot from starting.
+func newSSHHost(cfg *Config, name string, hc HostConfig, self string, log *slog.Logger) (*sshhost.Host, error) {
+	o := sshhost.Options{Name: name, Dest: hc.SSH, Args: hc.SSHArgs, ControlDir: sshControlDir(cfg, name), Agent: self}
+	h, err := sshhost.New(o)
+	if !errors.Is(err, sshhost.ErrControlDir) {
+		return h, err
+	}
+	dir, terr := os.MkdirTemp("", "untether-")
+	if terr != nil {
+		return nil, errors.Join(err, terr)
+	}
+	log.Warn("control folder refused; using a new one", "host", name, "err", err, "dir", dir)
+	o.ControlDir = dir
+	return sshhost.New(o)
 }
 
 // remoteEngine is Claude Code on the host: the CLI there, with the
@@ -153,7 +171,9 @@ func probeHost(ctx context.Context, h *sshhost.Host, claude string) (string, err
 	if err := h.Check(ctx); err != nil {
 		return "", err
 	}
-	var out, errb bytes.Buffer
+	// A version is one short line; a program there that will not stop
+	// talking is kept to a few KB, not to the bot's memory.
+	out, errb := host.Capped{Max: 4096}, host.Capped{Max: 4096}
 	p, err := h.Start(ctx, host.Cmd{Path: claude, Args: []string{"--version"}, Stdout: &out, Stderr: &errb})
 	if err != nil {
 		return "", fmt.Errorf("%s there: %w", claude, err)
@@ -164,6 +184,9 @@ func probeHost(ctx context.Context, h *sshhost.Host, claude string) (string, err
 	}
 	if ex.Code != 0 {
 		return "", fmt.Errorf("%s --version there: %s: %s", claude, ex, strings.TrimSpace(errb.String()))
+	}
+	if out.Cut {
+		return "", fmt.Errorf("%s --version there: over %d bytes of output, not a version", claude, out.Max)
 	}
 	return shortClaudeVersion(strings.TrimSpace(out.String())), nil
 }

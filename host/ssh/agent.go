@@ -25,15 +25,35 @@ func AgentMain(args []string) int {
 	if len(args) > 0 && args[0] == "exec" {
 		return agentExec()
 	}
-	if err := serve(context.Background(), host.Local{}, os.Stdin, os.Stdout); err != nil {
+	if err := serve(context.Background(), &agent{files: map[int64]host.File{}}, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "untether host-agent:", err)
 		return 1
 	}
 	return 0
 }
 
+// agent is the state of one agent session: the files the bot opened for
+// reading in chunks (fopen, fread, fclose). They close when it ends.
+type agent struct {
+	h     host.Local
+	files map[int64]host.File
+	next  int64
+}
+
+// maxOpenFiles bounds the files a bot keeps open at once through one
+// agent; a bot closes each when done.
+const maxOpenFiles = 64
+
+// maxChunk is the most one fread answers.
+const maxChunk = 1 << 20
+
 // serve answers requests, one JSON line each, in order.
-func serve(ctx context.Context, h host.Local, in io.Reader, out io.Writer) error {
+func serve(ctx context.Context, a *agent, in io.Reader, out io.Writer) error {
+	defer func() {
+		for _, f := range a.files {
+			_ = f.Close()
+		}
+	}()
 	dec := json.NewDecoder(bufio.NewReader(in))
 	enc := json.NewEncoder(out)
 	for {
@@ -44,7 +64,7 @@ func serve(ctx context.Context, h host.Local, in io.Reader, out io.Writer) error
 			}
 			return fmt.Errorf("reading a request: %w", err)
 		}
-		if err := enc.Encode(answer(ctx, h, req)); err != nil {
+		if err := enc.Encode(a.answer(ctx, req)); err != nil {
 			return fmt.Errorf("writing an answer: %w", err)
 		}
 	}
@@ -52,7 +72,8 @@ func serve(ctx context.Context, h host.Local, in io.Reader, out io.Writer) error
 
 // answer runs one request with host.Local: the machine's answer is this
 // machine's code's answer.
-func answer(ctx context.Context, h host.Local, r request) (resp response) {
+func (a *agent) answer(ctx context.Context, r request) (resp response) {
+	h := a.h
 	if r.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(r.Timeout)*time.Millisecond)
@@ -73,6 +94,15 @@ func answer(ctx context.Context, h host.Local, r request) (resp response) {
 			info := toInfo(fi)
 			resp.Info = &info
 		}
+	case "fopen":
+		err = a.fopen(ctx, r, &resp)
+	case "fread":
+		err = a.fread(r, &resp)
+	case "fclose":
+		if f, ok := a.files[r.Handle]; ok {
+			delete(a.files, r.Handle)
+			err = f.Close()
+		}
 	case "readlink":
 		resp.S, err = h.Readlink(ctx, r.Path)
 	case "resolve":
@@ -82,6 +112,9 @@ func answer(ctx context.Context, h host.Local, r request) (resp response) {
 	case "readdir":
 		var list []fs.DirEntry
 		list, err = h.ReadDir(ctx, r.Path)
+		if len(list) > maxEntries {
+			list, err = nil, fmt.Errorf("%s holds over %d entries: %w", r.Path, maxEntries, host.ErrTooBig)
+		}
 		for _, e := range list {
 			fi, ierr := e.Info()
 			if ierr != nil {
@@ -136,6 +169,43 @@ func answer(ctx context.Context, h host.Local, r request) (resp response) {
 	return resp
 }
 
+// fopen opens a file by safefile's rules for reads in chunks: its handle
+// is resp.N.
+func (a *agent) fopen(ctx context.Context, r request, resp *response) error {
+	if len(a.files) >= maxOpenFiles {
+		return fmt.Errorf("%d files open through the agent already", maxOpenFiles)
+	}
+	f, fi, err := a.h.Open(ctx, r.Path, r.Max)
+	if err != nil {
+		return err
+	}
+	info := toInfo(fi)
+	resp.Info = &info
+	if resp.S, err = f.RealPath(); err != nil {
+		resp.S = ""
+	}
+	a.next++
+	a.files[a.next] = f
+	resp.N = a.next
+	return nil
+}
+
+// fread reads the next chunk (at most r.Max, at most maxChunk) of an
+// open file; an empty answer is the end of the file.
+func (a *agent) fread(r request, resp *response) error {
+	f, ok := a.files[r.Handle]
+	if !ok {
+		return fmt.Errorf("no open file %d", r.Handle)
+	}
+	buf := make([]byte, min(max(r.Max, 1), maxChunk))
+	n, err := io.ReadFull(f, buf)
+	resp.Data = buf[:n]
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil
+	}
+	return err
+}
+
 // fileIdent is what tells a file from a replacement or an edit of it:
 // its device, inode, size, and change time (which nobody sets at will).
 func fileIdent(path string) (string, error) {
@@ -184,32 +254,60 @@ func agentExec() int {
 	// the bot sends only what it sets (the [claude.env], git's safety
 	// variables), never its own environment.
 	cmd.Env = append(os.Environ(), spec.Env...)
-	cmd.Dir, cmd.Stdin, cmd.Stderr = spec.Dir, os.Stdin, os.Stderr
+	cmd.Dir, cmd.Stdin = spec.Dir, os.Stdin
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	out, err := cmd.StdoutPipe()
+	// Output goes through pipes of the agent's, never sshd's own: a
+	// process the program started that keeps them open then holds only
+	// these, and the session ends when the agent does.
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "untether host-agent exec:", err)
 		return 125
 	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "untether host-agent exec:", err)
+		return 125
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "untether host-agent exec:", err)
 		return 127
 	}
+	_, _ = outW.Close(), errW.Close()
 	pid := cmd.Process.Pid
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
 		_, err := io.WriteString(os.Stdout, pidLine+strconv.Itoa(pid)+"\n")
 		if err == nil {
-			_, err = io.Copy(os.Stdout, out)
+			_, err = io.Copy(os.Stdout, outR)
 		}
 		if err != nil {
 			_ = syscall.Kill(-pid, syscall.SIGTERM)
-			_, _ = io.Copy(io.Discard, out)
+			_, _ = io.Copy(io.Discard, outR)
 		}
 	}()
-	<-copied
+	errCopied := make(chan struct{})
+	go func() {
+		defer close(errCopied)
+		_, _ = io.Copy(os.Stderr, errR)
+	}()
 	err = cmd.Wait()
+	// Once it exited, its output is relayed until the pipes close, or for
+	// WaitDelay when the bot gave one (as exec.Cmd does here).
+	late := context.Background()
+	if spec.WaitDelay > 0 {
+		var cancel context.CancelFunc
+		late, cancel = context.WithTimeout(late, time.Duration(spec.WaitDelay)*time.Millisecond)
+		defer cancel()
+	}
+	for _, ch := range []chan struct{}{copied, errCopied} {
+		select {
+		case <-ch:
+		case <-late.Done():
+		}
+	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {

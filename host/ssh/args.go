@@ -87,6 +87,8 @@ func checkOption(kv string) error {
 	if i := strings.IndexAny(key, " \t"); i >= 0 {
 		key = key[:i]
 	}
+	// ssh takes a quoted keyword ("Tunnel" yes) as the keyword.
+	key = strings.ReplaceAll(key, `"`, "")
 	if why, ok := refusedOptions[strings.ToLower(strings.TrimSpace(key))]; ok {
 		return fmt.Errorf("ssh_args: -o %s is refused: it %s", key, why)
 	}

@@ -84,6 +84,9 @@ func fakeExec(mode string) int {
 	switch mode {
 	case "nopid":
 		time.Sleep(time.Minute)
+	case "immortal": // says a pid, then never ends, whatever it is told
+		fmt.Println("untether-pid 4242")
+		time.Sleep(10 * time.Minute)
 	case "endless":
 		chunk := strings.Repeat("7", 1<<16)
 		for range 1 << 10 { // 64 MiB, no newline
@@ -138,6 +141,32 @@ func fakeAgent(mode, logf string) int {
 			}
 		case "drop":
 			return 255
+		case "slow": // a healthy agent on a slow link: each answer after 1 s
+			time.Sleep(time.Second)
+			fmt.Println("{}")
+		case "bigdir": // 2M empty entries: 6 MiB, under the listing's byte bound
+			if req.Op == "readdir" {
+				w := bufio.NewWriterSize(os.Stdout, 1<<20)
+				w.WriteString(`{"entries":[`)
+				for i := 0; i < 2<<20; i++ {
+					w.WriteString(`{},`)
+				}
+				w.WriteString("{}]}\n")
+				w.Flush()
+			} else {
+				fmt.Println("{}")
+			}
+		case "badname":
+			fmt.Println(`{"entries":[{"name":"ok"},{"name":"../up"}]}`)
+		case "bigchunk": // a file open in chunks whose chunk is 8 MiB
+			switch req.Op {
+			case "fopen":
+				fmt.Println(`{"n":1,"info":{"name":"f","size":8388608,"mode":420}}`)
+			case "fread":
+				_ = json.NewEncoder(os.Stdout).Encode(map[string]any{"data": make([]byte, 8<<20)})
+			default:
+				fmt.Println("{}")
+			}
 		default:
 			fmt.Println("{}")
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"time"
 
@@ -53,25 +54,46 @@ func bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, safefile.DefaultTimeout)
 }
 
-// Open reads the whole file there (at most max bytes) by safefile's
-// rules; the File serves it from memory. The bot's reads of a host's
-// files are whole-file reads of capped size (send_file, /get, Claude
-// Code's stores), so nothing is lost by reading at once.
+// oneShot is the largest read asked for in one answer ("open"); a read
+// without a cap, or with a larger one, goes in chunks ("fopen", "fread"),
+// so no answer is ever larger than a chunk and a file is held whole only
+// by a caller that asks for it whole (ReadAll).
+const oneShot = 1 << 20
+
+// Open opens the file there by safefile's rules. A small capped read is
+// done at once and served from memory; anything else is read there in
+// chunks as the caller reads (a session's transcript is scanned, not
+// held).
 func (h *Host) Open(ctx context.Context, path string, max int64) (host.File, fs.FileInfo, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	resp, err := h.call(ctx, request{Op: "open", Path: path, Max: max})
+	if max > 0 && max <= oneShot {
+		resp, err := h.call(ctx, request{Op: "open", Path: path, Max: max})
+		if err != nil {
+			return nil, nil, err
+		}
+		return &memFile{Reader: bytes.NewReader(resp.Data), data: resp.Data, real: resp.S}, *resp.Info, nil
+	}
+	resp, err := h.call(ctx, request{Op: "fopen", Path: path, Max: max})
 	if err != nil {
 		return nil, nil, err
 	}
-	return &memFile{Reader: bytes.NewReader(resp.Data), data: resp.Data, real: resp.S}, *resp.Info, nil
+	return &chunkFile{h: h, handle: resp.N, real: resp.S}, *resp.Info, nil
 }
 
 func (h *Host) ReadFile(ctx context.Context, path string, max int64) ([]byte, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	resp, err := h.call(ctx, request{Op: "open", Path: path, Max: max})
-	return resp.Data, err
+	if max > 0 && max <= oneShot {
+		resp, err := h.call(ctx, request{Op: "open", Path: path, Max: max})
+		return resp.Data, err
+	}
+	f, _, err := h.Open(ctx, path, max)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadAll(ctx, max)
 }
 
 func (h *Host) ReadDir(ctx context.Context, path string) ([]fs.DirEntry, error) {
@@ -137,6 +159,76 @@ func (f *memFile) RealPath() (string, error) {
 }
 
 func (f *memFile) Close() error { return nil }
+
+// chunkFile is a file open there, read a chunk at a time.
+type chunkFile struct {
+	h      *Host
+	handle int64
+	real   string
+	buf    []byte
+	eof    bool
+}
+
+// fill reads the next chunk there, when the last is used up.
+func (f *chunkFile) fill(ctx context.Context) error {
+	if len(f.buf) > 0 || f.eof {
+		return nil
+	}
+	resp, err := f.h.call(ctx, request{Op: "fread", Handle: f.handle, Max: maxChunk})
+	if err != nil {
+		return err
+	}
+	f.buf, f.eof = resp.Data, len(resp.Data) == 0
+	return nil
+}
+
+// Read is bounded by callTimeout a chunk, and by its caller
+// (safefile.Within) as a whole.
+func (f *chunkFile) Read(p []byte) (int, error) {
+	if err := f.fill(context.Background()); err != nil {
+		return 0, err
+	}
+	if f.eof {
+		return 0, io.EOF
+	}
+	n := copy(p, f.buf)
+	f.buf = f.buf[n:]
+	return n, nil
+}
+
+func (f *chunkFile) ReadAll(ctx context.Context, max int64) ([]byte, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	var out []byte
+	for {
+		if err := f.fill(ctx); err != nil {
+			return nil, err
+		}
+		if f.eof {
+			return out, nil
+		}
+		if max > 0 && int64(len(out)+len(f.buf)) > max {
+			return nil, fmt.Errorf("over %d bytes: %w", max, host.ErrTooBig)
+		}
+		out = append(out, f.buf...)
+		f.buf = nil
+	}
+}
+
+func (f *chunkFile) RealPath() (string, error) {
+	if f.real == "" {
+		return "", fmt.Errorf("the host could not tell: %w", errUnsupported)
+	}
+	return f.real, nil
+}
+
+// Close closes it there; an agent session that ended closed it already.
+func (f *chunkFile) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := f.h.call(ctx, request{Op: "fclose", Handle: f.handle})
+	return err
+}
 
 // tempWriter is a CreateTemp file being written.
 type tempWriter struct {

@@ -32,7 +32,7 @@ func (h *Host) Start(ctx context.Context, c host.Cmd) (host.Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, err := json.Marshal(execSpec{Path: c.Path, Args: c.Args, Env: c.Env, Dir: c.Dir})
+	spec, err := json.Marshal(execSpec{Path: c.Path, Args: c.Args, Env: c.Env, Dir: c.Dir, WaitDelay: c.WaitDelay.Milliseconds()})
 	if err != nil {
 		return nil, err
 	}
@@ -60,6 +60,9 @@ func (h *Host) Start(ctx context.Context, c host.Cmd) (host.Process, error) {
 	cmd.Stdin = pr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
+		closeDups()
+		_ = pr.Close()
+		_ = pw.Close()
 		return nil, err
 	}
 	var errTail tail
@@ -216,6 +219,12 @@ func (p *process) Signal(sig syscall.Signal) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	_, err := p.h.call(ctx, request{Op: "killgroup", Pid: p.pid, Sig: int(sig)})
+	if sig == syscall.SIGKILL {
+		// SIGKILL ends a process for sure; this one's end here is its
+		// ssh session, which an agent that ignored the request, or output
+		// held open there, would otherwise keep alive.
+		_ = p.cmd.Process.Kill()
+	}
 	if err != nil && strings.Contains(err.Error(), "no such process") {
 		return syscall.ESRCH
 	}
@@ -319,13 +328,10 @@ func (h *Host) MemTotal(ctx context.Context) (int64, error) {
 	return resp.N, err
 }
 
-var envCache sync.Map // "host\x00key" → value
-
 // Getenv is the environment the machine's processes start from (the
 // agent's, which sshd gave the login), remembered once read.
 func (h *Host) Getenv(key string) string {
-	ck := h.o.Dest + "\x00" + key
-	if v, ok := envCache.Load(ck); ok {
+	if v, ok := h.env.Load(key); ok {
 		return v.(string)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
@@ -334,7 +340,7 @@ func (h *Host) Getenv(key string) string {
 	if err != nil {
 		return ""
 	}
-	envCache.Store(ck, resp.S)
+	h.env.Store(key, resp.S)
 	return resp.S
 }
 

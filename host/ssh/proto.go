@@ -14,10 +14,12 @@ package ssh
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/untether/untether/host"
@@ -39,6 +41,8 @@ type request struct {
 	Sig     int    `json:"sig,omitempty"`
 	Data    []byte `json:"data,omitempty"`
 	Timeout int64  `json:"timeout_ms,omitempty"`
+	// Handle is an open file's (fopen's answer's N), for fread and fclose.
+	Handle int64 `json:"handle,omitempty"`
 }
 
 // response is the agent's answer, a JSON line.
@@ -61,6 +65,9 @@ type execSpec struct {
 	Args []string `json:"args"`
 	Env  []string `json:"env"`
 	Dir  string   `json:"dir"`
+	// WaitDelay (ms) bounds the relaying of the process's output once it
+	// exited (something it started may hold it), as host.Cmd's does.
+	WaitDelay int64 `json:"wait_delay_ms,omitempty"`
 }
 
 // pidLine starts an exec session's output: the process's pid there.
@@ -118,27 +125,48 @@ func (r response) check(req request) error {
 			return fmt.Errorf("the agent's answer to %q has no file info", req.Op)
 		}
 	}
-	if req.Op == "open" && req.Max > 0 && int64(len(r.Data)) > req.Max {
+	if (req.Op == "open" || req.Op == "fread") && req.Max > 0 && int64(len(r.Data)) > req.Max {
 		return fmt.Errorf("the agent sent %d bytes, at most %d were asked for: %w", len(r.Data), req.Max, host.ErrTooBig)
+	}
+	if len(r.Entries) > maxEntries {
+		return fmt.Errorf("the agent listed %d entries, at most %d are taken: %w", len(r.Entries), maxEntries, host.ErrTooBig)
+	}
+	for _, e := range r.Entries {
+		// A caller joins the name to the folder's path.
+		if e.N == "" || e.N == "." || e.N == ".." || strings.ContainsAny(e.N, "/\x00") {
+			return fmt.Errorf("the agent listed an entry named %q", e.N)
+		}
+	}
+	return nil
+}
+
+// preCheck refuses a listing with more entries than are taken before it
+// is decoded (an entry is an object: at most one "{" each, and a "{" in a
+// name only makes the count larger).
+func preCheck(req request, line []byte) error {
+	if req.Op == "readdir" && bytes.Count(line, []byte("{")) > maxEntries+1 {
+		return fmt.Errorf("the agent listed over %d entries: %w", maxEntries, host.ErrTooBig)
 	}
 	return nil
 }
 
 // Bounds on one answer's line, so an agent cannot make the bot hold
-// memory without end: a read's own cap (base64 makes 3 bytes 4) or
-// maxRead for a read without one, a folder's listing, and the rest.
+// memory without end: a read's own cap (base64 makes 3 bytes 4; a read
+// is at most oneShot or a chunk), a folder's listing (at most maxEntries
+// entries, counted before they are decoded: an empty entry is 3 bytes on
+// the wire and tens in memory), and the rest.
 const (
-	maxRead    = 256 << 20
-	maxListing = 64 << 20
+	maxListing = 8 << 20
+	maxEntries = 100_000
 	maxAnswer  = 1 << 20
 )
 
 func answerLimit(req request) int {
 	switch req.Op {
-	case "open":
-		n := int64(maxRead)
-		if req.Max > 0 && req.Max < n {
-			n = req.Max
+	case "open", "fread":
+		n := req.Max
+		if n <= 0 || n > max(oneShot, maxChunk) {
+			n = max(oneShot, maxChunk)
 		}
 		return int(n/3*4) + maxAnswer
 	case "readdir":

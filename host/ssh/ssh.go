@@ -45,6 +45,8 @@ type Options struct {
 type Host struct {
 	o       Options
 	baseEnv []string
+	ctlPath string
+	env     sync.Map // key → value, the host's environment as read once
 
 	mu     sync.Mutex
 	remote string // the agent's path there, once placed
@@ -78,10 +80,16 @@ func New(o Options) (*Host, error) {
 			o.Name, o.ControlDir, n, maxControlPath)
 	}
 	if err := privateDir(o.ControlDir); err != nil {
-		return nil, fmt.Errorf("ssh host %s: control folder: %w", o.Name, err)
+		return nil, fmt.Errorf("ssh host %s: control folder: %w: %w", o.Name, ErrControlDir, err)
 	}
-	return &Host{o: o, baseEnv: clientEnv(), forwards: map[string]forward{}}, nil
+	sum := sha256.Sum256([]byte(strings.Join(append([]string{o.Dest}, o.Args...), "\x00")))
+	return &Host{o: o, baseEnv: clientEnv(), forwards: map[string]forward{},
+		ctlPath: o.ControlDir + "/m-" + hex.EncodeToString(sum[:6])}, nil
 }
+
+// ErrControlDir is a control folder that cannot be used: it, or its
+// parent, is another user's (or open to others).
+var ErrControlDir = errors.New("the control folder is not this user's own")
 
 // maxControlPath is what a unix socket's path may hold on Linux and macOS.
 const maxControlPath = 104
@@ -156,10 +164,11 @@ func (h *Host) sshArgs(remote ...string) []string {
 	return append(append(args, "--", h.o.Dest), remote...)
 }
 
-// controlPath is the multiplexed connection's socket. The control folder
-// is the host's own, so the name is fixed rather than ssh's %C: a control
-// command (control) then reads no ssh config to find it.
-func (h *Host) controlPath() string { return h.o.ControlDir + "/m" }
+// controlPath is the multiplexed connection's socket, named by the
+// destination and ssh_args (not ssh's %C, which needs the config read): a
+// control command (control) reads no config to find it, and a host whose
+// destination was edited never rides a master left to the old one.
+func (h *Host) controlPath() string { return h.ctlPath }
 
 // control runs an ssh control command (-O …) on the multiplexed
 // connection. It reads no config file and gets none of ssh_args: a
@@ -401,6 +410,11 @@ func (h *Host) call(ctx context.Context, req request) (response, error) {
 		if err == nil {
 			return resp, resp.check(req)
 		}
+		if !sent && ctx.Err() != nil {
+			// It gave up waiting for its turn: the session is another
+			// caller's, and well.
+			return response{}, err
+		}
 		h.drop(c)
 		if h.stale(ctx, c) {
 			sent = false // no agent of ours ran it
@@ -439,6 +453,8 @@ func (h *Host) exchange(ctx context.Context, c *agentConn, req request) (resp re
 		if err != nil {
 			r.err = fmt.Errorf("%s: sending to the agent: %w", h.o.Name, err)
 		} else if line, err := readAnswer(c.out, answerLimit(req)); err != nil {
+			r.err = fmt.Errorf("%s: the agent's answer: %w", h.o.Name, err)
+		} else if err := preCheck(req, line); err != nil {
 			r.err = fmt.Errorf("%s: the agent's answer: %w", h.o.Name, err)
 		} else if err := json.Unmarshal(line, &r.resp); err != nil {
 			r.err = fmt.Errorf("%s: the agent's answer: %w", h.o.Name, err)

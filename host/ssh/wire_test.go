@@ -3,8 +3,10 @@ package ssh_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,5 +126,86 @@ func TestStartBoundedByContext(t *testing.T) {
 				t.Fatal("Start did not return when its context ended")
 			}
 		})
+	}
+}
+
+// A listing of more entries than are taken is refused before it is
+// decoded (an empty entry is 3 bytes on the wire and tens in memory: a
+// few MiB of answer became gigabytes), and so is an entry whose name is
+// no name ("..", "a/b"), which a caller would join to the folder's path.
+func TestListingBounded(t *testing.T) {
+	h, _ := fakeSSH(t, "bigdir")
+	if list, err := h.ReadDir(context.Background(), "/x"); !errors.Is(err, host.ErrTooBig) {
+		t.Errorf("ReadDir of 2M entries: %d entries, %v; want ErrTooBig", len(list), err)
+	}
+	h, _ = fakeSSH(t, "badname")
+	if list, err := h.ReadDir(context.Background(), "/x"); err == nil {
+		t.Errorf("ReadDir listing %v: no error", list)
+	}
+}
+
+// A file read in chunks takes no chunk larger than it asked for.
+func TestChunkOverMax(t *testing.T) {
+	h, _ := fakeSSH(t, "bigchunk")
+	f, _, err := h.Open(context.Background(), "/x", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if data, err := io.ReadAll(f); err == nil {
+		t.Errorf("read %d bytes of an answer over the chunk asked for", len(data))
+	}
+}
+
+// SIGKILL ends a process there for sure: Wait returns even when the agent
+// ignores the request (and so runner.Session.Close, which waits for it
+// after SIGKILL, returns too).
+func TestWaitAfterSigkill(t *testing.T) {
+	h, _ := fakeSSH(t, "immortal")
+	p, err := h.Start(context.Background(), host.Cmd{Path: "/bin/true", WaitDelay: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.Signal(syscall.SIGKILL)
+	done := make(chan struct{})
+	go func() { _, _ = p.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Error("Wait did not return after SIGKILL")
+	}
+}
+
+// ssh takes a quoted keyword as the keyword ("Tunnel" yes is Tunnel yes:
+// ssh -G shows it), so CheckArgs does too.
+func TestCheckArgsQuotedKeys(t *testing.T) {
+	for _, a := range [][]string{
+		{"-o", `"Tunnel" point-to-point`},
+		{"-o", `"RequestTTY" force`},
+		{"-o", `"SessionType" none`},
+		{`-o"RemoteCommand" sh`},
+	} {
+		if err := ssh.CheckArgs(a); err == nil {
+			t.Errorf("CheckArgs(%q) = nil; ssh takes it as the refused option", a)
+		}
+	}
+}
+
+// A call whose context ends while it waits for its turn (its request
+// never went out) leaves the session to the caller whose request is on
+// it: that rename must not fail for it.
+func TestQueuedTimeoutLeavesOthers(t *testing.T) {
+	h, _ := fakeSSH(t, "slow")
+	if err := h.Check(context.Background()); err != nil { // connected
+		t.Fatal(err)
+	}
+	renamed := make(chan error, 1)
+	go func() { renamed <- h.Rename(context.Background(), "/a", "/b") }()
+	time.Sleep(200 * time.Millisecond) // the rename holds the turn (each answer takes 1 s)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, _ = h.Stat(ctx, "/c")
+	if err := <-renamed; err != nil {
+		t.Errorf("Rename failed because another call timed out in the queue: %v", err)
 	}
 }
