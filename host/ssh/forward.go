@@ -2,11 +2,12 @@ package ssh
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"path"
 	"regexp"
-
-	"github.com/untether/untether/token"
 )
 
 // AgentPath is where the bot's binary lies on the machine (placed there
@@ -25,7 +26,7 @@ type forward struct {
 // -R`), and returns its path there: in the agent's 0700 folder, made
 // 0600 by sshd (StreamLocalBindMask). A forward lives as long as the
 // connection's master; asked again after the master changed, it is made
-// again (under a new name: the old socket file outlives its forward).
+// again, under the same name.
 func (h *Host) ForwardSocket(ctx context.Context, local string) (string, error) {
 	agent, err := h.agentPath(ctx)
 	if err != nil {
@@ -44,10 +45,20 @@ func (h *Host) ForwardSocket(ctx context.Context, local string) (string, error) 
 	if f.remote != "" && f.master == master {
 		return f.remote, nil
 	}
-	if f.remote != "" {
-		_ = h.Remove(ctx, f.remote) // its forward went with its master
+	// Named by the local socket, so a forward made again (a new master, a
+	// new bot process) takes the same name instead of one more file piling
+	// up a connection. sshd binds only where nothing is (its own
+	// StreamLocalBindUnlink, not the client's, decides, and it is off by
+	// default), so what is there goes first: the forward, on a master a
+	// bot that stopped left running, and the socket file a dead one left.
+	sum := sha256.Sum256([]byte(local))
+	remote := path.Join(path.Dir(agent), "bot-"+hex.EncodeToString(sum[:6])+".sock")
+	_, _ = h.control(ctx, "-O", "cancel", "-R", remote+":"+local) // none is fine
+	if fi, err := h.Lstat(ctx, remote); err == nil && fi.Mode()&fs.ModeSocket != 0 {
+		if err := h.Remove(ctx, remote); err != nil {
+			return "", fmt.Errorf("removing the old send_file socket: %w", err)
+		}
 	}
-	remote := path.Join(path.Dir(agent), "bot-"+token.New()[:12]+".sock")
 	if _, err := h.control(ctx, "-O", "forward", "-o", "StreamLocalBindUnlink=yes", "-R", remote+":"+local); err != nil {
 		return "", fmt.Errorf("forwarding the send_file socket: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -380,6 +381,11 @@ func TestForwardSocketOnlyOursAndAgain(t *testing.T) {
 	}
 	h := s.Connect(t)
 	local := pongSocket(t, dir)
+	agent, err := h.AgentPath(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := filepath.Glob(filepath.Join(filepath.Dir(agent), "bot-*.sock"))
 	through := func(remote string) string {
 		c, err := net.Dial("unix", remote)
 		if err != nil {
@@ -413,6 +419,27 @@ func TestForwardSocketOnlyOursAndAgain(t *testing.T) {
 	}
 	if _, err := os.Lstat(leak); err == nil {
 		t.Error("the config's RemoteForward was set up on the host")
+	}
+	// A new bot process (a new Host) forwards the same socket under the
+	// same name: the socket files there do not pile up.
+	h.Close()
+	h2 := s.Connect(t)
+	third, err := h2.ForwardSocket(ctx, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := through(third); got != "pong\n" {
+		t.Errorf("a new host, through %s: %q", third, got)
+	}
+	socks, _ := filepath.Glob(filepath.Join(filepath.Dir(remote), "bot-*.sock"))
+	var made []string
+	for _, f := range socks {
+		if !slices.Contains(before, f) {
+			made = append(made, f)
+		}
+	}
+	if again != remote || third != remote || len(made) != 1 {
+		t.Errorf("forwards at %s, %s, %s; socket files made there %v; want one name, one file", remote, again, third, made)
 	}
 }
 
