@@ -18,10 +18,12 @@ import (
 // host reach it: a link at a path that does not change,
 // ~/.cache/untether/send-HASH.sock in the agent's 0700 folder there (HASH:
 // of the bot's own socket, so two bots of one user there keep apart), to the
-// socket host/ssh forwards over the connection. A forward's path is new
-// for each bot and each connection; the MCP config of a Claude names the
-// link, so a held Claude (which outlives both) reaches whichever bot is
-// running once that bot has pointed the link at its own forward.
+// socket host/ssh forwards over the connection. host/ssh names a forward by
+// the bot's socket too (it once named each anew), so today the link leads
+// to the same name; it stays as the one path a Claude's MCP config names,
+// so a held Claude (which outlives a connection and a bot) reaches
+// whichever bot is running once that bot has pointed the link at its own
+// forward, whatever host/ssh's naming.
 type hostSocket struct {
 	h     *sshhost.Host
 	local string // the bot's socket here
