@@ -41,6 +41,9 @@ type actor struct {
 	// adopt is a held process a restart attached to, for the goroutine
 	// to take over before anything else (held.go).
 	adopt *adoption
+	// deferred is a held process whose host did not answer when the bot
+	// started: tried again before the chat's next prompt runs (held.go).
+	deferred *prefs.HeldSession
 
 	// mach is the machine of conn's process, whose pool holds the actor's
 	// slot: set before a start, kept until the slot is released.
@@ -289,6 +292,9 @@ func (a *actor) loop() {
 		}
 		if ad := a.takeAdoption(); ad != nil {
 			a.adoptHeld(ctx, ad)
+			continue
+		}
+		if a.retryDeferred(ctx) {
 			continue
 		}
 		if k, ok := a.popAgain(); ok {
@@ -567,6 +573,7 @@ func (a *actor) forgetConn() {
 // /sessions can bring back.
 func (a *actor) dropSession(ctx context.Context) {
 	a.closeConn(ctx, view.ReasonNewSession)
+	a.forgetDeferred()
 	if err := a.b.store.ArchiveSession(a.key); err != nil {
 		a.b.log.Warn("could not clear session", "chat_id", a.place.ChatID, "err", err)
 	}

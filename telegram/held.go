@@ -139,11 +139,22 @@ func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) (going map
 			default:
 				b.log.Warn("a held claude process is gone", "chat_id", rec.ChatID, "session_key", rec.Key, "err", err)
 			}
-			if err := b.store.RemoveHeld(rec.Key); err != nil {
-				b.log.Warn("could not forget a held claude process", "session_key", rec.Key, "err", err)
-			}
 			if rec.Turn != nil {
 				gone[rec.Key] = text
+			}
+			if errors.Is(err, host.ErrUnreachable) {
+				// It may run there still: kept, and tried again before the
+				// chat's next prompt, so that prompt never starts a second
+				// Claude beside it.
+				rec := rec
+				a := b.actorFor(rec.Key, place{ChatID: rec.ChatID, Thread: rec.ThreadID}, isGroup(rec.ChatID))
+				a.mu.Lock()
+				a.deferred = &rec
+				a.mu.Unlock()
+				continue
+			}
+			if err := b.store.RemoveHeld(rec.Key); err != nil {
+				b.log.Warn("could not forget a held claude process", "session_key", rec.Key, "err", err)
 			}
 			continue
 		}
@@ -165,6 +176,63 @@ func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) (going map
 	}
 	return going, gone
 }
+
+// retryDeferred tries again, when a prompt waits, to attach to the held
+// process whose host did not answer at start. Attached, it is adopted (its
+// turn carried on) before the prompt runs; still unreachable, the prompt
+// runs and meets the host's error as any (kept for /retry); gone, it is
+// forgotten. It says whether there is an adoption to take.
+func (a *actor) retryDeferred(ctx context.Context) bool {
+	a.mu.Lock()
+	rec := a.deferred
+	waiting := len(a.queue) > 0 || len(a.again) > 0
+	a.mu.Unlock()
+	if rec == nil || !waiting {
+		return false
+	}
+	b := a.b
+	actx, cancel := context.WithTimeout(ctx, deferredWait)
+	conn, m, err := b.attachHeld(actx, *rec)
+	cancel()
+	if errors.Is(err, host.ErrUnreachable) {
+		b.log.Info("the host of a held claude process still cannot be reached", "chat_id", rec.ChatID, "session_key", rec.Key, "host", rec.Machine)
+		return false
+	}
+	a.mu.Lock()
+	a.deferred = nil
+	a.mu.Unlock()
+	if err != nil {
+		b.log.Warn("a held claude process is gone", "chat_id", rec.ChatID, "session_key", rec.Key, "err", err)
+		if err := b.store.RemoveHeld(rec.Key); err != nil {
+			b.log.Warn("could not forget a held claude process", "session_key", rec.Key, "err", err)
+		}
+		return false
+	}
+	b.log.Info("attached to a held claude process whose host answers again", "chat_id", rec.ChatID, "session_key", rec.Key, "in_turn", rec.Turn != nil)
+	a.mu.Lock()
+	a.adopt = &adoption{conn: conn, mach: m, rec: *rec, grant: b.restoreGrant(m, *rec)}
+	a.mu.Unlock()
+	return true
+}
+
+// forgetDeferred drops the held process its host could not be reached for
+// (/new): the chat's next prompt starts a new session, and the old one
+// ends itself after durable_wait, unwatched.
+func (a *actor) forgetDeferred() {
+	a.mu.Lock()
+	deferred := a.deferred
+	a.deferred = nil
+	a.mu.Unlock()
+	if deferred == nil {
+		return
+	}
+	if err := a.b.store.RemoveHeld(a.key); err != nil {
+		a.b.log.Warn("could not forget a held claude process", "session_key", a.key, "err", err)
+	}
+}
+
+// deferredWait bounds a try to reach a held process's host again.
+const deferredWait = 20 * time.Second
 
 func (b *Bot) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Conn, *machine, error) {
 	m := b.machineNamed(rec.Machine)

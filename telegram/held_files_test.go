@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/host"
+	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/telegram/tgtest"
 )
 
 // A held Claude's send_file works after a restart: its `untether mcp`
@@ -84,7 +88,7 @@ func (e failingEngine) Reattach(context.Context, engine.Spec, string, uint64) (e
 // cannot carry on, with what to do, and never as Claude having crashed.
 func TestHeldOtherVersionIsReported(t *testing.T) {
 	heldFailureIsReported(t, fmt.Errorf("%w: its holder speaks protocol 2, this bot 1", engine.ErrOtherVersion),
-		"another version of untether")
+		"another version of untether", false)
 }
 
 // A held Claude on a host that does not answer when the bot starts may
@@ -92,14 +96,15 @@ func TestHeldOtherVersionIsReported(t *testing.T) {
 // that Claude crashed.
 func TestHeldUnreachableHostIsReported(t *testing.T) {
 	heldFailureIsReported(t, fmt.Errorf("reaching the holder of claude: ssh: connect: %w", host.ErrUnreachable),
-		"could not be reached")
+		"could not be reached", true)
 }
 
 // heldFailureIsReported stops the bot while Claude waits for an approval,
 // starts it again with re-attaches failing with err, and checks that the
 // turn's messages say want (the approval prompt expired), never that
-// Claude's process ended.
-func heldFailureIsReported(t *testing.T, err error, want string) {
+// Claude's process ended. kept: the record stays, to be tried again
+// (TestHeldUnreachableHostPickedUpLater).
+func heldFailureIsReported(t *testing.T, err error, want string, kept bool) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, oneAsk(toolReq(t, "hv", "Bash", map[string]any{"command": "make versions"})))
 		held := newHeldEngine(h.eng)
@@ -124,8 +129,114 @@ func heldFailureIsReported(t *testing.T, err error, want string) {
 				t.Errorf("a running Claude reported as ended: %q", text)
 			}
 		}
-		if held, err := h.store.ListHeld(); err != nil || len(held) != 0 {
-			t.Errorf("held after the restart: %+v %v", held, err)
+		if held, err := h.store.ListHeld(); err != nil || (len(held) == 1) != kept {
+			t.Errorf("held after the restart: %+v %v; want kept %v", held, err, kept)
 		}
+	})
+}
+
+// unreachableOnce re-attaches to nothing while the host is down (the
+// first tries), then as the held engine does.
+type unreachableOnce struct {
+	*heldEngine
+	mu   sync.Mutex
+	down int // re-attaches still to fail
+}
+
+func (e *unreachableOnce) Reattach(ctx context.Context, spec engine.Spec, handle string, from uint64) (engine.Conn, error) {
+	e.mu.Lock()
+	down := e.down > 0
+	e.down--
+	e.mu.Unlock()
+	if down {
+		return nil, fmt.Errorf("reaching the holder of claude: ssh: connect: %w", host.ErrUnreachable)
+	}
+	return e.heldEngine.Reattach(ctx, spec, handle, from)
+}
+
+// unreachableAtStart starts a turn whose Claude is held and stuck until
+// release is closed, stops the bot, and starts it again while the host
+// does not answer (the first re-attach fails): the turn says so. A later
+// turn answers second.
+func unreachableAtStart(t *testing.T, second string) (h *harness, release chan struct{}) {
+	release = make(chan struct{})
+	var turns atomic.Int32
+	h = newHarness(t, func(tr *runnertest.Turn) {
+		tr.Start("m")
+		if turns.Add(1) > 1 {
+			tr.Complete(second)
+			return
+		}
+		tr.Emit(engine.ActionStarted{ToolUseID: "tu1", Tool: "Bash", Kind: "command", Title: "make slow"})
+		<-release // the bot stops and starts again meanwhile
+		tr.Emit(engine.ActionCompleted{ToolUseID: "tu1", OK: true})
+		tr.Complete("the first answer")
+	})
+	held := newHeldEngine(h.eng)
+	h.engine = held
+	synctest.Wait()
+	h.stop()
+	h.start()
+	m := h.say("go")
+	h.tg.AwaitMessage(wait, h.dm.ID, func(msg tgtest.Message) bool {
+		return msg.ReplyTo == m && strings.Contains(msg.Text, "make slow")
+	})
+	h.stop()
+	synctest.Wait()
+	h.engine = &unreachableOnce{heldEngine: held, down: 1}
+	h.start()
+	synctest.Wait()
+	h.awaitText(h.dm.ID, "could not be reached")
+	return h, release
+}
+
+// A held Claude whose host did not answer when the bot started is picked
+// up when the chat is next used and the host answers: the turn's answer
+// arrives (once), and the new message runs after it in the same process,
+// never in a second Claude resumed beside the one still running there.
+func TestHeldUnreachableHostPickedUpLater(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, release := unreachableAtStart(t, "the second answer")
+		close(release)
+		synctest.Wait()
+		h.say("and now?")
+		h.awaitText(h.dm.ID, "the second answer")
+		synctest.Wait()
+		first := 0
+		for _, text := range h.messages(h.dm.ID) {
+			if strings.Contains(text, "the first answer") {
+				first++
+			}
+		}
+		if first != 1 {
+			t.Errorf("the first answer came %d times:\n%s", first, strings.Join(h.messages(h.dm.ID), "\n---\n"))
+		}
+		if n := len(h.eng.starts()); n != 1 {
+			t.Errorf("claude started %d times, want once (the held one, picked up)", n)
+		}
+		h.stop()
+		_ = h.eng.session(0).Close(context.Background())
+	})
+}
+
+// /new while a held Claude's host is still unreachable: the next message
+// starts a new session, and the held one is not picked up later.
+func TestHeldUnreachableThenNewSession(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h, release := unreachableAtStart(t, "a fresh answer")
+		h.say("/new")
+		synctest.Wait()
+		h.say("start over")
+		h.awaitText(h.dm.ID, "a fresh answer")
+		synctest.Wait()
+		if n := len(h.eng.starts()); n != 2 {
+			t.Errorf("claude started %d times, want twice (a new session after /new)", n)
+		} else if spec := h.eng.starts()[1]; spec.Resume != "" {
+			t.Errorf("the new session resumes %q", spec.Resume)
+		}
+		close(release)
+		h.stop()
+		_ = h.eng.session(0).Close(context.Background())
+		_ = h.eng.session(1).Close(context.Background())
 	})
 }

@@ -61,9 +61,10 @@ const HeldGoneText = "⏹ Interrupted: Claude's process ended while the bot was 
 // Claude was held on machine, which did not answer when the bot started:
 // Claude may still be working there, and the bot does not follow it.
 func HeldUnreachableText(machine string) string {
-	return "⏹ This turn cannot go on here: " + machine + " could not be reached when the bot started, so Claude " +
-		"may still be working on it there, unseen. Send your message again once " + machine + " answers " +
-		"(the session is kept); the old process stops by itself after [claude] durable_wait."
+	return "⏸ " + machine + " could not be reached when the bot started, so Claude may still be working on " +
+		"this turn there, unseen. Your next message here tries " + machine + " again first: if it answers, " +
+		"this turn's answer comes then, and your message runs after it. /new starts afresh instead (the old " +
+		"process then stops by itself after [claude] durable_wait)."
 }
 
 // HeldOtherVersionText replaces the progress message of a turn whose
