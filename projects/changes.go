@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/untether/untether/host"
 )
@@ -96,6 +97,8 @@ func (g Git) Snapshot(ctx context.Context, dir string) (Tree, error) {
 	}
 	if len(data) == 0 {
 		h.Remove(ctx, tmpName) // git refuses an empty file as an index
+	} else if err := g.sameTimes(ctx, index, tmpName); err != nil {
+		return "", fmt.Errorf("snapshot %s: %w", dir, err)
 	}
 	// git add reads every new or changed file through the filter its
 	// attributes name: none the project could have set up may run.
@@ -112,6 +115,32 @@ func (g Git) Snapshot(ctx context.Context, dir string) (Tree, error) {
 		return "", err
 	}
 	return Tree(strings.TrimSpace(string(out))), nil
+}
+
+// sameTimes gives the index's copy the index's own times (touch -r, which
+// only stats the reference). git tells a file changed in the same second
+// as the index was written (same size, a clock that ticks in seconds)
+// only by comparing it with the index file's time ("racily clean"
+// entries): a copy dated now makes such a change look clean in one
+// snapshot and not in the next, so a turn that changed nothing was said to.
+func (g Git) sameTimes(ctx context.Context, index, copy string) error {
+	ctx, cancel := context.WithTimeout(ctx, DefaultGitTimeout)
+	defer cancel()
+	var errb host.Capped
+	errb.Max = 1024
+	p, err := host.Or(g.Host).Start(ctx, host.Cmd{Path: "touch", Args: []string{"-r", index, "--", copy},
+		Env: gitEnv(g.env()), Stderr: &errb, WaitDelay: time.Second})
+	if err != nil {
+		return fmt.Errorf("date the index's copy: %w", err)
+	}
+	ex, err := p.Wait()
+	if err == nil && ex.Code != 0 {
+		err = fmt.Errorf("%s: %s", ex, strings.TrimSpace(errb.String()))
+	}
+	if err != nil {
+		return fmt.Errorf("date the index's copy: %w", err)
+	}
+	return nil
 }
 
 // Base is the tree of the last commit (HEAD), or the empty tree in a
