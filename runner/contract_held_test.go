@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -22,11 +21,7 @@ import (
 // held makes the rig's sessions durable, held by this test binary.
 func (r *rig) held() *rig {
 	r.t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	r.opts.Hold = &Hold{Self: exe, Root: filepath.Join(r.t.TempDir(), "hold"), Orphan: time.Minute}
+	r.opts.Hold = testHold(r.t)
 	return r
 }
 

@@ -91,17 +91,11 @@ func TestContractHeldBridgeRelinksMidAnswer(t *testing.T) {
 		t.Fatalf("%d bridges running, want 1", n)
 	}
 	log := runTurn(t, s, nil)
-	var streamed strings.Builder
-	streamed.WriteString(first.Text)
-	for _, e := range eventsOf[engine.Text](log.events) {
-		if e.Partial {
-			streamed.WriteString(e.Text)
-		}
-	}
+	streamed := log.streamedAfter(first)
 	if !log.done.OK || log.done.Result != answer {
 		t.Errorf("the turn after the connection dropped = %+v:%s", log.done, log)
 	}
-	if got := streamed.String(); got != answer {
+	if got := streamed; got != answer {
 		t.Errorf("streamed %q, want the answer once: %q", got, answer)
 	}
 	if n := len(eventsOf[engine.Exited](log.events)); n != 0 {
@@ -200,4 +194,17 @@ func TestContractHeldBridgeHolderGone(t *testing.T) {
 	if ex.Err == nil || !errors.Is(ex.Err, hold.ErrGone) {
 		t.Errorf("exit after the holder died = %+v, want one saying the holder is gone", ex)
 	}
+}
+
+// streamedAfter is the text a turn streamed, first (read before the turn's
+// log began) and its partial texts after: each part once, in order.
+func (l turnLog) streamedAfter(first engine.Text) string {
+	var b strings.Builder
+	b.WriteString(first.Text)
+	for _, e := range eventsOf[engine.Text](l.events) {
+		if e.Partial {
+			b.WriteString(e.Text)
+		}
+	}
+	return b.String()
 }

@@ -69,17 +69,11 @@ func TestContractSSHHeldSurvivesADroppedConnection(t *testing.T) {
 	r.ssh.Close() // the agent session and the multiplexed connection end
 	log := runTurn(t, s, nil)
 	took := time.Since(dropped)
-	var streamed strings.Builder
-	streamed.WriteString(first.Text)
-	for _, e := range eventsOf[engine.Text](log.events) {
-		if e.Partial {
-			streamed.WriteString(e.Text)
-		}
-	}
+	streamed := log.streamedAfter(first)
 	if !log.done.OK || log.done.Result != answer {
 		t.Errorf("the turn after the drop = %+v:%s", log.done, log)
 	}
-	if got := streamed.String(); got != answer {
+	if got := streamed; got != answer {
 		t.Errorf("streamed %q, want the answer once", got)
 	}
 	if n := len(r.api.Requests()); n != 1 {

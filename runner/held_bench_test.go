@@ -21,12 +21,8 @@ import (
 // (The journal keeps only the running turn: a replay is at most one.)
 // Goal: at most 100 ms.
 func BenchmarkHeldReplay1MB(b *testing.B) {
-	exe, err := os.Executable()
-	if err != nil {
-		b.Fatal(err)
-	}
 	opts := fakeOpts(b, "echo")
-	opts.Hold = &Hold{Self: exe, Root: filepath.Join(b.TempDir(), "hold"), Orphan: time.Minute}
+	opts.Hold = testHold(b)
 	s, err := Start(context.Background(), opts)
 	if err != nil {
 		b.Fatal(err)

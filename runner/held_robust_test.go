@@ -22,17 +22,9 @@ import (
 // record, used to remove them; issue 22). docs/durability.md: "the journal
 // must not outlive the session".
 func TestHolderKilledWhileBotRunsLeavesNoJournal(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := os.MkdirTemp("", "rv-") // short: the socket path must fit
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
+	hd := testHold(t)
 	opts := fakeOpts(t, "echo")
-	opts.Hold = &Hold{Self: exe, Root: filepath.Join(root, "hold"), Orphan: time.Minute}
+	opts.Hold = hd
 	s, err := Start(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -77,23 +69,15 @@ func (h slowStart) Start(ctx context.Context, c host.Cmd) (host.Process, error) 
 // replays from record 1. It attached from 0 ("from now on"), and such a
 // line was journaled but never delivered (issue 22).
 func TestFirstAttachGetsEarlyOutput(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := os.MkdirTemp("", "rv-") // short: the socket path must fit
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	cli := filepath.Join(root, "cli")
+	hd := testHold(t)
+	cli := filepath.Join(filepath.Dir(hd.Root), "cli")
 	script := "#!/bin/sh\necho '{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"early-1\",\"model\":\"m\"}'\nexec /bin/cat >/dev/null\n"
 	if err := os.WriteFile(cli, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	opts := fakeOpts(t, "echo")
 	opts.Binary, opts.Host = cli, slowStart{}
-	opts.Hold = &Hold{Self: exe, Root: filepath.Join(root, "hold"), Orphan: time.Minute}
+	opts.Hold = hd
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	s, err := Start(ctx, opts)
@@ -130,18 +114,10 @@ func TestFirstAttachGetsEarlyOutput(t *testing.T) {
 // A held session skips a line over MaxLineBytes as one with pipes does
 // (TestHugeLineIsSkipped): the holder's own cap is far above the runner's.
 func TestHeldHugeLineIsSkipped(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := os.MkdirTemp("", "rv-") // short: the socket path must fit
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
+	hd := testHold(t)
 	s := startFake(t, "huge", func(o *Options) {
 		o.MaxLineBytes = 1 << 20
-		o.Hold = &Hold{Self: exe, Root: filepath.Join(root, "hold"), Orphan: time.Minute}
+		o.Hold = hd
 	})
 	if s.HoldHandle() == "" {
 		t.Fatal("not held")
@@ -154,4 +130,20 @@ func TestHeldHugeLineIsSkipped(t *testing.T) {
 	if tc := next[engine.TurnCompleted](t, s); tc.Result != "survived" {
 		t.Errorf("turn = %+v", tc)
 	}
+}
+
+// testHold holds sessions with this test binary as the holder, in a
+// folder of a short name (a socket's path must fit) removed with the test.
+func testHold(t testing.TB) *Hold {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.MkdirTemp("", "rv-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	return &Hold{Self: exe, Root: filepath.Join(root, "hold"), Orphan: time.Minute}
 }
