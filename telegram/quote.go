@@ -107,7 +107,7 @@ func markQuote(who, text string, quoted bool) string {
 	if quoted {
 		what = "The part they quoted"
 	}
-	lines := strings.Split(text, "\n")
+	lines := splitLines(text)
 	for i, l := range lines {
 		lines[i] = "> " + l
 	}
@@ -125,4 +125,16 @@ func withQuote(text, quote string) string {
 		return quote
 	}
 	return text + "\n\n" + quote
+}
+
+// lineBreak matches every line break Unicode knows (CR LF as one): a
+// reader, Claude included, may start a new line at any of them, so a
+// quote that split on "\n" alone let text after a lone CR, NEL, U+2028
+// or U+2029 read as the user's own words.
+var lineBreak = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\v", "\n", "\f", "\n",
+	"\u0085", "\n", "\u2028", "\n", "\u2029", "\n")
+
+// splitLines cuts s at every line break lineBreak knows.
+func splitLines(s string) []string {
+	return strings.Split(lineBreak.Replace(s), "\n")
 }
