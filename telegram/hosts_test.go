@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 
 	"github.com/untether/untether/host"
+	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 )
 
@@ -152,5 +153,52 @@ func TestUnconfiguredHostFallsBackToTheDefault(t *testing.T) {
 		if n := len(box.starts()); n != 0 {
 			t.Errorf("box started %d sessions", n)
 		}
+	})
+}
+
+// A group member who is not an approver can move the chat with /host: every
+// approval prompt of a chat whose Claude works on another machine names that
+// machine, a tool's and a plan's, and says so again once answered; on this
+// machine the prompt names none.
+func TestPromptNamesTheMachine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		asks := func(tr *runnertest.Turn) {
+			tr.Start("m")
+			d1 := tr.Ask(toolReq(t, "r-tool-"+tr.Prompt, "Bash", map[string]any{"command": "make deploy"}))
+			d2 := tr.Ask(exitPlan(t, "r-plan-"+tr.Prompt, "Deploy it."))
+			tr.Complete("tool " + decisionWord(d1) + ", plan " + decisionWord(d2))
+		}
+		box := &fakeEngine{script: asks}
+		h := newHarness(t, asks, withBox(t, box, nil))
+		chat := h.dm.ID
+		const line = "On host <b>box</b>"
+
+		h.say("here")
+		tool := h.awaitPrompt(chat, "Approve", "make deploy")
+		if strings.Contains(tool.Source, "On host") {
+			t.Errorf("a prompt on this machine names a host:\n%s", tool.Source)
+		}
+		h.press(h.user, h.dm, tool, "Approve")
+		plan := h.awaitPrompt(chat, "Approve", "Deploy it.")
+		h.press(h.user, h.dm, plan, "Approve")
+		h.awaitText(chat, "tool allowed, plan allowed")
+
+		h.say("/host box")
+		h.awaitText(chat, "now works on box")
+		h.say("there")
+		tool = h.awaitPrompt(chat, "Approve", "make deploy")
+		if !strings.Contains(tool.Source, line) {
+			t.Errorf("the tool prompt of a chat on box does not name it:\n%s", tool.Source)
+		}
+		h.press(h.user, h.dm, tool, "Approve")
+		if m := h.awaitResolved(chat, tool.ID, "Approved"); !strings.Contains(m.Source, line) {
+			t.Errorf("the answered tool prompt no longer names the host:\n%s", m.Source)
+		}
+		plan = h.awaitPrompt(chat, "Approve", "Deploy it.")
+		if !strings.Contains(plan.Source, line) {
+			t.Errorf("the plan prompt of a chat on box does not name it:\n%s", plan.Source)
+		}
+		h.press(h.user, h.dm, plan, "Deny")
+		h.awaitText(chat, "tool allowed, plan denied")
 	})
 }
