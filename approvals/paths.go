@@ -117,6 +117,10 @@ func (b *Broker) PathRule(workDir, uploadDir string, w Where) scope.Rule {
 type Where struct {
 	Host    host.Host
 	Private []string
+	// Name is the machine's name ([hosts.NAME]) when it is not the bot's
+	// own, "" on the bot's own: a prompt names it, so an approver knows
+	// where what they approve runs (anyone in a group may /host a chat).
+	Name string
 }
 
 // checkPaths says whether every path a path-tool request touches is inside

@@ -170,6 +170,9 @@ func unreachable(err error) bool { return errors.Is(err, host.ErrUnreachable) }
 // every chat's uploads there (another chat's files are private).
 func (m *machine) where() approvals.Where {
 	w := approvals.Where{Host: m.Host}
+	if m.Name != LocalMachine {
+		w.Name = m.Name
+	}
 	if m.UploadDir != "" {
 		w.Private = []string{m.UploadDir}
 	}

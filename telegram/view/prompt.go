@@ -85,6 +85,9 @@ func toolText(p *approvals.Prompt, workDir string, now time.Time, at Attached) (
 	}
 
 	top := tv.head
+	if l := machineLine(req.Where.Name); l != "" {
+		top += "\n" + l
+	}
 	if n := strings.TrimSpace(clean(tv.note)); n != "" {
 		top += "\n<i>" + escHead(n, maxNoteUnits) + "</i>"
 	}
@@ -185,6 +188,15 @@ func outsideLine(paths []string) string {
 	return line
 }
 
+// machineLine names the machine a request runs on when it is not the
+// bot's own ("" there): what is approved runs there.
+func machineLine(name string) string {
+	if name == "" {
+		return ""
+	}
+	return "🖥 On host <b>" + esc(clip(oneLine(name), 64)) + "</b>"
+}
+
 // deadlineLine says how long the user has, rounded up (seconds in the
 // last minute).
 func deadlineLine(deadline, now time.Time) string {
@@ -206,6 +218,9 @@ func planParts(p *approvals.Prompt, workDir string, now time.Time) []string {
 	tail := []string{"<i>Approve to let Claude start. Pause &amp; Outline asks it to write the steps out here first.</i>"}
 	if p.PlanFile != "" {
 		tail = append([]string{"📄 Plan file: <code>" + escHead(toolkinds.RelPath(p.PlanFile, workDir), maxPathUnits) + "</code>"}, tail...)
+	}
+	if l := machineLine(p.Request.Where.Name); l != "" {
+		tail = append([]string{l}, tail...)
 	}
 	if d := deadlineLine(p.Deadline, now); d != "" {
 		tail = append(tail, d)
