@@ -179,6 +179,14 @@ var (
 // message for a retry rather than report Claude failing.
 var ErrUnreachable = errors.New("host unreachable")
 
+// Unreachable is a host that could not be reached, with the reason in the
+// words of what tried (ssh's last line, say), which a chat can show as it
+// is. errors.Is(err, ErrUnreachable) holds for it.
+type Unreachable struct{ Reason string }
+
+func (e *Unreachable) Error() string        { return e.Reason + ": " + ErrUnreachable.Error() }
+func (e *Unreachable) Is(target error) bool { return target == ErrUnreachable }
+
 // IsLocal says whether h is this machine (nil is): only then may a
 // caller's default be the bot's own environment. A process on another
 // machine never gets the bot's environment (its token, its HOME).

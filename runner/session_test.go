@@ -17,6 +17,7 @@ import (
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/hold"
+	"github.com/untether/untether/host"
 	sshhost "github.com/untether/untether/host/ssh"
 
 	"github.com/untether/untether/runner/claudetest"
@@ -574,5 +575,24 @@ func TestNoGoroutineLeak(t *testing.T) {
 	if n := runtime.NumGoroutine(); n > before {
 		buf := make([]byte, 1<<16)
 		t.Errorf("goroutines: before %d after %d\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// downHost is a machine that does not answer.
+type downHost struct{ host.Local }
+
+func (downHost) LookPath(context.Context, string) (string, error) {
+	return "", &host.Unreachable{Reason: "ssh: connect to host box port 22: Connection refused"}
+}
+
+// A host that does not answer is no missing Claude Code: the error keeps
+// host.ErrUnreachable and ssh's reason, and says nothing about installing.
+func TestUnreachableHostIsNoMissingBinary(t *testing.T) {
+	opts := fakeOpts(t, "echo")
+	opts.Host = downHost{}
+	_, err := Start(context.Background(), opts)
+	if !errors.Is(err, host.ErrUnreachable) || !strings.Contains(err.Error(), "Connection refused") ||
+		strings.Contains(err.Error(), "install") {
+		t.Fatalf("err = %v, want the host's reason without an install hint", err)
 	}
 }

@@ -78,8 +78,9 @@ func TestHostMovesTheChat(t *testing.T) {
 // runs it once the host answers. It runs once, not twice.
 func TestUnreachableHostKeepsTheMessage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		box := &fakeEngine{script: echoScript,
-			startErr: fmt.Errorf("ssh: connect to host box port 22: Connection refused: %w", host.ErrUnreachable)}
+		// As the runner reports a host that did not answer its look for claude.
+		box := &fakeEngine{script: echoScript, startErr: fmt.Errorf("find claude binary %q: %w", "claude",
+			&host.Unreachable{Reason: "ssh: connect to host box port 22: Connection refused"})}
 		h := newHarness(t, echoScript, withBox(t, box, func(context.Context) (string, error) {
 			return "", errors.New("ssh: connect to host box port 22: Connection refused")
 		}))
@@ -95,10 +96,16 @@ func TestUnreachableHostKeepsTheMessage(t *testing.T) {
 		h.awaitText(chat, "No message of this chat is waiting")
 
 		h.say("summarise the logs")
-		e := h.awaitText(chat, "box is unreachable")
-		for _, want := range []string{"Connection refused", "/retry", "/host local"} {
+		e := h.awaitText(chat, "box did not answer")
+		for _, want := range []string{"ssh: connect to host box port 22: Connection refused", "ssh box", "/retry", "/host local"} {
 			if !strings.Contains(e.Text, want) {
 				t.Errorf("the notice lacks %q:\n%s", want, e.Text)
+			}
+		}
+		// It is the host, not a missing Claude Code.
+		for _, not := range []string{"install", "claude binary", "host unreachable"} {
+			if strings.Contains(e.Text, not) {
+				t.Errorf("the notice says %q:\n%s", not, e.Text)
 			}
 		}
 		synctest.Wait()
