@@ -77,6 +77,10 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 		return nil, err
 	}
 	bin, err := opts.Host.LookPath(ctx, opts.Binary)
+	if errors.Is(err, host.ErrUnreachable) {
+		// The machine did not answer: Claude Code may well be there.
+		return nil, fmt.Errorf("look for claude binary %q: %w", opts.Binary, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("find claude binary %q (install Claude Code or set [claude] binary): %w", opts.Binary, err)
 	}

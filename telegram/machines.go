@@ -188,3 +188,12 @@ type unreachableError struct {
 
 func (e *unreachableError) Error() string { return e.machine + " is unreachable: " + e.err.Error() }
 func (e *unreachableError) Unwrap() error { return e.err }
+
+// reason is why the machine did not answer, in the words of what tried
+// (ssh's), without what the bot was doing at the time.
+func (e *unreachableError) reason() string {
+	if u := (*host.Unreachable)(nil); errors.As(e.err, &u) {
+		return u.Reason
+	}
+	return e.err.Error()
+}

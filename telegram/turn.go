@@ -138,7 +138,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		// it again) and /retry runs it now.
 		log.Warn("the chat's host is unreachable: the message is kept", "host", ue.machine, "err", err)
 		a.keep(orig, merged)
-		t.finishError(ctx, progress, view.HostUnreachable(ue.machine, ue.err.Error(), b.otherMachines(ue.machine)))
+		t.finishError(ctx, progress, view.HostUnreachable(ue.machine, ue.reason(), b.otherMachines(ue.machine)))
 		return
 	}
 	t.begin()

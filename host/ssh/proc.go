@@ -271,7 +271,7 @@ func (p *process) Wait() (host.Exit, error) {
 	}
 	switch {
 	case code == 255:
-		return host.Exit{Code: -1}, fmt.Errorf("%s: the connection ended: %w", p.h.o.Name, host.ErrUnreachable)
+		return host.Exit{Code: -1}, &host.Unreachable{Reason: p.h.o.Name + ": the connection ended"}
 	case code > 128 && code < 128+65:
 		return host.Exit{Code: -1, Signal: syscall.Signal(code - 128).String()}, copyErr
 	case code < 0: // ssh itself was killed

@@ -232,7 +232,7 @@ func (h *Host) sshError(err error, stderr string) error {
 	if stderr == "" {
 		stderr = err.Error()
 	}
-	return fmt.Errorf("ssh: %s: %w", lastLine(stderr), host.ErrUnreachable)
+	return &host.Unreachable{Reason: "ssh: " + lastLine(stderr)}
 }
 
 func lastLine(s string) string {

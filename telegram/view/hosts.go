@@ -86,11 +86,13 @@ const HostBusy = "A turn is running or queued in this chat: wait for it, or /can
 // its message was to run: the message is kept for /retry. others are the
 // machines it could move to.
 func HostUnreachable(name, detail string, others []string) TurnError {
-	hint := "Your message is kept: /retry sends it again"
+	name = oneLine(name)
+	hint := "Check that the machine is up and that ssh reaches it from the bot's machine " +
+		"(ssh " + name + ", or the address in [hosts." + name + "]). Your message is kept: /retry sends it again"
 	if len(others) > 0 {
 		hint += ", or /host " + others[0] + " moves this chat first"
 	}
-	return TurnError{What: oneLine(name) + " is unreachable", Detail: detail, Hint: hint + "."}
+	return TurnError{What: name + " did not answer", Detail: detail, Hint: hint + "."}
 }
 
 // RetryNone answers /retry when no message waits for it.
