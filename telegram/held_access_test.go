@@ -125,7 +125,12 @@ func TestHeldOutsideNarrowedRootsEnds(t *testing.T) {
 		h := newHarness(t, askOnGo(t, "make api"), inRoot)
 		h.say("/cwd api")
 		h.awaitText(h.dm.ID, "Working directory: "+api)
-		defer func() { h.stop(); _ = h.eng.session(0).Close(context.Background()) }()
+		defer func() { // held, the sessions outlive the bot: end them with the test
+			h.stop()
+			for i := range h.eng.starts() {
+				_ = h.eng.session(i).Close(context.Background())
+			}
+		}()
 		prompt := heldPending(h, h.dm, "", "make api", inRoot)
 
 		next := newFakeFiles(t)
