@@ -262,11 +262,7 @@ func (a *actor) pop() (prefs.QueuedPrompt, bool) {
 // prompt without a sender (user id 0) cannot be checked and is refused.
 func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
 	b := a.b
-	chatOK := !isGroup(qp.ChatID) || len(b.allowedChats) == 0 || b.allowedChats[qp.ChatID]
-	userOK := qp.UserID != 0 && b.userAllowed(qp.UserID)
-	if qp.Origin != nil && qp.Origin.Config {
-		chatOK, userOK = b.originAllowed(qp)
-	}
+	chatOK, userOK := b.access(qp.ChatID, qp.UserID, qp.Origin != nil && qp.Origin.Config)
 	if chatOK && userOK {
 		return true
 	}
@@ -408,6 +404,14 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 		b.api.notify(a.place, t.qp.MessageID, view.ContinuedElsewhere)
 		a.closeConn(ctx, view.ReasonContinuedElsewhere)
 		conn = nil
+	}
+	if conn != nil {
+		// Reused, a process is checked as a start checks the chat's
+		// directory: one that fails is closed (sessionWorkDir sets the
+		// session aside), and the turn starts afresh where the check sends
+		// the chat, with the notice a start gives.
+		a.sessionWorkDir(ctx, t.qp.MessageID)
+		conn = a.liveConn()
 	}
 	if conn != nil {
 		a.machine().pool.touch(a)

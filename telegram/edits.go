@@ -17,7 +17,7 @@ func (b *Bot) handleEdit(updateID int64, m *models.Message) {
 		return
 	}
 	group := isGroup(m.Chat.ID)
-	if group && len(b.allowedChats) > 0 && !b.allowedChats[m.Chat.ID] {
+	if !b.chatAllowed(m.Chat.ID) {
 		return
 	}
 	text, cmd, _, addressed := b.parseText(m)

@@ -35,6 +35,13 @@ func (b *Bot) handlePress(ctx context.Context, updateID int64, cq *models.Callba
 		}
 		return // skipped: a redelivery after a restart is handled then
 	}
+	if chatID := callbackChat(cq); !b.chatAllowed(chatID) {
+		// A button left in a group taken off allowed_chat_ids (a prompt
+		// shown before the restart) acts no more than a message there.
+		b.log.Info("ignored a button press in a chat that is not allowed", "user_id", cq.From.ID, "chat_id", chatID)
+		b.answerQuiet(cq.ID, view.ToastNotAllowed)
+		return // skipped
+	}
 	b.noteUser(&cq.From)
 	// A press must not wait for a disk sync (a commit is the bulk of its
 	// round trip): a read tells a redelivery after a restart, the handler

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -117,6 +118,34 @@ type harness struct {
 	engine engine.Engine
 	// uploads is where users' files are saved (Config.UploadDir).
 	uploads string
+	// logs, when set, keeps what the bots started next log (what the
+	// owner is told).
+	logs *logBuffer
+}
+
+// logBuffer keeps a bot's log lines for a test to read.
+type logBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// lines are the lines logged so far that hold every one of words.
+func (l *logBuffer) lines(words ...string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for line := range strings.Lines(l.b.String()) {
+		if !slices.ContainsFunc(words, func(w string) bool { return !strings.Contains(line, w) }) {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
 }
 
 type harnessOpt func(*telegram.Config)
@@ -172,6 +201,13 @@ func (h *harness) start(opts ...harnessOpt) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(testWriter{h.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	if h.logs != nil {
+		var w io.Writer = h.logs
+		if testing.Verbose() {
+			w = io.MultiWriter(h.logs, testWriter{h.t})
+		}
+		log = slog.New(slog.NewTextHandler(w, nil))
 	}
 	var eng engine.Engine = h.eng
 	if h.engine != nil {

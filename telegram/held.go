@@ -158,7 +158,14 @@ func (b *Bot) reattach(ctx context.Context, live []prefs.LiveMessage) (going map
 			}
 			continue
 		}
-		ad := &adoption{conn: conn, mach: m, rec: rec, grant: b.restoreGrant(m, rec)}
+		dir, stopped := b.keepHeld(conn, m, rec)
+		if stopped != "" {
+			if rec.Turn != nil {
+				gone[rec.Key] = stopped
+			}
+			continue
+		}
+		ad := &adoption{conn: conn, mach: m, rec: rec, grant: b.restoreGrant(m, rec, dir)}
 		if rec.Turn != nil {
 			going[rec.Key] = true
 			for _, l := range live {
@@ -208,9 +215,13 @@ func (a *actor) retryDeferred(ctx context.Context) bool {
 		}
 		return false
 	}
+	dir, stopped := b.keepHeld(conn, m, *rec)
+	if stopped != "" {
+		return false
+	}
 	b.log.Info("attached to a held claude process whose host answers again", "chat_id", rec.ChatID, "session_key", rec.Key, "in_turn", rec.Turn != nil)
 	a.mu.Lock()
-	a.adopt = &adoption{conn: conn, mach: m, rec: *rec, grant: b.restoreGrant(m, *rec)}
+	a.adopt = &adoption{conn: conn, mach: m, rec: *rec, grant: b.restoreGrant(m, *rec, dir)}
 	a.mu.Unlock()
 	return true
 }
@@ -255,10 +266,10 @@ func (b *Bot) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Con
 
 // restoreGrant gives a re-attached process its send_file grant back: its
 // MCP server (`untether mcp`) still has the secret and reaches this bot at
-// the same socket. The path rule is made again from the directory it
-// started in, as openGrant made it. nil when it had none or it fails (the
-// tool then answers that the file was not sent).
-func (b *Bot) restoreGrant(m *machine, rec prefs.HeldSession) *filesend.Grant {
+// the same socket. The path rule is made again, as openGrant made it, from
+// dir: the directory it works in, as keepHeld checked it. nil when it had
+// none or it fails (the tool then answers that the file was not sent).
+func (b *Bot) restoreGrant(m *machine, rec prefs.HeldSession, dir string) *filesend.Grant {
 	if rec.Grant == "" || b.cfg.Files == nil {
 		return nil
 	}
@@ -269,7 +280,7 @@ func (b *Bot) restoreGrant(m *machine, rec prefs.HeldSession) *filesend.Grant {
 	if restore == nil {
 		return nil
 	}
-	g, err := restore(b.grantSession(m, rec.Key, rec.WorkDir), rec.Grant)
+	g, err := restore(b.grantSession(m, rec.Key, dir), rec.Grant)
 	if err != nil {
 		b.log.Warn("a held claude process cannot send files", "chat_id", rec.ChatID, "session_key", rec.Key, "err", err)
 		return nil

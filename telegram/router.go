@@ -75,7 +75,7 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		return // skipped
 	}
 	group := isGroup(m.Chat.ID)
-	if group && len(b.allowedChats) > 0 && !b.allowedChats[m.Chat.ID] {
+	if !b.chatAllowed(m.Chat.ID) {
 		return // skipped
 	}
 	if !b.userAllowed(m.From.ID) {

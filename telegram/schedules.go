@@ -280,16 +280,6 @@ func (a *actor) announce(ctx context.Context, qp prefs.QueuedPrompt) prefs.Queue
 	return qp
 }
 
-// originAllowed is mayRun's check for a run the owner set up in the
-// config (no user owns it): its chat must be allowed by itself, a group
-// by allowed_chat_ids, a private chat as its user.
-func (b *Bot) originAllowed(qp prefs.QueuedPrompt) (chatOK, userOK bool) {
-	if isGroup(qp.ChatID) {
-		return b.allowedChats[qp.ChatID], true
-	}
-	return true, b.userAllowed(qp.ChatID)
-}
-
 // sawKeySource notes how Claude pays, from the init of a turn that ran
 // the prompt of origin (nil: typed); a repeated or triggered run on a
 // subscription login tells its chat once. A one-off /at is a message
@@ -329,8 +319,7 @@ func (s *scheduler) dropDisallowed() {
 		if sc.Config {
 			continue // checked when the config is loaded
 		}
-		chatOK := !isGroup(sc.ChatID) || len(b.allowedChats) == 0 || b.allowedChats[sc.ChatID]
-		if chatOK && b.userAllowed(sc.UserID) {
+		if chatOK, userOK := b.access(sc.ChatID, sc.UserID, false); chatOK && userOK {
 			continue
 		}
 		if _, err := b.store.RemoveSchedule(sc.Key, sc.ID); err != nil {

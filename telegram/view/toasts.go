@@ -6,7 +6,8 @@ import "github.com/untether/untether/approvals"
 // them over the chat for a few seconds). They are plain text, not HTML.
 
 const (
-	// ToastNotAllowed answers a press from a user who is not allowed.
+	// ToastNotAllowed answers a press from a user who is not allowed, or
+	// in a chat that is not.
 	ToastNotAllowed = "You are not allowed to answer this"
 	// ToastTooManyPresses answers a press beyond the per-user limit.
 	ToastTooManyPresses = "Too many presses: wait a few seconds"

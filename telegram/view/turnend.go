@@ -67,6 +67,24 @@ func HeldUnreachableText(machine string) string {
 		"process then stops by itself after [claude] durable_wait)."
 }
 
+// HeldNotAllowedText replaces the progress message of a turn whose Claude
+// was held through a restart after which its chat (chat) or the user it
+// ran for is no longer allowed: Claude was told to stop.
+func HeldNotAllowedText(chat bool) string {
+	who := "you are"
+	if chat {
+		who = "this chat is"
+	}
+	return "⛔ Stopped: " + who + " no longer allowed to use this bot, so Claude was told to stop this turn."
+}
+
+// HeldDirRefusedText replaces the progress message of a turn whose Claude
+// was held through a restart after which its directory fails the check a
+// session start makes (outside [claude] project_roots, gone): Claude was
+// told to stop; a notice says where the chat works now.
+const HeldDirRefusedText = "⏹ Stopped: Claude was working in a directory this bot may no longer work in, so it was told to stop " +
+	"this turn. Send your message again to run it where this chat works now (/cwd shows it)."
+
 // HeldOtherVersionText replaces the progress message of a turn whose
 // Claude still runs, held by another version of untether (an upgrade that
 // changed the holder's protocol, or a downgrade) that this bot cannot
