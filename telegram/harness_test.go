@@ -117,6 +117,39 @@ type harness struct {
 	engine engine.Engine
 	// uploads is where users' files are saved (Config.UploadDir).
 	uploads string
+	// logs holds every line the bot logged, across restarts.
+	logs logBuffer
+}
+
+// logBuffer collects the bot's log lines for tests that assert on them.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// lines are the logged lines that contain every one of subs.
+func (l *logBuffer) lines(subs ...string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+next:
+	for _, line := range strings.Split(l.buf.String(), "\n") {
+		for _, s := range subs {
+			if !strings.Contains(line, s) {
+				continue next
+			}
+		}
+		if line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 type harnessOpt func(*telegram.Config)
@@ -169,10 +202,11 @@ func (h *harness) config(opts ...harnessOpt) telegram.Config {
 
 func (h *harness) start(opts ...harnessOpt) {
 	h.t.Helper()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var out io.Writer = &h.logs
 	if testing.Verbose() {
-		log = slog.New(slog.NewTextHandler(testWriter{h.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		out = io.MultiWriter(&h.logs, testWriter{h.t})
 	}
+	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	var eng engine.Engine = h.eng
 	if h.engine != nil {
 		eng = h.engine
