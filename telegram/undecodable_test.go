@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 	"github.com/untether/untether/telegram/view"
 )
@@ -114,6 +115,39 @@ func TestForwardFromUnknownOriginRuns(t *testing.T) {
 			if strings.Contains(m, view.Unreadable) {
 				t.Errorf("the forward was refused as unreadable")
 			}
+		}
+	})
+}
+
+// In a group the unreadable message is answered only where a readable one
+// would be: an allowed group, and a message meant for the bot.
+func TestUndecodableInGroups(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const allowed, other = -100111, -100999
+		h := newHarness(t, echoScript, func(c *telegram.Config) { c.AllowedChats = []int64{allowed} })
+		mention := "@" + h.tg.Bot().Username
+		group := func(chat int64, id int, text string) string {
+			return fmt.Sprintf(`{"message":{"chat":{"id":%d,"type":"supergroup","title":"G"},`+
+				`"from":{"id":%d,"is_bot":false,"first_name":"X"},"message_id":%d,"date":"yesterday","text":%q,`+
+				`"entities":[{"type":"mention","offset":0,"length":%d}]}}`, chat, h.user.ID, id, text, len(mention))
+		}
+		chatter := strings.Replace(group(allowed, 30, "just chatting"), `"type":"mention"`, `"type":"bold"`, 1)
+		h.tg.AddUpdates(chatter, group(allowed, 31, mention+" look"), group(other, 32, mention+" look"))
+		h.tg.SendMessage(h.user, tgtest.Chat{ID: allowed, Type: "supergroup", Title: "G"}, mention+" hi")
+		h.awaitText(allowed, "Answer: hi")
+		h.awaitText(allowed, view.Unreadable)
+		h.stop()
+		n := 0
+		for _, m := range h.messages(allowed) {
+			if strings.Contains(m, view.Unreadable) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d unreadable notes in the allowed group, want 1 (for the message meant for the bot): %q", n, h.messages(allowed))
+		}
+		if got := h.messages(other); len(got) != 0 {
+			t.Errorf("a group that is not allowed was answered: %q", got)
 		}
 	})
 }
