@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
 	"strconv"
+	"strings"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -131,10 +133,24 @@ func (api *tgAPI) sendAlbum(ctx context.Context, p place, replyTo int, items []u
 	return api.sendParsed(ctx, p.ChatID, prio, do)
 }
 
+// mediaGroupFields are the form fields of a sendMediaGroup request, read
+// from the library's params so that a field it adds is covered too.
+func mediaGroupFields() map[string]bool {
+	fields := map[string]bool{}
+	t := reflect.TypeFor[tgbot.SendMediaGroupParams]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		fields[name] = true
+	}
+	return fields
+}
+
 // attachNames are the items' names, made unique (an album's parts are
-// keyed by them) and safe as multipart field names.
+// keyed by them) and safe as multipart field names. A name that is one of
+// sendMediaGroup's own fields ("media", "chat_id") is changed too: the
+// part would stand for that field (the library refuses the request).
 func attachNames(items []upload) []string {
-	seen := map[string]bool{}
+	seen := mediaGroupFields()
 	out := make([]string, len(items))
 	for i, u := range items {
 		name := safeName(u.name)

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -118,31 +117,36 @@ type harness struct {
 	engine engine.Engine
 	// uploads is where users' files are saved (Config.UploadDir).
 	uploads string
-	// logs, when set, keeps what the bots started next log (what the
-	// owner is told).
-	logs *logBuffer
+	// logs holds every line the bot logged, across restarts.
+	logs logBuffer
 }
 
-// logBuffer keeps a bot's log lines for a test to read.
+// logBuffer collects the bot's log lines for tests that assert on them.
 type logBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
+	mu  sync.Mutex
+	buf strings.Builder
 }
 
 func (l *logBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.b.Write(p)
+	return l.buf.Write(p)
 }
 
-// lines are the lines logged so far that hold every one of words.
-func (l *logBuffer) lines(words ...string) []string {
+// lines are the logged lines that contain every one of subs.
+func (l *logBuffer) lines(subs ...string) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []string
-	for line := range strings.Lines(l.b.String()) {
-		if !slices.ContainsFunc(words, func(w string) bool { return !strings.Contains(line, w) }) {
-			out = append(out, strings.TrimSpace(line))
+next:
+	for _, line := range strings.Split(l.buf.String(), "\n") {
+		for _, s := range subs {
+			if !strings.Contains(line, s) {
+				continue next
+			}
+		}
+		if line != "" {
+			out = append(out, line)
 		}
 	}
 	return out
@@ -198,17 +202,12 @@ func (h *harness) config(opts ...harnessOpt) telegram.Config {
 
 func (h *harness) start(opts ...harnessOpt) {
 	h.t.Helper()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var out io.Writer = &h.logs
+	level := slog.LevelInfo // what the owner's log holds
 	if testing.Verbose() {
-		log = slog.New(slog.NewTextHandler(testWriter{h.t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		out, level = io.MultiWriter(&h.logs, testWriter{h.t}), slog.LevelDebug
 	}
-	if h.logs != nil {
-		var w io.Writer = h.logs
-		if testing.Verbose() {
-			w = io.MultiWriter(h.logs, testWriter{h.t})
-		}
-		log = slog.New(slog.NewTextHandler(w, nil))
-	}
+	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: level}))
 	var eng engine.Engine = h.eng
 	if h.engine != nil {
 		eng = h.engine

@@ -31,7 +31,6 @@ func heldPending(h *harness, chat tgtest.Chat, prefix, command string, opts ...h
 	prompt := h.awaitPrompt(chat.ID, "Approve", command)
 	h.stop()
 	synctest.Wait()
-	h.logs = &logBuffer{}
 	return prompt
 }
 

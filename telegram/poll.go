@@ -60,20 +60,52 @@ func (b *Bot) poll(ctx context.Context) error {
 			}
 			continue
 		}
-		failures = 0
-		for _, u := range updates {
-			if u.ID < offset {
+		readable := false
+		for _, raw := range updates {
+			id, u, ok := b.decodeOrSkip(raw)
+			if !ok {
 				continue
 			}
-			b.handleUpdate(ctx, u)
-			offset = u.ID + 1
+			readable = true
+			if id < offset {
+				continue
+			}
+			if u != nil {
+				b.handleUpdate(ctx, *u)
+			}
+			offset = id + 1
 		}
+		if len(updates) > 0 && !readable {
+			// Not one update_id could be read: the offset cannot move and
+			// Telegram sends the batch again. Wait as after a failed poll
+			// rather than ask for it again at once.
+			failures++
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(outbox.Backoff(failures, pollRetryMin, pollRetryMax)):
+			}
+			continue
+		}
+		failures = 0
 		if len(updates) == 0 {
 			b.saveOffset(offset) // quiet: catch up with updates that did no work
 		}
 		b.logStrangers()
 	}
 	return ctx.Err()
+}
+
+// decodeOrSkip decodes one update of a batch; one that cannot be decoded
+// is skipped (skipUnreadable) and u is nil. ok is false when not even its
+// update_id can be read.
+func (b *Bot) decodeOrSkip(raw json.RawMessage) (id int64, u *models.Update, ok bool) {
+	dec, err := decodeUpdate(raw)
+	if err != nil {
+		id, ok = b.skipUnreadable(raw, err)
+		return id, nil, ok
+	}
+	return dec.ID, &dec, true
 }
 
 type pollError struct {
@@ -83,7 +115,9 @@ type pollError struct {
 
 func (e *pollError) Error() string { return e.msg }
 
-func (b *Bot) getUpdates(ctx context.Context, client *http.Client, offset int64) ([]models.Update, error) {
+// getUpdates returns the batch undecoded: each update is decoded on its own
+// (decodeOrSkip), so that one the bot cannot read costs only itself.
+func (b *Bot) getUpdates(ctx context.Context, client *http.Client, offset int64) ([]json.RawMessage, error) {
 	body, _ := json.Marshal(map[string]any{
 		"offset":          offset,
 		"timeout":         int(b.cfg.PollTimeout / time.Second),
@@ -105,9 +139,9 @@ func (b *Bot) getUpdates(ctx context.Context, client *http.Client, offset int64)
 		return nil, &pollError{msg: "getUpdates: read body: " + b.redact(err.Error())}
 	}
 	var r struct {
-		OK          bool            `json:"ok"`
-		Result      []models.Update `json:"result"`
-		Description string          `json:"description"`
+		OK          bool              `json:"ok"`
+		Result      []json.RawMessage `json:"result"`
+		Description string            `json:"description"`
 		Parameters  struct {
 			RetryAfter int `json:"retry_after"`
 		} `json:"parameters"`

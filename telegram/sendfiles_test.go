@@ -338,3 +338,33 @@ func TestGetCommand(t *testing.T) {
 		}
 	})
 }
+
+// A file may bear the name of one of sendMediaGroup's own fields ("media",
+// "chat_id"): the album still goes, each file under its own name or, where
+// that name is the request's, a changed one.
+func TestSendFileAlbumNamesLikeFields(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		work := project(t, map[string][]byte{"media": []byte("m"), "chat_id": []byte("c")})
+		files := newFakeFiles(t)
+		var results []string
+		h := newHarness(t, func(tu *runnertest.Turn) {
+			tu.Start("m")
+			results = files.call(map[string]string{}, "media", "chat_id")
+			tu.Complete("Sent.")
+		}, withFiles(files, work))
+		h.say("send both")
+		h.awaitText(h.dm.ID, "Sent.")
+		if strings.Join(results, "|") != "Delivered|Delivered" {
+			t.Errorf("tool results %q", results)
+		}
+		docs := h.tg.Documents(h.dm.ID)
+		if len(docs) != 2 || docs[0].Album == "" {
+			t.Fatalf("documents %+v", docs)
+		}
+		for i, want := range []string{"m", "c"} {
+			if d, _ := h.tg.FileData(docs[i].FileID()); string(d) != want {
+				t.Errorf("document %d (%s) holds %q, want %q", i, docs[i].Document.FileName, d, want)
+			}
+		}
+	})
+}

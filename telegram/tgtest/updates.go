@@ -2,6 +2,7 @@ package tgtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -102,9 +103,46 @@ func (s *Server) addUpdateLocked(kind string, payload any) int64 {
 
 // AddUpdate queues a raw update: a JSON object (string, []byte or json.RawMessage) or any value that marshals to
 // one, such as {"edited_message": {...}}. Its update_id, if any, is replaced by the next one in sequence; a chat
-// it shows becomes known. It returns the update_id, or 0 when the bot's allowed_updates exclude the kind.
+// it shows becomes known. Nothing checks that its payload is what the Bot API documents: a test may send what a
+// newer Bot API, or a broken one, would. It returns the update_id, or 0 when the bot's allowed_updates exclude
+// the kind.
 func (s *Server) AddUpdate(v any) int64 {
 	s.tb.Helper()
+	return s.AddUpdates(v)[0]
+}
+
+// AddUpdates queues several raw updates (each as AddUpdate takes it) at once, so that one getUpdates returns
+// them all in one batch, in order. It returns their update_ids.
+func (s *Server) AddUpdates(vs ...any) []int64 {
+	s.tb.Helper()
+	type parsed struct {
+		kind string
+		body json.RawMessage
+	}
+	ps := make([]*parsed, len(vs))
+	for i, v := range vs {
+		kind, body, err := rawUpdate(v)
+		if err != nil {
+			s.tb.Errorf("tgtest: AddUpdate: %v", err)
+			continue
+		}
+		ps[i] = &parsed{kind, body}
+	}
+	ids := make([]int64, len(vs))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, p := range ps {
+		if p == nil {
+			continue
+		}
+		s.learnChatsLocked(p.body)
+		ids[i] = s.addUpdateLocked(p.kind, p.body)
+	}
+	return ids
+}
+
+// rawUpdate splits an update given to AddUpdate into its kind and payload.
+func rawUpdate(v any) (kind string, body json.RawMessage, err error) {
 	var raw []byte
 	switch t := v.(type) {
 	case string:
@@ -114,29 +152,22 @@ func (s *Server) AddUpdate(v any) int64 {
 	case json.RawMessage:
 		raw = t
 	default:
-		var err error
 		if raw, err = json.Marshal(v); err != nil {
-			s.tb.Errorf("tgtest: AddUpdate: %v", err)
-			return 0
+			return "", nil, err
 		}
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil {
-		s.tb.Errorf("tgtest: AddUpdate: not a JSON object: %v", err)
-		return 0
+		return "", nil, fmt.Errorf("not a JSON object: %w", err)
 	}
 	delete(fields, "update_id")
 	if len(fields) != 1 {
-		s.tb.Errorf("tgtest: AddUpdate: an update has exactly one field besides update_id, got %d", len(fields))
-		return 0
+		return "", nil, fmt.Errorf("an update has exactly one field besides update_id, got %d", len(fields))
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	for kind, body := range fields {
-		s.learnChatsLocked(body)
-		return s.addUpdateLocked(kind, body)
+		return kind, body, nil
 	}
-	return 0
+	panic("unreachable: one field")
 }
 
 // learnChatsLocked registers chats a raw update shows (a message's chat, or a callback query's message's chat)

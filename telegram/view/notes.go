@@ -108,6 +108,11 @@ func Unsupported(kind string) string {
 	return "I can pass text, photos and files to Claude, but not " + noun + "."
 }
 
+// Unreadable answers a message the bot received but could not decode:
+// Telegram sent something this version does not understand (a kind of
+// content added by a newer Bot API, say), so nothing was passed to Claude.
+const Unreadable = "I couldn't read that message (Telegram sent it in a form this version of untether does not understand), so Claude did not get it. Send it as plain text or a file instead."
+
 // FileTooBig answers a file over the Bot API's download limit (limit in
 // bytes).
 func FileTooBig(size, limit int64) string {
