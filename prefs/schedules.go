@@ -213,31 +213,36 @@ func (s *Store) EnqueueBounded(key string, p Prompt, max int) (seq uint64, ok bo
 		return 0, false, errors.New("enqueue bounded: a prompt without origin")
 	}
 	err = s.update(func(tx *txn) error {
-		all, err := tx.bucket(bucketPrompts)
-		if err != nil {
-			return err
-		}
-		queued, err := appendQueue(nil, all, key)
-		if err != nil {
-			return err
-		}
-		n := 0
-		for _, qp := range queued {
-			if qp.Origin != nil && qp.Origin.Kind == p.Origin.Kind {
-				n++
-			}
-		}
-		if n >= max {
-			return nil
-		}
-		ok = true
-		seq, err = tx.enqueuePrompt(key, p)
+		seq, ok, err = tx.enqueueBounded(key, p, max)
 		return err
 	})
 	if err != nil {
 		return 0, false, err
 	}
 	return seq, ok, nil
+}
+
+// enqueueBounded is EnqueueBounded's step (p has an origin).
+func (t *txn) enqueueBounded(key string, p Prompt, max int) (seq uint64, ok bool, err error) {
+	all, err := t.bucket(bucketPrompts)
+	if err != nil {
+		return 0, false, err
+	}
+	queued, err := appendQueue(nil, all, key)
+	if err != nil {
+		return 0, false, err
+	}
+	n := 0
+	for _, qp := range queued {
+		if qp.Origin != nil && qp.Origin.Kind == p.Origin.Kind {
+			n++
+		}
+	}
+	if n >= max {
+		return 0, false, nil
+	}
+	seq, err = t.enqueuePrompt(key, p)
+	return seq, err == nil, err
 }
 
 // scheduledRunWaiting reports whether key's queue holds a run of schedule id.
