@@ -205,24 +205,9 @@ func (s *Store) FireSchedule(id string, due, next time.Time, p Prompt) (seq uint
 	return seq, fired, nil
 }
 
-// EnqueueBounded queues p under key unless key's queue already holds max
-// prompts of p's origin kind (a flood of triggers must not pile up runs):
-// the count and the queueing are one transaction.
-func (s *Store) EnqueueBounded(key string, p Prompt, max int) (seq uint64, ok bool, err error) {
-	if p.Origin == nil {
-		return 0, false, errors.New("enqueue bounded: a prompt without origin")
-	}
-	err = s.update(func(tx *txn) error {
-		seq, ok, err = tx.enqueueBounded(key, p, max)
-		return err
-	})
-	if err != nil {
-		return 0, false, err
-	}
-	return seq, ok, nil
-}
-
-// enqueueBounded is EnqueueBounded's step (p has an origin).
+// enqueueBounded queues p under key unless key's queue already holds max
+// prompts of p's origin kind (p has one): a flood of triggers must not
+// pile up runs.
 func (t *txn) enqueueBounded(key string, p Prompt, max int) (seq uint64, ok bool, err error) {
 	all, err := t.bucket(bucketPrompts)
 	if err != nil {
