@@ -159,6 +159,9 @@ func (s *Server) Listen() error {
 	}
 	ln, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
+		if op := (*net.OpError)(nil); errors.As(err, &op) {
+			err = op.Err // without the address it repeats
+		}
 		return fmt.Errorf("triggers: listen on %s: %w", s.cfg.Listen, err)
 	}
 	s.ln = ln
@@ -188,7 +191,7 @@ func (s *Server) ServeListener(ctx context.Context, ln net.Listener, fire Fire) 
 		Handler:           s.Handler(fire),
 		ReadHeaderTimeout: s.cfg.ReadTimeout,
 		ReadTimeout:       s.cfg.ReadTimeout,
-		WriteTimeout:      30 * time.Second,
+		WriteTimeout:      s.cfg.ReadTimeout + 30*time.Second, // counted from the headers: the body's time, then the run's queueing
 		IdleTimeout:       time.Minute,
 		MaxHeaderBytes:    16 << 10,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
@@ -302,7 +305,11 @@ func (s *Server) serveHook(w http.ResponseWriter, r *http.Request, fire Fire) {
 }
 
 // refuse answers a request that runs nothing, counts it for the log, and
-// closes its connection: a refused sender's unread body is not waited for.
+// closes its connection at once. Without the read deadline the server
+// would read on, until the read timeout, what is left of the body to
+// find its end (net/http does so before it closes or reuses a
+// connection): a refused stranger would keep its connection and buffers
+// as long as it trickles.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, h *hook, status int, reason string, attrs ...any) {
 	attrs = append(attrs, "remote", r.RemoteAddr)
 	if h != nil {
@@ -311,6 +318,7 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, h *hook, status 
 	s.refused.note(s.cfg.Now(), s.cfg.Log, reason, attrs...)
 	w.Header().Set("Connection", "close")
 	http.Error(w, reason, status)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now()) // the socket's clock, not Config.Now
 }
 
 // deliveryID is Delivery.ID: the trigger's name and its body's SHA-256.
