@@ -205,39 +205,29 @@ func (s *Store) FireSchedule(id string, due, next time.Time, p Prompt) (seq uint
 	return seq, fired, nil
 }
 
-// EnqueueBounded queues p under key unless key's queue already holds max
-// prompts of p's origin kind (a flood of triggers must not pile up runs):
-// the count and the queueing are one transaction.
-func (s *Store) EnqueueBounded(key string, p Prompt, max int) (seq uint64, ok bool, err error) {
-	if p.Origin == nil {
-		return 0, false, errors.New("enqueue bounded: a prompt without origin")
-	}
-	err = s.update(func(tx *txn) error {
-		all, err := tx.bucket(bucketPrompts)
-		if err != nil {
-			return err
-		}
-		queued, err := appendQueue(nil, all, key)
-		if err != nil {
-			return err
-		}
-		n := 0
-		for _, qp := range queued {
-			if qp.Origin != nil && qp.Origin.Kind == p.Origin.Kind {
-				n++
-			}
-		}
-		if n >= max {
-			return nil
-		}
-		ok = true
-		seq, err = tx.enqueuePrompt(key, p)
-		return err
-	})
+// enqueueBounded queues p under key unless key's queue already holds max
+// prompts of p's origin kind (p has one): a flood of triggers must not
+// pile up runs.
+func (t *txn) enqueueBounded(key string, p Prompt, max int) (seq uint64, ok bool, err error) {
+	all, err := t.bucket(bucketPrompts)
 	if err != nil {
 		return 0, false, err
 	}
-	return seq, ok, nil
+	queued, err := appendQueue(nil, all, key)
+	if err != nil {
+		return 0, false, err
+	}
+	n := 0
+	for _, qp := range queued {
+		if qp.Origin != nil && qp.Origin.Kind == p.Origin.Kind {
+			n++
+		}
+	}
+	if n >= max {
+		return 0, false, nil
+	}
+	seq, err = t.enqueuePrompt(key, p)
+	return seq, err == nil, err
 }
 
 // scheduledRunWaiting reports whether key's queue holds a run of schedule id.

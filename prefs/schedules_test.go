@@ -2,6 +2,7 @@ package prefs
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -113,32 +114,38 @@ func TestSyncConfigSchedulesKeepsDueTimes(t *testing.T) {
 	}
 }
 
-func TestEnqueueBounded(t *testing.T) {
+func TestEnqueueDeliveryBounded(t *testing.T) {
 	s := openTest(t)
 	p := Prompt{ChatID: 42, Text: "hook", Origin: &Origin{Kind: OriginTrigger, Label: "ci"}}
 	for i := range 2 {
-		if _, ok, err := s.EnqueueBounded("42", p, 2); err != nil || !ok {
-			t.Fatalf("run %d: %v %v", i, ok, err)
+		if _, got, err := s.EnqueueDelivery("42", p, 2, anyDelivery(i)); err != nil || got != Queued {
+			t.Fatalf("run %d: %v %v", i, got, err)
 		}
 	}
-	if _, ok, err := s.EnqueueBounded("42", p, 2); err != nil || ok {
-		t.Fatalf("third queued run: ok=%v err=%v, want refused", ok, err)
+	if _, got, err := s.EnqueueDelivery("42", p, 2, anyDelivery(2)); err != nil || got != QueueFull {
+		t.Fatalf("third queued run: %v err=%v, want refused", got, err)
 	}
 	// Prompts people typed do not count against triggers.
 	if _, _, err := s.AcceptUpdate(1, "43", &Prompt{ChatID: 43, Text: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, err := s.EnqueueBounded("43", p, 1); err != nil || !ok {
-		t.Fatalf("a typed prompt counted: %v %v", ok, err)
+	if _, got, err := s.EnqueueDelivery("43", p, 1, anyDelivery(3)); err != nil || got != Queued {
+		t.Fatalf("a typed prompt counted: %v %v", got, err)
 	}
+}
+
+// anyDelivery is a delivery of its own, i.
+func anyDelivery(i int) Delivery {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	return Delivery{ID: fmt.Sprint("ci ", i), At: at, Until: at.Add(time.Hour)}
 }
 
 func TestAnnouncedRunIsKept(t *testing.T) {
 	path := dbPath(t)
 	s := openAt(t, path)
-	seq, ok, err := s.EnqueueBounded("42", Prompt{ChatID: 42, Text: "hook", Origin: &Origin{Kind: OriginTrigger}}, 3)
+	seq, got, err := s.EnqueueDelivery("42", Prompt{ChatID: 42, Text: "hook", Origin: &Origin{Kind: OriginTrigger}}, 3, anyDelivery(0))
 	must(t, err)
-	if !ok {
+	if got != Queued {
 		t.Fatal("not queued")
 	}
 	if found, err := s.AnnouncedRun("42", seq, 777); err != nil || !found {

@@ -11,7 +11,7 @@ import (
 
 // schemaVersion is the layout this code reads and writes. Bump it together with a new entry
 // in migrations.
-const schemaVersion uint64 = 3
+const schemaVersion uint64 = 4
 
 // Bucket names. Per-chat data is keyed by the session key the bot forms ("chatid" or
 // "chatid:threadid").
@@ -28,6 +28,8 @@ var (
 	bucketCooldown = []byte("cooldown") // session key → JSON Cooldown (since version 2)
 	// schedule id → JSON Schedule (since version 3); the bucket's sequence numbers user schedules
 	bucketSchedules = []byte("schedules")
+	// trigger delivery id → until when it is remembered, unix nanoseconds BE (since version 4)
+	bucketDeliveries = []byte("deliveries")
 
 	keyVersion = []byte("schema_version")
 	keyOffset  = []byte("offset")
@@ -47,6 +49,7 @@ var migrations = []func(tx *bolt.Tx) error{
 	},
 	1: func(tx *bolt.Tx) error { return createBucket(tx, bucketCooldown) },
 	2: func(tx *bolt.Tx) error { return createBucket(tx, bucketSchedules) },
+	3: func(tx *bolt.Tx) error { return createBucket(tx, bucketDeliveries) },
 }
 
 func createBucket(tx *bolt.Tx, name []byte) error {

@@ -12,6 +12,7 @@
 //   - live messages: progress and approval messages to mark "interrupted" after a restart;
 //   - cooldowns: each session key's plan cooldown;
 //   - schedules: /at, /every and the config's [[schedules]], each with when it is due next;
+//   - deliveries: the trigger deliveries of the last day, so that a replayed one runs nothing;
 //   - the schema version, migrated forward on Open.
 //
 // Per-chat data is keyed by the session key the bot forms ("chatid" or "chatid:threadid").
@@ -20,10 +21,11 @@
 // it returns: a crash leaves either all of a method's writes or none of them. Steps that must not
 // be separated are one method: AcceptUpdate (handled, offset and queued prompt), BeginTurn
 // (prompts done and progress message live), RecordTurnCost (session total, chat cost and daily
-// spend), DonePrompt of several prompts, FireSchedule (the run queued and the schedule moved on). Reads see one consistent snapshot. Methods are safe for
-// concurrent use; writers are serialised. One process at a time holds the file (flock), and
-// Open never modifies a file it cannot fully read: a corrupt or newer file is reported, not
-// replaced.
+// spend), DonePrompt of several prompts, FireSchedule (the run queued and the schedule moved on),
+// EnqueueDelivery (the run queued and the delivery remembered). Reads see one consistent
+// snapshot. Methods are safe for concurrent use; writers are serialised. One process at a time
+// holds the file (flock), and Open never modifies a file it cannot fully read: a corrupt or newer
+// file is reported, not replaced.
 package prefs
 
 import (

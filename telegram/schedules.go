@@ -223,19 +223,29 @@ func (s *scheduler) run(qp prefs.QueuedPrompt) {
 	s.b.lanes.run(qp.Key, func(context.Context) { s.b.actorFor(qp.Key, pl, isGroup(qp.ChatID)).enqueue(qp) })
 }
 
-// trigger queues a run of hook h with its body (the server checked the
+// trigger queues a run of hook h with delivery d (the server checked the
 // signature, size and rate). It refuses with triggers.ErrBusy when the
-// chat has MaxQueuedTriggers triggered runs waiting.
-func (s *scheduler) trigger(_ context.Context, h triggers.Hook, body []byte) error {
+// chat has MaxQueuedTriggers triggered runs waiting, and with
+// triggers.ErrDuplicate when d was delivered within triggers.ReplayWindow:
+// the state file remembers d in the transaction that queues its run, so a
+// replay runs nothing, across restarts too, and a refused one may come again.
+func (s *scheduler) trigger(_ context.Context, h triggers.Hook, d triggers.Delivery) error {
 	b := s.b
+	at := d.At
+	if at.IsZero() {
+		at = time.Now()
+	}
 	key := SessionKey(h.ChatID, h.Thread)
-	p := prefs.Prompt{ChatID: h.ChatID, ThreadID: h.Thread, Text: triggers.Prompt(h.Prompt, h.Name, body), Date: time.Now(),
-		Origin: &prefs.Origin{Kind: prefs.OriginTrigger, Label: h.Name, Body: shownBody(body), Config: true}}
-	seq, ok, err := b.store.EnqueueBounded(key, p, b.cfg.Schedules.MaxQueuedTriggers)
+	p := prefs.Prompt{ChatID: h.ChatID, ThreadID: h.Thread, Text: triggers.Prompt(h.Prompt, h.Name, d.Body), Date: at,
+		Origin: &prefs.Origin{Kind: prefs.OriginTrigger, Label: h.Name, Body: shownBody(d.Body), Config: true}}
+	seq, got, err := b.store.EnqueueDelivery(key, p, b.cfg.Schedules.MaxQueuedTriggers,
+		prefs.Delivery{ID: d.ID, At: at, Until: at.Add(triggers.ReplayWindow)})
 	switch {
 	case err != nil:
 		return err
-	case !ok:
+	case got == prefs.SeenBefore:
+		return triggers.ErrDuplicate
+	case got != prefs.Queued:
 		return triggers.ErrBusy
 	}
 	s.run(prefs.QueuedPrompt{Key: key, Seq: seq, Prompt: p})

@@ -3,6 +3,7 @@ package telegram_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -229,7 +230,8 @@ func TestTriggerRunQuotesItsBody(t *testing.T) {
 		h.tg.AddChat(h.dm) // the owner started the bot once, long ago
 		fire := <-hooks.fire
 		hook := triggers.Hook{Name: "ci", ChatID: h.dm.ID, Prompt: "CI reported this; find the cause:\n{{body}}"}
-		if err := fire(t.Context(), hook, []byte("/new <b>build</b> failed")); err != nil {
+		first := triggers.Delivery{ID: "ci 1", At: time.Now(), Body: []byte("/new <b>build</b> failed")}
+		if err := fire(t.Context(), hook, first); err != nil {
 			t.Fatal(err)
 		}
 		m := h.awaitText(h.dm.ID, "🪝 ci")
@@ -245,21 +247,34 @@ func TestTriggerRunQuotesItsBody(t *testing.T) {
 			t.Error("the body ran as a bot command")
 		}
 
-		// One turn runs (held), three wait; the next trigger is refused.
+		// The same delivery again runs nothing.
+		if err := fire(t.Context(), hook, first); !errors.Is(err, triggers.ErrDuplicate) {
+			t.Fatalf("a repeat: err = %v, want ErrDuplicate", err)
+		}
+
+		// One turn runs (held), three wait; the next trigger is refused,
+		// and not remembered: sent again once there is room, it runs.
 		hook.Prompt = "hold {{body}}"
+		delivery := func(i int) triggers.Delivery {
+			return triggers.Delivery{ID: fmt.Sprint("ci x", i), At: time.Now(), Body: []byte("x")}
+		}
 		for i := range 4 {
-			if err := fire(t.Context(), hook, []byte("x")); err != nil {
+			if err := fire(t.Context(), hook, delivery(i)); err != nil {
 				t.Fatalf("trigger %d: %v", i, err)
 			}
 			synctest.Wait()
 		}
-		if err := fire(t.Context(), hook, []byte("x")); !errors.Is(err, triggers.ErrBusy) {
+		if err := fire(t.Context(), hook, delivery(4)); !errors.Is(err, triggers.ErrBusy) {
 			t.Fatalf("fifth trigger: err = %v, want ErrBusy", err)
 		}
 		close(p.hold)
 		synctest.Wait()
-		if got := len(p.all()); got != 5 {
-			t.Errorf("%d runs, want 5", got)
+		if err := fire(t.Context(), hook, delivery(4)); err != nil {
+			t.Fatalf("fifth trigger sent again: %v", err)
+		}
+		synctest.Wait()
+		if got := len(p.all()); got != 6 {
+			t.Errorf("%d runs, want 6", got)
 		}
 	})
 }

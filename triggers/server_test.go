@@ -20,7 +20,16 @@ var secret = []byte("s3cret-for-tests")
 // bodies that reached fire.
 func serve(t *testing.T, cfg Config, fire Fire) string {
 	t.Helper()
-	cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	_, base := serveS(t, cfg, fire)
+	return base
+}
+
+// serveS is serve that also returns the server; cfg.Log defaults to none.
+func serveS(t *testing.T, cfg Config, fire Fire) (*Server, string) {
+	t.Helper()
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +47,7 @@ func serve(t *testing.T, cfg Config, fire Fire) string {
 			t.Errorf("serve: %v", err)
 		}
 	})
-	return "http://" + ln.Addr().String()
+	return s, "http://" + ln.Addr().String()
 }
 
 type recorder struct {
@@ -47,7 +56,7 @@ type recorder struct {
 	err    error
 }
 
-func (r *recorder) fire(_ context.Context, h Hook, body []byte) error {
+func (r *recorder) fire(_ context.Context, h Hook, d Delivery) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.err != nil {
@@ -56,7 +65,7 @@ func (r *recorder) fire(_ context.Context, h Hook, body []byte) error {
 	if len(h.Secret) != 0 {
 		r.bodies = append(r.bodies, "the secret was handed on")
 	}
-	r.bodies = append(r.bodies, h.Name+":"+string(body))
+	r.bodies = append(r.bodies, h.Name+":"+string(d.Body))
 	return nil
 }
 
@@ -156,10 +165,11 @@ func TestTriggerBodyLimit(t *testing.T) {
 
 func TestTriggerRateLimit(t *testing.T) {
 	rec := &recorder{}
+	deploy := []byte("deploy-secret")
 	base := serve(t, Config{Burst: 2, Refill: time.Hour, Hooks: []Hook{
-		{Name: "ci", Secret: secret}, {Name: "deploy", Secret: secret}}}, rec.fire)
-	body := []byte("x")
+		{Name: "ci", Secret: secret}, {Name: "deploy", Secret: deploy}}}, rec.fire)
 	for i, want := range []int{202, 202, 429, 429} {
+		body := []byte{byte('a' + i)} // each a new delivery
 		if resp := post(t, base+"/hooks/ci", body, Sign(secret, body)); resp.StatusCode != want {
 			t.Errorf("request %d: status %d, want %d", i, resp.StatusCode, want)
 		} else if want == 429 && resp.Header.Get("Retry-After") == "" {
@@ -167,11 +177,12 @@ func TestTriggerRateLimit(t *testing.T) {
 		}
 	}
 	// Bad signatures do not spend another trigger's (or this one's) budget.
-	if resp := post(t, base+"/hooks/deploy", body, "sha256=00"); resp.StatusCode != 401 {
+	if resp := post(t, base+"/hooks/deploy", []byte("x"), "sha256=00"); resp.StatusCode != 401 {
 		t.Errorf("bad signature: %d", resp.StatusCode)
 	}
 	for i := range 2 {
-		if resp := post(t, base+"/hooks/deploy", body, Sign(secret, body)); resp.StatusCode != 202 {
+		body := []byte{byte('a' + i)}
+		if resp := post(t, base+"/hooks/deploy", body, Sign(deploy, body)); resp.StatusCode != 202 {
 			t.Errorf("deploy %d: status %d, want 202 (each trigger has its own rate)", i, resp.StatusCode)
 		}
 	}
@@ -205,6 +216,16 @@ func TestBucketRefills(t *testing.T) {
 func TestNewRefusesEmptySecret(t *testing.T) {
 	if _, err := New(Config{Hooks: []Hook{{Name: "ci"}}}); err == nil {
 		t.Error("a trigger without a secret was accepted")
+	}
+}
+
+// A body signed for one trigger must not be valid for another.
+func TestNewRefusesSharedSecret(t *testing.T) {
+	_, err := New(Config{Hooks: []Hook{{Name: "ci", Secret: secret}, {Name: "deploy", Secret: []byte("other")},
+		{Name: "nightly", Secret: append([]byte(nil), secret...)}}})
+	if err == nil || !strings.Contains(err.Error(), `"ci"`) || !strings.Contains(err.Error(), `"nightly"`) ||
+		strings.Contains(err.Error(), string(secret)) {
+		t.Errorf("error = %v, want one naming ci and nightly, without the secret", err)
 	}
 }
 

@@ -53,6 +53,13 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if hooks, err := hookServer(cfg, log); err != nil {
 		return err
 	} else if hooks != nil {
+		// Now, not once the bot runs: on a taken address whoever holds it
+		// would receive the deliveries while the bot ran on without them.
+		if err := hooks.Listen(); err != nil {
+			return fmt.Errorf("%w: the bot does not start without its triggers; stop the program that holds the address, "+
+				"or change [triggers] listen in %s", err, cfg.Path)
+		}
+		defer hooks.Close() // for a bot that stops before serving
 		bc.Hooks = hooks
 	}
 	files := fileServer(cfg, log)

@@ -198,6 +198,18 @@ func (c *Config) checkSchedules(getenv func(string) string) []error {
 		default:
 			h.Secret = Secret(strings.TrimSpace(getenv(h.SecretEnv)))
 		}
+		// A body signed for one would be valid for the other.
+		for _, o := range t.Hooks[:i] {
+			if h.Secret == "" || o.Secret != h.Secret {
+				continue
+			}
+			from := "$" + h.SecretEnv
+			if o.SecretEnv != h.SecretEnv {
+				from = "in $" + o.SecretEnv + " and " + from
+			}
+			bad("[triggers."+o.Name+"] and "+where, "both use the same secret, %s: a request signed for one would run "+
+				"the other too; give each trigger its own secret", from)
+		}
 	}
 	return errs
 }

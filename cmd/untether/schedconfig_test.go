@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +120,24 @@ func TestSchedulesTableClashHint(t *testing.T) {
 	_, err := loadConfig(p, ciEnv)
 	if err == nil || !strings.Contains(err.Error(), "go in [schedule] (singular)") {
 		t.Errorf("error = %v, want the hint", err)
+	}
+}
+
+// Two triggers with one secret: a body signed for one would run the other.
+// The error names both triggers (and their variables), never the secret.
+func TestTriggersSharedSecretRefused(t *testing.T) {
+	second := "\n[triggers.deploy]\nchat = 123456789\nsecret_env = \"%s\"\nprompt = \"Deploy said:\\n{{body}}\"\n"
+	for _, env := range []string{"CI_HOOK_SECRET", "DEPLOY_HOOK_SECRET"} {
+		p := writeFile(t, t.TempDir(), "untether.toml", scheduleTOML+fmt.Sprintf(second, env))
+		_, err := loadConfig(p, func(k string) string {
+			if k == "DEPLOY_HOOK_SECRET" {
+				return "a-long-enough-ci-secret"
+			}
+			return ciEnv(k)
+		})
+		if err == nil || !strings.Contains(err.Error(), "[triggers.ci]") || !strings.Contains(err.Error(), "[triggers.deploy]") ||
+			!strings.Contains(err.Error(), "same secret") || strings.Contains(err.Error(), "a-long-enough-ci-secret") {
+			t.Errorf("%s: error %v, want one naming both triggers, without the secret", env, err)
+		}
 	}
 }

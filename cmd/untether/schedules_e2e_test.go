@@ -90,6 +90,11 @@ func TestTriggerEndToEnd(t *testing.T) {
 	if code := post(triggers.Sign([]byte(secret), body)); code != http.StatusAccepted {
 		t.Fatalf("signed: %d, want 202", code)
 	}
+	for i := range 3 { // the same request again: a replay runs nothing
+		if code := post(triggers.Sign([]byte(secret), body)); code != http.StatusOK {
+			t.Errorf("repeat %d: %d, want 200 (duplicate)", i, code)
+		}
+	}
 	origin := tg.AwaitMessage(restartWait, user.ID, func(m tgtest.Message) bool { return answerHas(m, "🪝 ci") })
 	if !strings.Contains(origin.Text, `"status": "failed"`) {
 		t.Errorf("first message = %q", origin.Text)
@@ -99,6 +104,28 @@ func TestTriggerEndToEnd(t *testing.T) {
 		t.Errorf("answer = %q", answer.Text)
 	}
 	if n := len(tg.Messages(user.ID)); n > 4 {
-		t.Errorf("%d messages: the unsigned request ran too?", n)
+		t.Errorf("%d messages: the unsigned request or a repeat ran too?", n)
+	}
+}
+
+// The trigger address taken by another program: the bot does not start
+// (else that program would receive the deliveries), and says which address.
+func TestTriggerListenTaken(t *testing.T) {
+	t.Parallel()
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	addr := held.Addr().String()
+	user := tgtest.User{ID: 5150}
+	extra := fmt.Sprintf("[triggers]\nlisten = %q\n\n[triggers.ci]\nchat = %d\nsecret_env = \"CI_HOOK_SECRET\"\n"+
+		"prompt = \"CI reported this:\\n{{body}}\"\n", addr, user.ID)
+	e := newE2EOn(t, tgtest.New(t), testExecutable(t), nil, "", extra)
+	e.env = append(fakeClaudeEnv("echo"), "CI_HOOK_SECRET=a-long-enough-ci-secret")
+	p := e.start(t)
+	err = p.wait(restartWait)
+	if err == nil || !strings.Contains(p.out.String(), addr) || !strings.Contains(p.out.String(), "listen") {
+		t.Fatalf("exit %v, want an error naming %s:\n%s", err, addr, p.out.String())
 	}
 }
