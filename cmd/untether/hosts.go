@@ -95,7 +95,8 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 // (a shared /tmp, no XDG_RUNTIME_DIR), in a new folder of a random name
 // made for it alone, so another user cannot keep the bot from starting.
 func newSSHHost(cfg *Config, name string, hc HostConfig, self string, log *slog.Logger) (*sshhost.Host, error) {
-	o := sshhost.Options{Name: name, Dest: hc.SSH, Args: hc.SSHArgs, ControlDir: sshControlDir(cfg, name), Agent: self}
+	o := sshhost.Options{Name: name, Dest: hc.SSH, Args: hc.SSHArgs, ControlDir: sshControlDir(cfg, name), Agent: self,
+		StripValues: cfg.BotSecrets()}
 	h, err := sshhost.New(o)
 	if !errors.Is(err, sshhost.ErrControlDir) {
 		return h, err

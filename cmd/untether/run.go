@@ -195,8 +195,9 @@ func stallAfter(d time.Duration) time.Duration {
 	return d
 }
 
-// stripEnv names the variables Claude never gets: the bot's token and the
-// transcription API's key (the bot's secrets, not Claude's).
+// stripEnv names the variables Claude never gets: the bot's token, the
+// transcription API's key and the triggers' secrets (the bot's secrets,
+// not Claude's), even when too short to strip by value (BotSecrets).
 func stripEnv(cfg *Config) []string {
 	out := []string{envBotToken}
 	if cfg.Voice.APIKeyEnv != "" {
@@ -344,10 +345,12 @@ func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
 		ExtraEnv:        extra,
 		UseAPIBilling:   cfg.Claude.UseAPIBilling,
 		EnvAllow:        cfg.Claude.EnvAllow,
-		// Claude, its tools and MCP servers never get the bot's token: with
-		// it a prompt-injected session could act as the bot.
+		// Claude, its tools and MCP servers never get the bot's secrets,
+		// under their names or any other: with the token a prompt-injected
+		// session could act as the bot, with a trigger's secret sign its
+		// own triggers.
 		StripEnv:    stripEnv(cfg),
-		StripValues: []string{cfg.Telegram.BotToken.Reveal(), cfg.Voice.APIKey.Reveal()},
+		StripValues: cfg.BotSecrets(),
 		Redact:      redact.New(chatSecrets(cfg)...).String,
 		Logger:      log,
 	}
