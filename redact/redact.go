@@ -113,6 +113,25 @@ func (r *Redactor) Settled(s string) string {
 	return out[:len(out)-cut]
 }
 
+// Env returns env (KEY=VALUE entries) without every variable whose value
+// holds a secret in any spelling: a secret is kept from a program by its
+// value, whatever name a copy of it was put under (an owner's alias of a
+// trigger's secret, a URL with the token in it). The one way the bot
+// strips its environment for the programs it starts.
+func (r *Redactor) Env(env []string) []string {
+	if r == nil || len(r.forms) == 0 {
+		return env
+	}
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		_, value, _ := strings.Cut(kv, "=")
+		if !slices.ContainsFunc(r.forms, func(f string) bool { return strings.Contains(value, f) }) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // span is a match: s[start:end].
 type span struct{ start, end int }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"html"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -122,5 +123,21 @@ func TestSettledHoldsBackTheStartOfASecret(t *testing.T) {
 	var none *Redactor
 	if got := none.Settled("sk-ant-01"); got != "sk-ant-01" {
 		t.Errorf("nil Redactor: %q", got)
+	}
+}
+
+// Env drops every variable whose value holds a secret, under any name and
+// in any spelling, and keeps the rest in order; short secrets are ignored.
+func TestEnv(t *testing.T) {
+	r := New(tok, "short")
+	env := []string{"A=1", "BOT=" + tok, "URL=https://x/bot" + url.PathEscape(tok) + "/y", "Q=t=" + url.QueryEscape(tok),
+		"B=keep short", "NOVALUE", "C=" + tok[:len(tok)-1]}
+	got := r.Env(env)
+	want := []string{"A=1", "B=keep short", "NOVALUE", "C=" + tok[:len(tok)-1]}
+	if !slices.Equal(got, want) {
+		t.Errorf("Env = %q, want %q", got, want)
+	}
+	if got := (*Redactor)(nil).Env(env); !slices.Equal(got, env) {
+		t.Errorf("a nil Redactor changed env: %q", got)
 	}
 }

@@ -85,8 +85,9 @@ type Options struct {
 	// otherwise inherit.
 	StripEnv []string
 	// StripValues are secret values Claude never gets under any name: a
-	// variable whose value contains one is dropped. Values shorter than
-	// redact.MinLen are ignored (they would match ordinary values).
+	// variable whose value holds one, in any spelling the redactor knows,
+	// is dropped (redact.Redactor.Env). Values shorter than redact.MinLen
+	// are ignored (they would match ordinary values).
 	StripValues []string
 	// Redact, when set, removes secrets from the texts of events before the
 	// runner shortens them (action titles, result excerpts, the stderr
@@ -309,30 +310,15 @@ func (o Options) ChildEnv() []string {
 		case o.EnvAllow != nil && !slices.Contains(o.EnvAllow, key) && !slices.Contains(EssentialEnv, key) &&
 			(key != "ANTHROPIC_API_KEY" || !o.UseAPIBilling):
 			continue
-		case o.secretEnv(kv):
+		case slices.Contains(o.StripEnv, key):
 			continue
 		}
 		out = append(out, kv)
 	}
 	for _, kv := range o.ExtraEnv {
-		if !o.secretEnv(kv) {
+		if key, _, _ := strings.Cut(kv, "="); !slices.Contains(o.StripEnv, key) {
 			out = append(out, kv)
 		}
 	}
-	return out
-}
-
-// secretEnv reports whether kv is a variable StripEnv or StripValues keep
-// from Claude.
-func (o Options) secretEnv(kv string) bool {
-	key, value, _ := strings.Cut(kv, "=")
-	if slices.Contains(o.StripEnv, key) {
-		return true
-	}
-	for _, v := range o.StripValues {
-		if len(v) >= redact.MinLen && strings.Contains(value, v) {
-			return true
-		}
-	}
-	return false
+	return redact.New(o.StripValues...).Env(out)
 }

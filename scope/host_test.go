@@ -93,3 +93,38 @@ func TestRuleUsesItsHost(t *testing.T) {
 		}
 	}
 }
+
+// keeper is remote keeping folders of the bot's (host.Keeper), or unable
+// to tell them.
+type keeper struct {
+	remote
+	dirs []string
+	err  error
+}
+
+func (k keeper) PrivateDirs(context.Context) ([]string, error) { return k.dirs, k.err }
+
+// What a host keeps for the bot is forbidden on it whoever builds the
+// rule, under the working directory and for InRoots' rule alike, and a
+// root deeper inside stays a root (the chat's uploads); a host that cannot
+// tell its folders has nothing inside.
+func TestRuleForbidsWhatTheHostKeeps(t *testing.T) {
+	kept := keeper{dirs: []string{"/remote/home/.cache/untether"}}
+	r := Rule{Host: kept, WorkDir: "/remote/home", Roots: []string{"/remote/home/.cache/untether/uploads/42"}}
+	for _, p := range []string{"~/.cache/untether/hold/abc/journal", "/remote/home/.cache/untether/mcp-1.json", "~/.cache/untether"} {
+		if v := r.Check(p); v.Inside || !v.Forbidden {
+			t.Errorf("%s: %+v, want forbidden", p, v)
+		}
+	}
+	for _, p := range []string{"~/notes.md", "~/.cache/untether/uploads/42/photo.jpg"} {
+		if v := r.Check(p); !v.Inside {
+			t.Errorf("%s: %+v, want inside", p, v)
+		}
+	}
+	if v := (Rule{Host: kept, Roots: []string{"/remote/home"}}).Check("/remote/home/.cache/untether/hold"); v.Inside {
+		t.Errorf("a roots-only rule holds the kept folder: %+v", v)
+	}
+	if v := (Rule{Host: keeper{err: host.ErrUnreachable}, WorkDir: "/remote/home"}).Check("~/notes.md"); v.Inside {
+		t.Errorf("a host that cannot tell what it keeps: %+v, want not inside", v)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -42,7 +43,8 @@ type Rule struct {
 	// a forbidden folder is allowed (the chat's own folder inside the
 	// uploads root), a forbidden path deeper inside a root is not (the
 	// state file inside the working directory), and on a tie the path is
-	// forbidden.
+	// forbidden. The folders the Host keeps for the bot (host.Keeper) are
+	// added to them at each check.
 	Forbidden []string
 	// Host is the machine the paths are on: links are resolved, files
 	// looked at and "~" expanded there. Nil: this machine (host.Local).
@@ -98,13 +100,22 @@ func (r Rule) CheckWrite(path string) Verdict { return r.checkForms(path, true) 
 // taken as Check takes them, and a path that does not exist yet is placed
 // by its existing parent.
 // It is this machine's; Rule{Host: h, Roots: roots}.Check(path) is the
-// same on another.
+// same on another, where the folders that host keeps for the bot
+// (host.Keeper) are forbidden all the same: no chat works in them.
 func InRoots(path string, roots []string) Verdict { return Rule{Roots: roots}.Check(path) }
 
 func (r Rule) checkForms(path string, write bool) Verdict {
 	if invisible(path) {
 		return Verdict{Path: path, Invisible: true}
 	}
+	// What the host keeps for the bot there (host/ssh: its journals, MCP
+	// configs, sockets, agent and uploads) is forbidden as the bot's own
+	// files here are; not knowing it, nothing is inside.
+	kept, err := host.PrivateDirs(ctx, r.On())
+	if err != nil {
+		return Verdict{Path: path}
+	}
+	r.Forbidden = slices.Concat(r.Forbidden, kept)
 	if r.WorkDirResolved && r.WorkDir != "" {
 		wd := filepath.Clean(r.WorkDir)
 		if now, err := r.On().ResolveLinks(ctx, wd); err != nil || now != wd {

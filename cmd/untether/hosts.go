@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,7 +95,8 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 // (a shared /tmp, no XDG_RUNTIME_DIR), in a new folder of a random name
 // made for it alone, so another user cannot keep the bot from starting.
 func newSSHHost(cfg *Config, name string, hc HostConfig, self string, log *slog.Logger) (*sshhost.Host, error) {
-	o := sshhost.Options{Name: name, Dest: hc.SSH, Args: hc.SSHArgs, ControlDir: sshControlDir(cfg, name), Agent: self}
+	o := sshhost.Options{Name: name, Dest: hc.SSH, Args: hc.SSHArgs, ControlDir: sshControlDir(cfg, name), Agent: self,
+		StripValues: cfg.BotSecrets()}
 	h, err := sshhost.New(o)
 	if !errors.Is(err, sshhost.ErrControlDir) {
 		return h, err
@@ -189,4 +191,34 @@ func probeHost(ctx context.Context, h *sshhost.Host, claude string) (string, err
 		return "", fmt.Errorf("%s --version there: over %d bytes of output, not a version", claude, out.Max)
 	}
 	return shortClaudeVersion(strings.TrimSpace(out.String())), nil
+}
+
+// warnHostPrivateInReach says at start, as for this machine's files, which
+// folders a host keeps for the bot lie where Claude Code there reads
+// without asking. A host that does not answer is told of when used.
+func warnHostPrivateInReach(ctx context.Context, cfg *Config, hosts []*sshhost.Host, log *slog.Logger) {
+	for i, name := range cfg.hostNames() {
+		pctx, cancel := context.WithTimeout(ctx, probeWait)
+		paths, err := hostPrivateInReach(pctx, hosts[i], cfg.Hosts[name])
+		cancel()
+		if err != nil {
+			log.Info("could not tell whether the bot's folders on the host lie where Claude Code reads without asking", "host", name, "err", err)
+		}
+		for _, p := range paths {
+			log.Warn("a private folder of the bot lies where Claude Code reads without asking (the host's working_dir or project_roots); "+
+				"untether's path rule cannot guard reads the CLI never asks about: narrow them there to project directories",
+				"host", name, "path", p)
+		}
+	}
+}
+
+// hostPrivateInReach returns the folders h keeps for the bot (host.Keeper:
+// ~/.cache/untether there, with every chat's journal and the sessions'
+// MCP secrets) that its working_dir or project_roots hold there.
+func hostPrivateInReach(ctx context.Context, h host.Host, hc HostConfig) ([]string, error) {
+	dirs, err := host.PrivateDirs(ctx, h)
+	if err != nil {
+		return nil, fmt.Errorf("the bot's folders there: %w", err)
+	}
+	return inReach(h, dirs, slices.Concat([]string{hc.WorkingDir}, hc.ProjectRoots)), nil
 }

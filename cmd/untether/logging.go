@@ -160,17 +160,28 @@ func (h *redactingHandler) attr(a slog.Attr) slog.Attr {
 	}
 }
 
-// Secrets lists the values the logger must never print: the bot token and
-// [claude] env values whose names look like credentials.
+// Secrets lists the values the logger must never print: the bot's own
+// secrets (BotSecrets) and [claude] env values whose names look like
+// credentials.
 func (c *Config) Secrets() []string {
-	var out []string
-	if c.Telegram.BotToken != "" {
-		out = append(out, c.Telegram.BotToken.Reveal())
-	}
+	out := c.BotSecrets()
 	for k, v := range c.Claude.Env {
 		if v != "" && secretEnvName(k) {
 			out = append(out, v)
 		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// BotSecrets are the secrets the bot holds for itself, which no program it
+// starts gets under any name (runner.Options.StripValues, the ssh
+// client's environment) and the redactor knows: the bot token, the voice
+// API key, each trigger's secret. A new secret of the bot's goes here.
+func (c *Config) BotSecrets() []string {
+	var out []string
+	if c.Telegram.BotToken != "" {
+		out = append(out, c.Telegram.BotToken.Reveal())
 	}
 	if c.Voice.APIKey != "" {
 		out = append(out, c.Voice.APIKey.Reveal())
@@ -180,8 +191,7 @@ func (c *Config) Secrets() []string {
 			out = append(out, h.Secret.Reveal())
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return out
 }
 
 // shortSecrets names the secrets too short for the redactor (see

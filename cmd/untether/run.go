@@ -84,8 +84,9 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	for _, p := range privateInReach(cfg) {
 		log.Warn("a private file of the bot lies where Claude Code reads without asking (working_dir, project_roots or add_dirs); "+
 			"untether's path rule cannot guard reads the CLI never asks about: move the file ([state] path, --config) or the directory",
-			"path", p)
+			"host", telegram.LocalMachine, "path", p)
 	}
+	warnHostPrivateInReach(ctx, cfg, hosts, log)
 	if err := bot.Run(ctx); err != nil {
 		return err
 	}
@@ -175,7 +176,7 @@ func botConfig(cfg *Config) telegram.Config {
 		ProjectRoots:   cfg.Claude.ProjectRoots,
 		UploadDir:      cfg.State.Uploads,
 		AddDirs:        cfg.Claude.AddDirs,
-		PrivatePaths:   []string{cfg.Path, cfg.State.Path, mcpDir(cfg), holdDir(cfg)},
+		PrivatePaths:   botPrivate(cfg),
 		UploadKeep:     cfg.State.UploadsKeep,
 		Model:          cfg.Claude.Model,
 		PermissionMode: cfg.Claude.PermissionMode,
@@ -201,8 +202,9 @@ func stallAfter(d time.Duration) time.Duration {
 	return d
 }
 
-// stripEnv names the variables Claude never gets: the bot's token and the
-// transcription API's key (the bot's secrets, not Claude's).
+// stripEnv names the variables Claude never gets: the bot's token, the
+// transcription API's key and the triggers' secrets (the bot's secrets,
+// not Claude's), even when too short to strip by value (BotSecrets).
 func stripEnv(cfg *Config) []string {
 	out := []string{envBotToken}
 	if cfg.Voice.APIKeyEnv != "" {
@@ -279,14 +281,31 @@ func claudeEnv(cfg *Config) []string {
 	return env
 }
 
-// privateInReach returns the bot's private files (config, state) that lie
-// inside a directory Claude Code reads without asking: the CLI decides
-// those reads itself (cat, Read), so they never reach the path rule.
+// botPrivate are the bot's own files and folders on this machine: its
+// config, its state, the send_file folder (the sessions' secrets) and the
+// holders' folder (every chat's journal). The path rule forbids them, and
+// the uploads folder (except a chat's own).
+func botPrivate(cfg *Config) []string {
+	return []string{cfg.Path, cfg.State.Path, mcpDir(cfg), holdDir(cfg)}
+}
+
+// privateInReach returns the bot's private files and folders here
+// (botPrivate, the uploads) that lie inside a directory Claude Code reads
+// without asking: the CLI decides those reads itself (cat, Read), so they
+// never reach the path rule.
 func privateInReach(cfg *Config) []string {
-	reach := slices.Concat([]string{cfg.Claude.WorkingDir}, cfg.Claude.ProjectRoots, cfg.Claude.AddDirs)
+	return inReach(nil, append(botPrivate(cfg), cfg.State.Uploads),
+		slices.Concat([]string{cfg.Claude.WorkingDir}, cfg.Claude.ProjectRoots, cfg.Claude.AddDirs))
+}
+
+// inReach returns those of private that a directory of reach holds on h,
+// by the path rule there (links, "~" and ".." resolved on h).
+func inReach(h host.Host, private, reach []string) []string {
+	rule := scope.Rule{Host: h, Roots: reach, Forbidden: private}
 	var out []string
-	for _, p := range []string{cfg.Path, cfg.State.Path} {
-		if scope.InRoots(p, reach).Inside {
+	for _, p := range private {
+		// Forbidden: a root holds it, and it is forbidden all the same.
+		if rule.Check(p).Forbidden {
 			out = append(out, p)
 		}
 	}
@@ -333,10 +352,12 @@ func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
 		ExtraEnv:        extra,
 		UseAPIBilling:   cfg.Claude.UseAPIBilling,
 		EnvAllow:        cfg.Claude.EnvAllow,
-		// Claude, its tools and MCP servers never get the bot's token: with
-		// it a prompt-injected session could act as the bot.
+		// Claude, its tools and MCP servers never get the bot's secrets,
+		// under their names or any other: with the token a prompt-injected
+		// session could act as the bot, with a trigger's secret sign its
+		// own triggers.
 		StripEnv:    stripEnv(cfg),
-		StripValues: []string{cfg.Telegram.BotToken.Reveal(), cfg.Voice.APIKey.Reveal()},
+		StripValues: cfg.BotSecrets(),
 		Redact:      redact.New(chatSecrets(cfg)...).String,
 		Logger:      log,
 	}

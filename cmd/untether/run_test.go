@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/untether/untether/host/hosttest"
 )
 
 // The bot's own files inside a directory the CLI reads without asking are
@@ -15,13 +18,36 @@ func TestPrivateInReach(t *testing.T) {
 	if got := privateInReach(cfg); len(got) != 0 {
 		t.Errorf("outside every root: %q", got)
 	}
-	cfg.Claude.AddDirs = []string{filepath.Join(dir, "data")}
-	if got := privateInReach(cfg); !slices.Equal(got, []string{cfg.State.Path}) {
-		t.Errorf("state in add_dirs: %q", got)
+	cfg.State.Uploads = filepath.Join(dir, "uploads")
+	data := filepath.Join(dir, "data")
+	cfg.Claude.AddDirs = []string{data}
+	// The holders' folder (every chat's journal) and the send_file one (the
+	// sessions' secrets) are the state file's neighbours.
+	if got, want := privateInReach(cfg), []string{cfg.State.Path, filepath.Join(data, "untether.mcp"), filepath.Join(data, "untether.hold")}; !slices.Equal(got, want) {
+		t.Errorf("state in add_dirs: %q, want %q", got, want)
 	}
 	cfg.Claude.WorkingDir = dir // e.g. working_dir = "~" with the config in ~/.untether
-	if got := privateInReach(cfg); !slices.Equal(got, []string{cfg.Path, cfg.State.Path}) {
-		t.Errorf("both under the working dir: %q", got)
+	if got := privateInReach(cfg); !slices.Equal(got, []string{cfg.Path, cfg.State.Path, filepath.Join(data, "untether.mcp"),
+		filepath.Join(data, "untether.hold"), cfg.State.Uploads}) {
+		t.Errorf("all under the working dir: %q", got)
+	}
+}
+
+// A host's own folder (host.Keeper) inside its working_dir or a project
+// root there is named at start; one outside them is not.
+func TestHostPrivateInReach(t *testing.T) {
+	home := t.TempDir()
+	kept := filepath.Join(home, ".cache", "untether")
+	h := &hosttest.Recorder{Private: []string{kept}}
+	if got, err := hostPrivateInReach(context.Background(), h, HostConfig{WorkingDir: home}); err != nil || !slices.Equal(got, []string{kept}) {
+		t.Errorf("working_dir the home: %q, %v; want %q", got, err, kept)
+	}
+	code := filepath.Join(home, "code")
+	if got, err := hostPrivateInReach(context.Background(), h, HostConfig{WorkingDir: code, ProjectRoots: []string{code}}); err != nil || len(got) != 0 {
+		t.Errorf("working_dir a project: %q, %v; want none", got, err)
+	}
+	if got, err := hostPrivateInReach(context.Background(), h, HostConfig{WorkingDir: code, ProjectRoots: []string{code, home}}); err != nil || !slices.Equal(got, []string{kept}) {
+		t.Errorf("the home among project_roots: %q, %v; want %q", got, err, kept)
 	}
 }
 

@@ -19,12 +19,18 @@ import (
 // hands it to Host (host.Local when nil). Safe for concurrent use.
 type Recorder struct {
 	Host host.Host
+	// Private are folders it reports as the bot's own there (host.Keeper),
+	// as host/ssh reports its ~/.cache/untether; those of Host are added.
+	Private []string
 
 	mu    sync.Mutex
 	calls []string
 }
 
-var _ host.Host = (*Recorder)(nil)
+var (
+	_ host.Host   = (*Recorder)(nil)
+	_ host.Keeper = (*Recorder)(nil)
+)
 
 // Calls are the calls so far, in order: the method's name and its first
 // string argument, if any.
@@ -111,4 +117,12 @@ func (r *Recorder) Rename(ctx context.Context, oldpath, newpath string) error {
 
 func (r *Recorder) Remove(ctx context.Context, path string) error {
 	return r.note("Remove", path).Remove(ctx, path)
+}
+
+// PrivateDirs are Private and those of Host (host.Keeper). Not noted:
+// the path rule asks it at every check, and Calls lists the file and
+// process calls a package makes.
+func (r *Recorder) PrivateDirs(ctx context.Context) ([]string, error) {
+	inner, err := host.PrivateDirs(ctx, host.Or(r.Host))
+	return append(slices.Clone(r.Private), inner...), err
 }

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+
+	"github.com/untether/untether/host"
 )
 
 // AgentPath is where the bot's binary lies on the machine (placed there
@@ -83,6 +85,26 @@ func (h *Host) masterPid(ctx context.Context) (string, error) {
 }
 
 var masterRE = regexp.MustCompile(`\(pid=(\d+)\)`)
+
+// PrivateDirs is the folder the bot keeps on the machine (host.Keeper):
+// the agent's, ~/.cache/untether there, which holds the agent, the MCP
+// configs with their secrets (PutPrivate), the forwarded sockets, and
+// what cmd/untether puts there (the holders' folders with every chat's
+// journal, the uploads).
+func (h *Host) PrivateDirs(ctx context.Context) ([]string, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, callTimeout)
+		defer cancel()
+	}
+	agent, err := h.agentPath(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return []string{path.Dir(agent)}, nil
+}
+
+var _ host.Keeper = (*Host)(nil)
 
 // PutPrivate writes data to a new file (0600) in the agent's folder on the
 // machine and returns its path.

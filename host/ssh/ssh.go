@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/host"
+	"github.com/untether/untether/redact"
 )
 
 // Options say how to reach a machine.
@@ -38,6 +39,9 @@ type Options struct {
 	Agent string
 	// SSH is the ssh client; "" is "ssh" in the PATH.
 	SSH string
+	// StripValues are the bot's secrets: no variable of ssh's environment
+	// holds one (a LANG sent on with SendEnv reaches the host's processes).
+	StripValues []string
 }
 
 // Host is a machine reached over OpenSSH. Make it with New; it connects
@@ -83,7 +87,7 @@ func New(o Options) (*Host, error) {
 		return nil, fmt.Errorf("ssh host %s: control folder: %w: %w", o.Name, ErrControlDir, err)
 	}
 	sum := sha256.Sum256([]byte(strings.Join(append([]string{o.Dest}, o.Args...), "\x00")))
-	return &Host{o: o, baseEnv: clientEnv(), forwards: map[string]forward{},
+	return &Host{o: o, baseEnv: redact.New(o.StripValues...).Env(clientEnv()), forwards: map[string]forward{},
 		ctlPath: o.ControlDir + "/m-" + hex.EncodeToString(sum[:6])}, nil
 }
 
