@@ -1,6 +1,7 @@
 package telegram_test
 
 import (
+	"github.com/untether/untether/runner/runnertest"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -55,6 +56,40 @@ func TestReproRepliedFileNameStaysInItsNote(t *testing.T) {
 		item, rest, _ := strings.Cut(note, "\n")
 		if strings.Count(item, "]") != 1 || !strings.HasSuffix(item, ")]") || !strings.HasPrefix(rest, "\n"+replyMark) {
 			t.Errorf("the replied file's name or type left its item of the note: %q", note)
+		}
+	})
+}
+
+// Repro (issue 30 review, item 9): where chats work on a host by default
+// ([claude] host = "box"), anyone in a group may move a chat to the bot's
+// own machine with /host local, and its prompts then name no machine: an
+// approver used to "On host box" is not told that what they approve now
+// runs beside the bot, its config and its state. With more than one
+// machine, every prompt names its machine, this one too.
+func TestReproPromptOnThisMachineWhenDefaultIsAHost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		asks := func(tr *runnertest.Turn) {
+			tr.Start("m")
+			d := tr.Ask(toolReq(t, "r-"+tr.Prompt, "Bash", map[string]any{"command": "make deploy"}))
+			tr.Complete("tool " + decisionWord(d))
+		}
+		box := &fakeEngine{script: asks}
+		h := newHarness(t, asks, withBox(t, box, nil), func(c *telegram.Config) { c.DefaultMachine = "box" })
+		chat := h.dm.ID
+		h.say("there")
+		tool := h.awaitPrompt(chat, "Approve", "make deploy")
+		if !strings.Contains(tool.Source, "On host <b>box</b>") {
+			t.Fatalf("a prompt on box does not name it:\n%s", tool.Source)
+		}
+		h.press(h.user, h.dm, tool, "Deny")
+		h.awaitText(chat, "tool denied")
+
+		h.say("/host local")
+		h.awaitText(chat, "now works on local")
+		h.say("here")
+		tool = h.awaitPrompt(chat, "Approve", "make deploy")
+		if !strings.Contains(tool.Source, "🖥") {
+			t.Errorf("moved to the bot's own machine, the prompt names no machine:\n%s", tool.Source)
 		}
 	})
 }
