@@ -1,11 +1,11 @@
 package telegram_test
 
 import (
-	"github.com/untether/untether/runner/runnertest"
 	"strings"
 	"testing"
 	"testing/synctest"
 
+	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
