@@ -257,12 +257,14 @@ func describeFile(f prefs.File) string {
 			parts = append(parts, fmt.Sprintf("%d×%d", f.Width, f.Height))
 		}
 	case f.Name != "":
-		parts = append(parts, f.Name)
+		// Whoever sent the file named it (anyone in a group, for a
+		// replied one): it must not end the bot's note (inNote).
+		parts = append(parts, inNote(f.Name, 128))
 	default:
 		parts = append(parts, "file")
 	}
 	if f.MIME != "" && f.Kind != "photo" {
-		parts = append(parts, f.MIME)
+		parts = append(parts, inNote(f.MIME, 64))
 	}
 	if f.Size > 0 {
 		parts = append(parts, human.Bytes(f.Size))

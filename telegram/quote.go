@@ -77,16 +77,20 @@ func (b *Bot) author(from, user *models.User) string {
 	return "a message from " + quotedName(from) + " (Telegram user " + strconv.FormatInt(from.ID, 10) + ")"
 }
 
-// quotedName is a sender's name for the quote's marker line, which it
+// quotedName is a sender's name for the quote's marker line (inNote).
+func quotedName(u *models.User) string { return inNote(displayName(u), 64) }
+
+// inNote makes text someone else wrote (a sender's name, a file's name or
+// type) safe inside one of the bot's bracketed notes to Claude, which it
 // must not be able to end: brackets become parentheses, line breaks and
-// runs of spaces one space, and it is cut to 64 characters.
-func quotedName(u *models.User) string {
-	name := strings.NewReplacer("[", "(", "]", ")").Replace(displayName(u))
-	name = strings.Join(strings.Fields(name), " ")
-	if r := []rune(name); len(r) > 64 {
-		name = string(r[:64]) + "…"
+// runs of spaces one space, and it is cut to max characters.
+func inNote(s string, max int) string {
+	s = strings.NewReplacer("[", "(", "]", ")").Replace(s)
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max]) + "…"
 	}
-	return name
+	return s
 }
 
 // markQuote renders the replied text as a block Claude reads as a quote:

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/go-telegram/bot/models"
 
@@ -246,12 +247,26 @@ func utf16Slice(s string, off, n int) string {
 	return string(utf16.Decode(u[off : off+n]))
 }
 
+// replaceFold replaces the first match of old in s, compared rune by rune
+// under Unicode case folding. Indexes are taken in s itself: a lower-cased
+// copy is not as long as s ("Ⱥ" grows, "İ" shrinks), and cutting s where
+// the copy matched cut the wrong text, or out of range.
 func replaceFold(s, old, repl string) string {
-	i := strings.Index(strings.ToLower(s), strings.ToLower(old))
-	if i < 0 {
-		return s
+	for i := range s {
+		j := i
+		for _, r := range old {
+			c, n := utf8.DecodeRuneInString(s[j:])
+			if n == 0 || !strings.EqualFold(string(c), string(r)) {
+				j = -1
+				break
+			}
+			j += n
+		}
+		if j >= 0 {
+			return s[:i] + repl + s[j:]
+		}
 	}
-	return s[:i] + repl + s[i+len(old):]
+	return s
 }
 
 // actorFor returns the session's actor, creating it (without a goroutine).
