@@ -117,9 +117,10 @@ func (b *Broker) PathRule(workDir, uploadDir string, w Where) scope.Rule {
 type Where struct {
 	Host    host.Host
 	Private []string
-	// Name is the machine's name ([hosts.NAME]) when it is not the bot's
-	// own, "" on the bot's own: a prompt names it, so an approver knows
-	// where what they approve runs (anyone in a group may /host a chat).
+	// Name is the machine's name ("local" or a [hosts.NAME]) when the bot
+	// has more than one, "" when it has only its own: a prompt names it,
+	// so an approver knows where what they approve runs (anyone in a group
+	// may /host a chat, to a host or back to the bot's own machine).
 	Name string
 }
 

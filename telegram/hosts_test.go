@@ -163,10 +163,10 @@ func TestUnconfiguredHostFallsBackToTheDefault(t *testing.T) {
 	})
 }
 
-// A group member who is not an approver can move the chat with /host: every
-// approval prompt of a chat whose Claude works on another machine names that
-// machine, a tool's and a plan's, and says so again once answered; on this
-// machine the prompt names none.
+// A group member who is not an approver can move the chat with /host: when
+// the bot has more than one machine, every approval prompt names the one it
+// runs on, a tool's and a plan's, and says so again once answered; a bot
+// with only its own machine names none.
 func TestPromptNamesTheMachine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		asks := func(tr *runnertest.Turn) {
@@ -182,8 +182,8 @@ func TestPromptNamesTheMachine(t *testing.T) {
 
 		h.say("here")
 		tool := h.awaitPrompt(chat, "Approve", "make deploy")
-		if strings.Contains(tool.Source, "On host") {
-			t.Errorf("a prompt on this machine names a host:\n%s", tool.Source)
+		if !strings.Contains(tool.Source, "On host <b>local</b>") {
+			t.Errorf("a prompt on this machine of a bot with two does not name it:\n%s", tool.Source)
 		}
 		h.press(h.user, h.dm, tool, "Approve")
 		plan := h.awaitPrompt(chat, "Approve", "Deploy it.")
@@ -207,5 +207,20 @@ func TestPromptNamesTheMachine(t *testing.T) {
 		}
 		h.press(h.user, h.dm, plan, "Deny")
 		h.awaitText(chat, "tool allowed, plan denied")
+	})
+}
+
+// A bot with only its own machine has nothing to tell apart: its prompts
+// name no machine.
+func TestPromptOfOneMachineNamesNone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, oneAsk(toolReq(t, "r1", "Bash", map[string]any{"command": "make deploy"})))
+		h.say("here")
+		tool := h.awaitPrompt(h.dm.ID, "Approve", "make deploy")
+		if strings.Contains(tool.Source, "🖥") {
+			t.Errorf("a prompt of a bot with one machine names it:\n%s", tool.Source)
+		}
+		h.press(h.user, h.dm, tool, "Deny")
+		h.awaitText(h.dm.ID, "tool denied")
 	})
 }

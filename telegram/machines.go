@@ -60,6 +60,9 @@ type Machine struct {
 type machine struct {
 	Machine
 	pool *pool
+	// named: the bot has other machines, so its prompts say which one
+	// this is (where).
+	named bool
 }
 
 // newMachines builds the bot's machines: the local one from cfg and the
@@ -86,7 +89,7 @@ func newMachines(cfg *Config, eng engine.Engine) (map[string]*machine, error) {
 		if m.MaxLive <= 0 {
 			m.MaxLive = 4
 		}
-		out[m.Name] = &machine{Machine: m, pool: newPool(m.MaxLive)}
+		out[m.Name] = &machine{Machine: m, pool: newPool(m.MaxLive), named: len(cfg.Machines) > 0}
 	}
 	if _, ok := out[cfg.DefaultMachine]; cfg.DefaultMachine != "" && !ok {
 		return nil, fmt.Errorf("telegram: the default machine %q is not configured", cfg.DefaultMachine)
@@ -170,7 +173,7 @@ func unreachable(err error) bool { return errors.Is(err, host.ErrUnreachable) }
 // every chat's uploads there (another chat's files are private).
 func (m *machine) where() approvals.Where {
 	w := approvals.Where{Host: m.Host}
-	if m.Name != LocalMachine {
+	if m.named {
 		w.Name = m.Name
 	}
 	if m.UploadDir != "" {
