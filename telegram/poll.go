@@ -71,7 +71,7 @@ func (b *Bot) poll(ctx context.Context) error {
 				continue
 			}
 			if u != nil {
-				b.handleUpdate(ctx, *u)
+				contain(b.log, b.redact, id, func() { b.handleUpdate(ctx, *u) })
 			}
 			offset = id + 1
 		}
