@@ -205,14 +205,16 @@ func TestContractTreeCPU(t *testing.T) {
 				t.Fatal(err)
 			}
 			time.Sleep(window)
-			after, err := host.Local{}.TreeCPU(ctxFor(t), s.Pid())
-			if err != nil {
-				t.Fatal(err)
-			}
-			used := after - before
+			used := treeCPUSince(t, s.Pid(), before)
 			t.Logf("%s: %v of CPU in %v (%.1f%%)", c.name, used, window, 100*used.Seconds()/window.Seconds())
+			// A busy loop gets what the scheduler gives it: beside
+			// stress-ng --cpu 4 on 2 cores, 37%. Its tree is given until
+			// the tool's own timeout nears to count window/2 of CPU.
 			if c.busy && used < window/2 {
-				t.Errorf("a busy loop used only %v in %v", used, window)
+				poll(40*time.Second, func() bool { used = treeCPUSince(t, s.Pid(), before); return used >= window/2 })
+			}
+			if c.busy && used < window/2 {
+				t.Errorf("a busy loop used only %v in %v and 40 s more", used, window)
 			}
 			// The bot's watchdog counts a tenth of the time as busy.
 			if !c.busy && used >= window/10 {
@@ -223,4 +225,14 @@ func TestContractTreeCPU(t *testing.T) {
 	if _, err := (host.Local{}).TreeCPU(ctxFor(t), 1<<30); err == nil {
 		t.Error("TreeCPU of a pid that does not exist: no error")
 	}
+}
+
+// treeCPUSince is the CPU time pid's tree used since it had used before.
+func treeCPUSince(t *testing.T, pid int, before time.Duration) time.Duration {
+	t.Helper()
+	after, err := host.Local{}.TreeCPU(ctxFor(t), pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return after - before
 }

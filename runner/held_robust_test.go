@@ -48,8 +48,15 @@ func TestHolderKilledWhileBotRunsLeavesNoJournal(t *testing.T) {
 	for range s.Events() { // until Exited and the end
 	}
 	_ = s.Close(context.Background())
-	time.Sleep(500 * time.Millisecond)
-	if _, err := os.Stat(filepath.Join(h.Dir, "journal")); !errors.Is(err, os.ErrNotExist) {
+	// The holder's files go a moment after the session ends; waited for
+	// as long as a hang takes, not a guessed half second.
+	journal := filepath.Join(h.Dir, "journal")
+	for deadline := time.Now().Add(hangBound); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(journal); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+	}
+	if _, err := os.Stat(journal); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the journal of a session that ended (its holder killed) is still there: %s (err %v)", h.Dir, err)
 	}
 }
@@ -78,7 +85,7 @@ func TestFirstAttachGetsEarlyOutput(t *testing.T) {
 	opts := fakeOpts(t, "echo")
 	opts.Binary, opts.Host = cli, slowStart{}
 	opts.Hold = hd
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	s, err := Start(ctx, opts)
 	if err != nil {
@@ -105,7 +112,7 @@ func TestFirstAttachGetsEarlyOutput(t *testing.T) {
 		if !strings.HasPrefix(st.SessionID, "early") {
 			t.Fatalf("session %q, want early-1", st.SessionID)
 		}
-	case <-time.After(3 * time.Second):
+	case <-time.After(hangBound):
 		t.Fatal("the CLI's first line (journaled before the bot attached) never reached the session")
 	}
 	_ = s.Close(context.Background())

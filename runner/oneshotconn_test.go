@@ -12,7 +12,7 @@ import (
 // nextOn returns the next event of type T on a one-shot connection.
 func nextOn[T engine.Event](t *testing.T, c *OneShotConn) T {
 	t.Helper()
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(hangBound)
 	for {
 		select {
 		case ev, ok := <-c.Events():
@@ -52,7 +52,7 @@ func TestOneShotConnResumesAcrossMessages(t *testing.T) {
 	}
 	// The process may still be exiting: Send says so rather than start a
 	// second one beside it.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(hangBound)
 	var err error
 	for {
 		err = c.Send(context.Background(), "second")

@@ -51,7 +51,10 @@ func fakeOpts(t testing.TB, script string) Options {
 		ExtraEnv:       []string{claudetest.FakeCLIEnvFor(script), "GORACE=atexit_sleep_ms=0"},
 		CloseGrace:     300 * time.Millisecond,
 		TermGrace:      300 * time.Millisecond,
-		ControlTimeout: 2 * time.Second,
+		// A control answer is waited for as long as a hang takes: the
+		// fake's answer is slow on a loaded machine, and the test that
+		// wants the timeout (TestControlTimeout) sets its own.
+		ControlTimeout: hangBound,
 	}
 }
 
@@ -73,10 +76,16 @@ func startFake(t *testing.T, script string, mut ...func(*Options)) *Session {
 	return s
 }
 
-// next returns the next event of type T, failing on timeout or exit.
+// hangBound bounds a wait that only a broken test reaches: a hang. It is
+// far from what the work costs, also under -race on a loaded 2-core
+// machine (a held 20 MiB line took over 10 s there), so no test measures
+// the machine's speed with it.
+const hangBound = 2 * time.Minute
+
+// next returns the next event of type T, failing on a hang or exit.
 func next[T engine.Event](t *testing.T, s *Session) T {
 	t.Helper()
-	return nextWithin[T](t, s, 10*time.Second)
+	return nextWithin[T](t, s, hangBound)
 }
 
 // nextWithin is next with a deadline of d, which only bounds a test that
@@ -104,7 +113,7 @@ func nextWithin[T engine.Event](t *testing.T, s *Session, d time.Duration) T {
 
 func waitExit(t *testing.T, s *Session) engine.Exited {
 	t.Helper()
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(hangBound)
 	for {
 		select {
 		case ev, ok := <-s.Events():
@@ -121,7 +130,9 @@ func waitExit(t *testing.T, s *Session) engine.Exited {
 }
 
 func TestTwoTurnsOnOneProcess(t *testing.T) {
-	s := startFake(t, "echo")
+	// SIGTERM only after a hang's time: Close taking less than CloseGrace
+	// means stdin's end ended the CLI, however slow the machine.
+	s := startFake(t, "echo", func(o *Options) { o.CloseGrace = hangBound })
 	for _, p := range []string{"first", "second"} {
 		if err := s.Send(context.Background(), p); err != nil {
 			t.Fatal(err)
@@ -142,7 +153,7 @@ func TestTwoTurnsOnOneProcess(t *testing.T) {
 	if err := s.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(start); d > 250*time.Millisecond {
+	if d := time.Since(start); d >= s.opts.CloseGrace {
 		t.Errorf("closing stdin should end the CLI quickly, took %v", d)
 	}
 	ex := waitExit(t, s)
@@ -441,12 +452,14 @@ func TestOrphanHoldingStdout(t *testing.T) {
 	if !ex.MidTurn {
 		t.Errorf("exit = %+v", ex)
 	}
-	if d := time.Since(start); d > readerGrace+2*time.Second {
+	// The grandchild holds stdout for 5 minutes (claudetest's "orphan"):
+	// a wait for its EOF takes that long, one bounded by readerGrace not.
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("exit took %v with a grandchild holding stdout", d)
 	}
 	// The grandchild is in Claude's process group: Close must end it.
 	_ = s.Close(context.Background())
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(hangBound)
 	for liveInGroup(s.Pid()) > 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -486,7 +499,9 @@ func TestCloseEscalatesToKill(t *testing.T) {
 	if ex.Signal != "killed" {
 		t.Errorf("exit = %+v, want killed", ex)
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	// Bounded by the graces this test set (0.6 s), not by the defaults,
+	// which are the shortest Close that ignored them would take.
+	if d := time.Since(start); d >= DefaultCloseGrace+DefaultTermGrace {
 		t.Errorf("close took %v", d)
 	}
 }
@@ -501,7 +516,7 @@ func TestContextCancelClosesSession(t *testing.T) {
 	cancel()
 	select {
 	case <-s.Done():
-	case <-time.After(5 * time.Second):
+	case <-time.After(hangBound):
 		t.Fatal("cancelling the start context did not end the process")
 	}
 }
@@ -568,7 +583,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 		for range s.Events() {
 		}
 	}
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(hangBound)
 	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -2,6 +2,7 @@ package ssh_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -49,6 +50,19 @@ func fakeSSH(t *testing.T, mode string) (*ssh.Host, string) {
 	}
 	t.Cleanup(func() { h.Close() })
 	return h, log
+}
+
+// patient is the context of a call whose answer a test waits for. A read
+// without a deadline of its own gets safefile's (5 s), and that counts the
+// whole call: starting the fake ssh (this race-built test binary) several
+// times, placing the agent, and the agent building its answer (8 MiB
+// encoded, 2M entries). A loaded machine took over 5 s for that, and the
+// test failed on the deadline instead of on the answer. Two minutes only
+// stop a call that hangs.
+func patient(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // fakeSSHMain is the fake client: args are mode, log file, then ssh's own.

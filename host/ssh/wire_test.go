@@ -73,11 +73,12 @@ func TestSilentAgent(t *testing.T) {
 // An answer larger than the read asked for is refused, not taken whole.
 func TestAnswerOverMax(t *testing.T) {
 	h, _ := fakeSSH(t, "huge")
-	data, err := h.ReadFile(context.Background(), "/x", 1024)
+	ctx := patient(t)
+	data, err := h.ReadFile(ctx, "/x", 1024)
 	if !errors.Is(err, host.ErrTooBig) {
 		t.Errorf("ReadFile(max 1024) of an 8 MiB answer: %d bytes, %v; want ErrTooBig", len(data), err)
 	}
-	if _, _, err := h.Open(context.Background(), "/x", 1024); !errors.Is(err, host.ErrTooBig) {
+	if _, _, err := h.Open(ctx, "/x", 1024); !errors.Is(err, host.ErrTooBig) {
 		t.Errorf("Open(max 1024) of an 8 MiB answer: %v; want ErrTooBig", err)
 	}
 }
@@ -135,11 +136,12 @@ func TestStartBoundedByContext(t *testing.T) {
 // no name ("..", "a/b"), which a caller would join to the folder's path.
 func TestListingBounded(t *testing.T) {
 	h, _ := fakeSSH(t, "bigdir")
-	if list, err := h.ReadDir(context.Background(), "/x"); !errors.Is(err, host.ErrTooBig) {
+	ctx := patient(t)
+	if list, err := h.ReadDir(ctx, "/x"); !errors.Is(err, host.ErrTooBig) {
 		t.Errorf("ReadDir of 2M entries: %d entries, %v; want ErrTooBig", len(list), err)
 	}
 	h, _ = fakeSSH(t, "badname")
-	if list, err := h.ReadDir(context.Background(), "/x"); err == nil {
+	if list, err := h.ReadDir(ctx, "/x"); err == nil {
 		t.Errorf("ReadDir listing %v: no error", list)
 	}
 }
@@ -147,7 +149,7 @@ func TestListingBounded(t *testing.T) {
 // A file read in chunks takes no chunk larger than it asked for.
 func TestChunkOverMax(t *testing.T) {
 	h, _ := fakeSSH(t, "bigchunk")
-	f, _, err := h.Open(context.Background(), "/x", 0)
+	f, _, err := h.Open(patient(t), "/x", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

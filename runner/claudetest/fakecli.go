@@ -343,7 +343,7 @@ func (f *fake) turn(prompt string, lines chan map[string]any, prompts *[]string)
 		return 0
 	case "orphan":
 		// A grandchild that keeps stdout open after we are gone.
-		c := exec.Command("sleep", "30")
+		c := exec.Command("sleep", "300")
 		c.Stdout = os.Stdout
 		_ = c.Start()
 		f.text("left a child behind")
