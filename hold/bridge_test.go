@@ -17,7 +17,7 @@ import (
 
 func dialVia(t *testing.T, h hold.Handle, from uint64) *reader {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	c, err := hold.DialVia(ctx, host.Local{}, os.Args[0], h, from)
 	if err != nil {
@@ -39,7 +39,7 @@ func TestBridgeAttachesAndResumes(t *testing.T) {
 	}
 	input(t, r, "one")
 	id := r.c.NextID()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	seq, err := r.c.InputID(ctx, id, []byte("two"))
 	if err != nil {
@@ -76,7 +76,7 @@ func TestBridgeToAGoneHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	_, err = hold.DialVia(ctx, host.Local{}, os.Args[0], hold.Handle{Proto: hold.Proto, Dir: dir, Secret: "s"}, 0)
 	if !errors.Is(err, hold.ErrGone) || hold.Transient(err) {
@@ -92,7 +92,7 @@ func TestBridgeToAGoneHolder(t *testing.T) {
 // once the holder is ready (over SSH its session ends with it), and the
 // holder, a child of init now, serves as any.
 func TestDetachedHolder(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	h, err := hold.Spawn(ctx, host.Local{}, os.Args[0], filepath.Join(t.TempDir(), "hold"), hold.Config{
 		Path: "/bin/sh", Args: []string{"-c", `while read l; do echo "out:$l"; done`},

@@ -22,7 +22,7 @@ import (
 // closing stdin must not wait for that write (it held inMu, which
 // closeStdin took: holder and CLI stayed for ever; issue 22).
 func TestOrphanEndsCLIWithAStuckInput(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	h, err := hold.Spawn(ctx, host.Local{}, os.Args[0], filepath.Join(t.TempDir(), "hold"), hold.Config{
 		Path: "/bin/sleep", Args: []string{"600"}, // never reads stdin
@@ -41,8 +41,9 @@ func TestOrphanEndsCLIWithAStuckInput(t *testing.T) {
 	go func() { _, _ = c.Input(context.Background(), []byte(strings.Repeat("x", 1<<20))) }() // > a pipe's buffer
 	time.Sleep(500 * time.Millisecond)
 	_ = c.Close() // the bot stops and never returns
-	// Orphan (0.3 s) + endTerm (5 s) + endKill (5 s) + margin.
-	deadline := time.Now().Add(15 * time.Second)
+	// Orphan (0.3 s) + endTerm (5 s) + endKill (5 s) is the real cost:
+	// 15 s left a loaded machine 4.7 s for the rest; a hang's bound does not.
+	deadline := time.Now().Add(hangBound)
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(h.Dir); os.IsNotExist(err) && syscall.Kill(h.Pid, 0) != nil {
 			return
@@ -60,7 +61,7 @@ func TestHolderReadsOnAfterAnOversizeLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("moves 70 MB")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	h, err := hold.Spawn(ctx, host.Local{}, os.Args[0], filepath.Join(t.TempDir(), "hold"), hold.Config{
 		Path: "/bin/sh", Args: []string{"-c", `read l; head -c 70000000 /dev/zero | tr '\0' a; echo; echo after; sleep 600`},
@@ -79,7 +80,7 @@ func TestHolderReadsOnAfterAnOversizeLine(t *testing.T) {
 	if _, err := r.c.Input(ctx, []byte("go")); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(hangBound)
 	for {
 		select {
 		case f := <-r.frames:
@@ -141,7 +142,7 @@ func TestReplacedClientsFramesDoNotEatTheNewOnes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("B's line acked as record %d", seq)
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(hangBound)
 	for {
 		select {
 		case f := <-r.frames:
@@ -168,7 +169,7 @@ func TestSpawnRefusesAnOpenRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = os.Chmod(root, 0o777) // as another user would leave it
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangBound)
 	defer cancel()
 	h, err := hold.Spawn(ctx, host.Local{}, os.Args[0], root, hold.Config{
 		Path: "/bin/sleep", Args: []string{"600"}, Env: []string{"PATH=/usr/bin:/bin"}, Orphan: time.Minute})

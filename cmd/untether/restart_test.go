@@ -437,7 +437,10 @@ func TestRestartSecondInstanceRefused(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), state) || !strings.Contains(string(out), pid) {
 		t.Errorf("second instance: %v\n%s", err, out)
 	}
-	if took := time.Since(began); took > 10*time.Second {
+	// A second that waited for the first would never give up; this one
+	// gives up after the lock's second, plus a race-built binary's start,
+	// which a loaded machine makes slow: a minute is no speed goal.
+	if took := time.Since(began); took > time.Minute {
 		t.Errorf("the second instance took %v to give up", took)
 	}
 	// It left the first one undisturbed.

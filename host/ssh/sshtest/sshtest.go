@@ -115,7 +115,9 @@ func Start(t testing.TB) *Server {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	deadline := time.Now().Add(10 * time.Second)
+	// A hang's bound, not a speed goal: sshd starts in milliseconds, a
+	// loaded machine's in seconds.
+	deadline := time.Now().Add(time.Minute)
 	for {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
 		if err == nil {
