@@ -170,7 +170,7 @@ func TestContractHeldApprovalSurvivesDetach(t *testing.T) {
 }
 
 func TestContractHeldHolderGone(t *testing.T) {
-	r := newRig(t, true).held().serve(claudetest.Say("hi there").Slow(8*time.Second))
+	r := newRig(t, true).held().serve(claudetest.Say("hi there").Slow(8 * time.Second))
 	s := r.startHeld(func(o *Options) { o.IncludePartial = true })
 	if err := s.Send(ctxFor(t), "Hello."); err != nil {
 		t.Fatal(err)

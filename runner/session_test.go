@@ -48,9 +48,9 @@ func fakeOpts(t testing.TB, script string) Options {
 		WorkDir: t.TempDir(),
 		// The race runtime sleeps 1 s at exit by default; the fake must
 		// exit as fast as the real CLI does.
-		ExtraEnv:       []string{claudetest.FakeCLIEnvFor(script), "GORACE=atexit_sleep_ms=0"},
-		CloseGrace:     300 * time.Millisecond,
-		TermGrace:      300 * time.Millisecond,
+		ExtraEnv:   []string{claudetest.FakeCLIEnvFor(script), "GORACE=atexit_sleep_ms=0"},
+		CloseGrace: 300 * time.Millisecond,
+		TermGrace:  300 * time.Millisecond,
 		// A control answer is waited for as long as a hang takes: the
 		// fake's answer is slow on a loaded machine, and the test that
 		// wants the timeout (TestControlTimeout) sets its own.

@@ -263,8 +263,11 @@ func TestExitWhileStdinOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
+	// A Wait that waited for the open stdin would end only after
+	// WaitDelay: two minutes, far from what the exit costs a loaded
+	// machine (the bound was 3 s against ssh's default 5 s).
 	p, err := h.Start(context.Background(), host.Cmd{Path: "/bin/sh", Args: []string{"-c", "read line; echo got $line; exit 4"},
-		Env: []string{"PATH=/usr/bin:/bin"}, Stdin: r})
+		Env: []string{"PATH=/usr/bin:/bin"}, Stdin: r, WaitDelay: 2 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +280,7 @@ func TestExitWhileStdinOpen(t *testing.T) {
 	if err != nil || ex.Code != 4 {
 		t.Errorf("Wait = %v, %v; want exit status 4", ex, err)
 	}
-	if d := time.Since(start); d > 3*time.Second {
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("Wait took %v", d)
 	}
 }
