@@ -381,8 +381,6 @@ type agentConn struct {
 
 // callTimeout bounds a call whose context has no deadline: an agent that
 // stops answering is dropped, not waited on for ever.
-// callTimeout bounds a call whose context has no deadline: an agent that
-// stops answering is dropped, not waited on for ever.
 var callTimeout = 30 * time.Second
 
 // retryable are the requests sent again on a new session when the one
