@@ -172,7 +172,9 @@ func TestDurableKillMidAnswer(t *testing.T) {
 // turn ends; no second prompt is sent.
 func TestDurableStopWithApprovalPending(t *testing.T) {
 	r, api := durableClaude(t,
-		claudetest.Answer(claudetest.ToolUse("Bash", map[string]any{"command": "touch approved.txt", "description": "Create a file"})),
+		// Slow: the turn outlives ProgressDelay before the prompt, so a
+		// progress message naming the command is sent before the stop.
+		claudetest.Answer(claudetest.ToolUse("Bash", map[string]any{"command": "touch approved.txt", "description": "Create a file"})).Slow(1500*time.Millisecond),
 		claudetest.Say("Created it."),
 	)
 	p := r.start(t)
@@ -193,8 +195,8 @@ func TestDurableStopWithApprovalPending(t *testing.T) {
 	}
 	// A prompt is a message sent with an Approve button; counted from the
 	// sends, not the chat as it reads now (an outcome edit takes a prompt's
-	// buttons away). The progress message names the command too: under load
-	// the turn outlives ProgressDelay and one is sent; it is not a prompt.
+	// buttons away). The progress message names the command too; it is not
+	// a prompt.
 	if n := r.promptsSent("touch approved.txt"); n != 1 {
 		t.Errorf("%d prompts for one request, want 1", n)
 	}
@@ -210,6 +212,16 @@ func TestDurableStopWithApprovalPending(t *testing.T) {
 	r.tg.Await(durableWait, "the prompt showing the outcome", func() bool {
 		old, _ := r.tg.Message(r.chat.ID, first.ID)
 		return len(old.Keyboard) == 0 && strings.Contains(old.Text, "Approved")
+	})
+	// The progress message sent before the stop is carried on and ends as
+	// its summary: no Cancel left.
+	r.tg.Await(durableWait, "no message with buttons left", func() bool {
+		for _, msg := range r.tg.Messages(r.chat.ID) {
+			if len(msg.Keyboard) != 0 {
+				return false
+			}
+		}
+		return true
 	})
 	stop(t, p)
 	// Stopped between turns, Claude is held still; a restart attaches and
