@@ -347,11 +347,17 @@ func (h *holder) serve() {
 		h.mu.Lock()
 		attached, quit, changed, since := h.client != nil, h.quit, h.changed, h.detached
 		h.mu.Unlock()
+		// done is closed after wait's last broadcast, so it is waited on
+		// too: a q read before it (the bot quits on the exit record) would
+		// otherwise keep the holder until the orphan time. Once closed, it
+		// is not (it would be ready for ever).
+		exited := h.done
 		select {
 		case <-h.done:
 			if quit {
 				return
 			}
+			exited = nil
 		default:
 		}
 		var orphan <-chan time.Time
@@ -367,6 +373,7 @@ func (h *holder) serve() {
 			}
 			go h.attach(c)
 		case <-changed:
+		case <-exited:
 		case <-orphan:
 			h.log.Info("no bot attached: ending claude", "after", h.cfg.Orphan)
 			h.endCLI()
