@@ -37,7 +37,7 @@ func secretCopiesConfig(t *testing.T) *Config {
 	p := writeFile(t, t.TempDir(), "untether.toml", renderConfig(map[string]string{
 		"voice.api_url": `"http://127.0.0.1:9/v1/audio/transcriptions"`, "voice.api_key_env": `"VOICE_KEY"`, "voice.model": `"whisper-1"`,
 		"triggers.listen": `"127.0.0.1:0"`, "triggers.ci.chat": "42", "triggers.ci.secret_env": `"CI_HOOK_SECRET"`,
-		"triggers.ci.prompt": `"CI said {{body}}"`,
+		"triggers.ci.prompt":    `"CI said {{body}}"`,
 		"claude.env.HOOK_AGAIN": fmt.Sprintf("%q", hookSecret), "claude.env.EXTRA_SETTING": `"extra"`,
 	}))
 	cfg, err := loadConfig(p, os.Getenv)
