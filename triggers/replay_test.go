@@ -1,11 +1,10 @@
-package triggers_test
+package triggers
 
 import (
 	"bytes"
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -15,29 +14,11 @@ import (
 	"time"
 
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/triggers"
 )
 
 // The replay tests wire the server to the state file as the bot does
 // (telegram's scheduler.trigger, reduced to the store): the delivery is
 // remembered in the transaction that queues its run.
-
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // stateFire queues runs in the store *st points at, at most max per chat.
 type stateFire struct {
@@ -46,19 +27,19 @@ type stateFire struct {
 	max int
 }
 
-func (f *stateFire) fire(_ context.Context, h triggers.Hook, d triggers.Delivery) error {
+func (f *stateFire) fire(_ context.Context, h Hook, d Delivery) error {
 	f.mu.Lock()
 	st := f.st
 	f.mu.Unlock()
 	p := prefs.Prompt{ChatID: h.ChatID, Text: string(d.Body), Date: d.At, Origin: &prefs.Origin{Kind: prefs.OriginTrigger, Label: h.Name}}
-	_, got, err := st.EnqueueDelivery("42", p, f.max, prefs.Delivery{ID: d.ID, At: d.At, Until: d.At.Add(triggers.ReplayWindow)})
+	_, got, err := st.EnqueueDelivery("42", p, f.max, prefs.Delivery{ID: d.ID, At: d.At, Until: d.At.Add(ReplayWindow)})
 	switch {
 	case err != nil:
 		return err
 	case got == prefs.SeenBefore:
-		return triggers.ErrDuplicate
+		return ErrDuplicate
 	case got == prefs.QueueFull:
-		return triggers.ErrBusy
+		return ErrBusy
 	}
 	return nil
 }
@@ -95,31 +76,6 @@ func (f *stateFire) queued(t *testing.T) []string {
 	return out
 }
 
-func serveOn(t *testing.T, cfg triggers.Config, fire triggers.Fire) string {
-	t.Helper()
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
-	}
-	s, err := triggers.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.ServeListener(ctx, ln, fire) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
-	return "http://" + ln.Addr().String()
-}
-
 // send posts body signed with key (and a GitHub delivery id when given),
 // and returns the status and the answer's body.
 func send(t *testing.T, url string, key, body []byte, delivery string) (int, string) {
@@ -128,7 +84,7 @@ func send(t *testing.T, url string, key, body []byte, delivery string) (int, str
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("X-Hub-Signature-256", triggers.Sign(key, body))
+	req.Header.Set("X-Hub-Signature-256", Sign(key, body))
 	if delivery != "" {
 		req.Header.Set("X-GitHub-Delivery", delivery)
 	}
@@ -152,8 +108,8 @@ func TestReplayRunsOnce(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "untether.db")
 	f := &stateFire{max: 100}
 	f.reopen(t, path)
-	clock := &testClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	base := serveOn(t, triggers.Config{Now: clock.Now, Burst: 100, Hooks: []triggers.Hook{
+	clock := &manualClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	base := serve(t, Config{Now: clock.Now, Burst: 100, Hooks: []Hook{
 		{Name: "ci", ChatID: 42, Secret: ciKey}, {Name: "deploy", ChatID: 42, Secret: deployKey}}}, f.fire)
 	body := []byte(`{"build": 17, "status": "failed"}`)
 
@@ -201,7 +157,7 @@ func TestReplayAfterBusyRuns(t *testing.T) {
 	key := []byte("ci-secret-for-tests")
 	f := &stateFire{max: 1}
 	f.reopen(t, filepath.Join(t.TempDir(), "untether.db"))
-	base := serveOn(t, triggers.Config{Burst: 100, Hooks: []triggers.Hook{{Name: "ci", ChatID: 42, Secret: key}}}, f.fire)
+	base := serve(t, Config{Burst: 100, Hooks: []Hook{{Name: "ci", ChatID: 42, Secret: key}}}, f.fire)
 	if code, _ := send(t, base+"/hooks/ci", key, []byte("first"), ""); code != http.StatusAccepted {
 		t.Fatalf("first: %d", code)
 	}
