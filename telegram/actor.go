@@ -262,7 +262,7 @@ func (a *actor) pop() (prefs.QueuedPrompt, bool) {
 // prompt without a sender (user id 0) cannot be checked and is refused.
 func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
 	b := a.b
-	chatOK, userOK := b.access(qp.ChatID, qp.UserID, qp.Origin != nil && qp.Origin.Config)
+	chatOK, userOK := b.allow.turn(qp.ChatID, qp.UserID, qp.Origin != nil && qp.Origin.Config)
 	if chatOK && userOK {
 		return true
 	}

@@ -241,9 +241,8 @@ type Bot struct {
 	// the pool of its live processes.
 	machines map[string]*machine
 
-	allowedUsers map[int64]bool
-	allowedChats map[int64]bool
-	approvers    *approverBook // who may answer prompts in groups (approvers.go)
+	allow     allowlist     // allowed_user_ids, allowed_chat_ids (access.go)
+	approvers *approverBook // who may answer prompts in groups (approvers.go)
 
 	me       botIdentity
 	cancels  tokens[cancelRef] // Cancel buttons of running turns
@@ -300,16 +299,15 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		log = slog.Default()
 	}
 	b := &Bot{
-		cfg:          cfg,
-		log:          log,
-		store:        store,
-		redactor:     redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
-		allowedUsers: set(cfg.AllowedUsers),
-		allowedChats: set(cfg.AllowedChats),
-		approvers:    newApprovers(cfg.Approvers),
-		actors:       map[string]*actor{},
-		stopping:     make(chan struct{}),
-		accounts:     newAccounts(accountsKept, cfg.PressBurst),
+		cfg:       cfg,
+		log:       log,
+		store:     store,
+		redactor:  redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
+		allow:     newAllowlist(cfg),
+		approvers: newApprovers(cfg.Approvers),
+		actors:    map[string]*actor{},
+		stopping:  make(chan struct{}),
+		accounts:  newAccounts(accountsKept, cfg.PressBurst),
 	}
 	machines, err := newMachines(&cfg, eng)
 	if err != nil {
@@ -359,7 +357,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		Timeout:         cfg.ApprovalWait,
 		Cooldown:        b.storedCooldown(),
 		TokenSeed:       b.approvalSeed(),
-		IsAllowed:       b.userAllowed,
+		IsAllowed:       b.allow.user,
 		OnResolved:      b.onResolved,
 		Logger:          log,
 	})
@@ -374,8 +372,6 @@ func set(ids []int64) map[int64]bool {
 	}
 	return m
 }
-
-func (b *Bot) userAllowed(id int64) bool { return b.cfg.AllowAnyUser || b.allowedUsers[id] }
 
 // Run polls until ctx ends, then stops gracefully: running turns are told
 // the bot is stopping, sessions are closed within ShutdownWait.

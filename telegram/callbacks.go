@@ -84,7 +84,7 @@ func (b *Bot) pressApproval(ctx context.Context, cq *models.CallbackQuery, chatI
 // chat the token was made for). It reports whether it answered.
 func (b *Bot) refusePress(ctx context.Context, cq *models.CallbackQuery, known bool, chatID, tokenChat int64, unknown string) bool {
 	switch {
-	case !b.userAllowed(cq.From.ID):
+	case !b.allow.user(cq.From.ID):
 		b.api.answerCallback(ctx, cq.ID, view.ToastNotAllowedToDo)
 	case !known:
 		b.api.answerCallback(ctx, cq.ID, unknown)
@@ -116,7 +116,7 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 	c, ok := b.sessions.get(tok)
 	ok = ok && time.Since(c.created) <= sessionTokenLife
 	switch {
-	case !b.userAllowed(cq.From.ID):
+	case !b.allow.user(cq.From.ID):
 		b.api.answerCallback(ctx, cq.ID, view.ToastNotAllowedToDo)
 		return
 	case !ok:

@@ -10,14 +10,14 @@ import (
 // queue, and otherwise tells the user the edit changes nothing: a silent
 // edit would leave them believing Claude got the new text.
 func (b *Bot) handleEdit(updateID int64, m *models.Message) {
-	if m.From == nil || m.From.IsBot || !b.userAllowed(m.From.ID) {
+	if m.From == nil || m.From.IsBot || !b.allow.user(m.From.ID) {
 		return // nothing to do, nothing written
 	}
 	if _, fresh := b.accept(updateID, "", nil); !fresh {
 		return
 	}
 	group := isGroup(m.Chat.ID)
-	if !b.chatAllowed(m.Chat.ID) {
+	if !b.allow.chat(m.Chat.ID) {
 		return
 	}
 	text, cmd, _, addressed := b.parseText(m)

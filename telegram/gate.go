@@ -20,7 +20,7 @@ import (
 // goroutine, at most an occasional answer in the outbox's background.
 func (b *Bot) handlePress(ctx context.Context, updateID int64, cq *models.CallbackQuery) {
 	now := time.Now()
-	if !b.userAllowed(cq.From.ID) {
+	if !b.allow.user(cq.From.ID) {
 		if b.accounts.stranger(cq.From.ID, now) {
 			b.log.Info("ignored a button press from a user who is not allowed", "user_id", cq.From.ID, "chat_id", callbackChat(cq))
 			b.answerQuiet(cq.ID, view.ToastNotAllowed)
@@ -35,7 +35,7 @@ func (b *Bot) handlePress(ctx context.Context, updateID int64, cq *models.Callba
 		}
 		return // skipped: a redelivery after a restart is handled then
 	}
-	if chatID := callbackChat(cq); !b.chatAllowed(chatID) {
+	if chatID := callbackChat(cq); !b.allow.chat(chatID) {
 		// A button left in a group taken off allowed_chat_ids (a prompt
 		// shown before the restart) acts no more than a message there.
 		b.log.Info("ignored a button press in a chat that is not allowed", "user_id", cq.From.ID, "chat_id", chatID)

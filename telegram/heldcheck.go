@@ -12,7 +12,7 @@ import (
 // A held Claude a restarted bot attached to (reattach, retryDeferred) is
 // not taken on trust: the config may have changed while the bot was down.
 // It goes on only if it passes what a new turn and a session start would:
-// its chat and the user of its turn still allowed (heldAccess, as mayRun
+// its chat and the user of its turn still allowed (allowlist.held, as mayRun
 // asks), and its directory where a session start would put the chat
 // (checkedWorkDir, with the same notice and fallback). One that fails is
 // ended as /new ends a process: its holder tells Claude to exit.
@@ -25,7 +25,7 @@ const heldEndWait = 10 * time.Second
 // directory it may go on in (its send_file grant is made for that one),
 // or, when it was ended, what its turn's live messages say instead.
 func (b *Bot) keepHeld(conn engine.Conn, m *machine, rec prefs.HeldSession) (dir, stopped string) {
-	if chatOK, userOK := b.heldAccess(rec); !chatOK || !userOK {
+	if chatOK, userOK := b.allow.held(rec); !chatOK || !userOK {
 		var user int64
 		if rec.Turn != nil {
 			user = rec.Turn.UserID

@@ -76,10 +76,10 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		return // skipped
 	}
 	group := isGroup(m.Chat.ID)
-	if !b.chatAllowed(m.Chat.ID) {
+	if !b.allow.chat(m.Chat.ID) {
 		return // skipped
 	}
-	if !b.userAllowed(m.From.ID) {
+	if !b.allow.user(m.From.ID) {
 		b.refuse(pl, m.From.ID, group)
 		return // skipped
 	}

@@ -329,7 +329,7 @@ func (s *scheduler) dropDisallowed() {
 		if sc.Config {
 			continue // checked when the config is loaded
 		}
-		if chatOK, userOK := b.access(sc.ChatID, sc.UserID, false); chatOK && userOK {
+		if chatOK, userOK := b.allow.turn(sc.ChatID, sc.UserID, false); chatOK && userOK {
 			continue
 		}
 		if _, err := b.store.RemoveSchedule(sc.Key, sc.ID); err != nil {

@@ -109,7 +109,7 @@ func (b *Bot) skipUnreadable(raw json.RawMessage, err error) (int64, bool) {
 		m = readUnreadable(payload)
 	}
 	logIt := true
-	if m != nil && !m.From.IsBot && !b.userAllowed(m.From.ID) {
+	if m != nil && !m.From.IsBot && !b.allow.user(m.From.ID) {
 		logIt = b.accounts.stranger(m.From.ID, time.Now())
 	}
 	if logIt {
@@ -131,11 +131,11 @@ func (b *Bot) skipUnreadable(raw json.RawMessage, err error) (int64, bool) {
 // mayAnswerUnreadable applies to an unreadable message the checks
 // handleMessage applies before it answers anything.
 func (b *Bot) mayAnswerUnreadable(m *models.Message) bool {
-	if m.From.IsBot || !b.userAllowed(m.From.ID) {
+	if m.From.IsBot || !b.allow.user(m.From.ID) {
 		return false
 	}
 	group := isGroup(m.Chat.ID)
-	if group && len(b.allowedChats) > 0 && !b.allowedChats[m.Chat.ID] {
+	if !b.allow.chat(m.Chat.ID) {
 		return false
 	}
 	if group {
