@@ -181,6 +181,14 @@ type TurnCompleted struct {
 // limits changed. Only subscriptions (claude.ai login) have them; with an
 // API key the CLI sends none. The CLI sends one when the state changes,
 // not on every call.
+// The statuses of a usage limit (RateLimited.Status): the engine's words,
+// which an engine maps its own to.
+const (
+	LimitAllowed  = "allowed"
+	LimitWarning  = "allowed_warning" // a threshold of the limit was passed
+	LimitRejected = "rejected"        // the limit is reached: the turn ends
+)
+
 type RateLimited struct {
 	// Status is "allowed", "allowed_warning" (a threshold of a limit was
 	// passed) or "rejected" (the limit is reached: the turn ends with

@@ -8,6 +8,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/chat/turnstate"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/outbox"
@@ -41,7 +42,7 @@ func (t *turn) approval(ctx context.Context, conn engine.Conn, e engine.Approval
 		}
 		return
 	}
-	t.st.Phase = view.StateWaiting
+	t.st.Phase = turnstate.PhaseWaiting
 	t.dirty = true
 	t.live.pause(true) // no draft over the prompt
 	t.awaitProgress(ctx)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os/exec"
 
+	"github.com/untether/untether/chat/turnstate"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/render"
@@ -25,19 +26,19 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 	var rich string // the answer as a rich message (rich.go), or ""
 	switch {
 	case tc.OK:
-		t.st.Phase = view.StateDone
+		t.st.Phase = turnstate.PhaseDone
 		parts = view.FinalParts(tc.Result, footer, render.Message)
 		rich = b.richAnswer(t.a.place.ChatID, tc.Result, footer)
 	case overBudget:
-		t.st.Phase = view.StateBudgetStopped
+		t.st.Phase = turnstate.PhaseBudgetStopped
 		parts = []string{view.TurnBudgetStopped(b.cfg.MaxTurnUSD, footer)}
 	case limited:
-		t.st.Phase = view.StateLimitStopped
+		t.st.Phase = turnstate.PhaseLimitStopped
 		parts = []string{limitNotice}
 	case tc.TerminalReason == "aborted_streaming" || tc.TerminalReason == "aborted_tools" || t.cancelled:
-		t.st.Phase = view.StateCancelled
+		t.st.Phase = turnstate.PhaseCancelled
 	default:
-		t.st.Phase = view.StateFailed
+		t.st.Phase = turnstate.PhaseFailed
 		parts = []string{view.ErrorText(view.TurnFailed(b.redact(tc.ErrorText)))}
 	}
 	// A progress edit still queued would spend the chat's budget between
@@ -45,7 +46,7 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 	if t.progressID != 0 {
 		b.out.Drop(t.progressKey())
 	}
-	if t.st.Phase == view.StateCancelled {
+	if t.st.Phase == turnstate.PhaseCancelled {
 		t.deliverCancelled(ctx, view.CancelledText)
 	} else {
 		t.deliverAnswer(ctx, rich, parts)
@@ -120,7 +121,7 @@ var errTurnCancelled = errors.New("the turn was cancelled before Claude started 
 func (t *turn) finishStart(ctx context.Context, progress chan int, err error) {
 	if errors.Is(err, errTurnCancelled) {
 		t.cancelled = true
-		t.st.Phase = view.StateCancelled
+		t.st.Phase = turnstate.PhaseCancelled
 		t.deliverCancelled(ctx, view.CancelledBeforeStartText)
 		t.close(ctx, progress, false)
 		return
@@ -141,7 +142,7 @@ func (t *turn) finishError(ctx context.Context, progress chan int, e view.TurnEr
 	// shortens them.
 	b := t.a.b
 	e.Detail, e.StderrTail = b.redact(e.Detail), b.redact(e.StderrTail)
-	t.st.Phase = view.StateFailed
+	t.st.Phase = turnstate.PhaseFailed
 	t.deliver(ctx, []string{view.ErrorText(e)})
 	t.close(ctx, progress, false)
 }

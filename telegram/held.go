@@ -7,12 +7,12 @@ import (
 	"time"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/chat/turnstate"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/host"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/outbox"
-	"github.com/untether/untether/telegram/turnstate"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -335,7 +335,7 @@ func (a *actor) resumeTurn(ctx context.Context, ad *adoption) {
 	}
 	t.live = b.startStreamer(a.place, b.streamMode(a.key, a.place), int64(qp.MessageID))
 	defer t.live.stop()
-	t.st.Phase = view.StateWorking
+	t.st.Phase = turnstate.PhaseWorking
 	t.dirty = true
 	t.run(ctx, ad.conn, t.progressCh)
 }

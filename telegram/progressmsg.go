@@ -84,7 +84,7 @@ func (t *turn) view() view.Progress {
 	queued := t.queued
 	t.mu.Unlock()
 	return view.Progress{
-		State: t.st.Phase, Elapsed: time.Since(t.started), Steps: len(t.st.Actions), Actions: t.st.Actions,
+		State: view.PhaseState(t.st.Phase), Elapsed: time.Since(t.started), Steps: len(t.st.Actions), Actions: t.st.Actions,
 		MaxActions: a.b.cfg.MaxActions, Verbose: st.Verbose, Model: model, PermissionMode: mode,
 		LastText: t.st.LastText, Queued: queued, Streaming: t.streaming(),
 		Limit: t.limitNote(), Retry: t.st.Retry, Compaction: t.st.Compaction, Stall: t.stallNote(),

@@ -10,7 +10,7 @@ import (
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/projects"
-	"github.com/untether/untether/telegram/turnstate"
+	"github.com/untether/untether/chat/turnstate"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -173,7 +173,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		t.finishStart(ctx, progress, err)
 		return
 	}
-	t.st.Phase = view.StateWorking
+	t.st.Phase = turnstate.PhaseWorking
 	t.dirty = true
 	t.run(ctx, conn, progress)
 }
@@ -246,7 +246,7 @@ func (t *turn) run(ctx context.Context, conn engine.Conn, progress chan int) {
 				t.leave(progress)
 				return
 			}
-			t.st.Phase = view.StateShuttingDown
+			t.st.Phase = turnstate.PhaseShuttingDown
 			a.closeConn(ctx, view.ReasonBotStopping)
 			t.finishStopped(ctx, progress)
 			return
@@ -259,7 +259,7 @@ func (t *turn) run(ctx context.Context, conn engine.Conn, progress chan int) {
 			if done {
 				return
 			}
-			t.live.pause(t.st.Phase == view.StateWaiting)
+			t.live.pause(t.st.Phase == turnstate.PhaseWaiting)
 			if next != nil {
 				conn = next
 			}
@@ -274,7 +274,7 @@ func (t *turn) doCancel(ctx context.Context, conn engine.Conn) {
 		return
 	}
 	t.cancelled = true
-	t.st.Phase = view.StateCancelling
+	t.st.Phase = turnstate.PhaseCancelling
 	t.dirty = true
 	if _, err := b.broker.CancelSession(ctx, a.key, view.ReasonTurnCancelled); err != nil {
 		b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
@@ -310,8 +310,8 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 		}
 	case engine.ActionCompleted:
 		t.lastDelta = time.Time{}
-		if t.st.Phase == view.StateWaiting && len(b.broker.Pending(a.key)) == 0 {
-			t.st.Phase = view.StateWorking
+		if t.st.Phase == turnstate.PhaseWaiting && len(b.broker.Pending(a.key)) == 0 {
+			t.st.Phase = turnstate.PhaseWorking
 		}
 	case engine.Text:
 		switch {
@@ -339,8 +339,8 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 	case engine.ApprovalCancelled:
 		// Claude took the request back: its prompt loses its buttons now,
 		// not when the turn ends.
-		if b.broker.Withdraw(a.key, e.RequestID) && t.st.Phase == view.StateWaiting && len(b.broker.Pending(a.key)) == 0 {
-			t.st.Phase = view.StateWorking
+		if b.broker.Withdraw(a.key, e.RequestID) && t.st.Phase == turnstate.PhaseWaiting && len(b.broker.Pending(a.key)) == 0 {
+			t.st.Phase = turnstate.PhaseWorking
 			t.dirty = true
 		}
 	case engine.TurnCompleted:

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/untether/untether/chat/turnstate"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/human"
 )
 
@@ -26,11 +28,11 @@ type Limit struct {
 	Now time.Time
 }
 
-// Limit statuses as the CLI names them.
+// Limit statuses, as the engine names them.
 const (
-	LimitAllowed  = "allowed"
-	LimitWarning  = "allowed_warning"
-	LimitRejected = "rejected"
+	LimitAllowed  = engine.LimitAllowed
+	LimitWarning  = engine.LimitWarning
+	LimitRejected = engine.LimitRejected
 )
 
 var limitNames = map[string]string{
@@ -113,14 +115,10 @@ func UsageWarningNotice(l Limit) string {
 
 // Retry is Claude Code waiting to call the API again (a 429 that is not a
 // usage limit, an overloaded or failing API).
-type Retry struct {
-	Attempt, Max int
-	Delay        time.Duration
-	HTTPStatus   int
-	Error        string // the CLI's name: "rate_limit", "overloaded", ...
-}
+// Retry is an API call Claude waits to repeat (the core's value).
+type Retry = turnstate.Retry
 
-func (r Retry) line() string {
+func retryLine(r Retry) string {
 	why := map[string]string{"rate_limit": "rate limited", "overloaded": "overloaded"}[r.Error]
 	switch {
 	case why != "":
@@ -137,13 +135,11 @@ func (r Retry) line() string {
 }
 
 // Compaction is Claude Code summarizing the conversation to free context.
-type Compaction struct {
-	Running   bool
-	Auto      bool // the context was full; else /compact
-	Pre, Post int  // tokens before and after; 0: not reported
-}
+// Compaction is the conversation being or having been compacted (the
+// core's value).
+type Compaction = turnstate.Compaction
 
-func (c Compaction) line() string {
+func compactionLine(c Compaction) string {
 	if c.Running {
 		return "🗜 Compacting the conversation…"
 	}
@@ -165,10 +161,10 @@ func progressNotes(p Progress) string {
 		lines = append(lines, LimitLine(*p.Limit))
 	}
 	if p.Retry != nil {
-		lines = append(lines, p.Retry.line())
+		lines = append(lines, retryLine(*p.Retry))
 	}
 	if p.Compaction != nil {
-		lines = append(lines, p.Compaction.line())
+		lines = append(lines, compactionLine(*p.Compaction))
 	}
 	if p.Stall != nil {
 		lines = append(lines, p.Stall.line())

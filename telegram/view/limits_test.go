@@ -47,10 +47,10 @@ func TestProgressNotes(t *testing.T) {
 	p = Progress{State: StateWorking, Compaction: &Compaction{Running: true}, Stall: &Stall{Kind: "command", Title: "go build", For: 4 * time.Minute, Busy: true},
 		Retry: &Retry{Attempt: 1, Max: 10, Delay: time.Second, HTTPStatus: 529, Error: "overloaded"}}
 	hasAll(t, "progress", ProgressText(p), "🗜 Compacting the conversation…", "💻 go build — running for 4 minutes, busy", "The API is overloaded")
-	if got := (Compaction{}).line(); got != "🗜 Context compacted" {
+	if got := compactionLine(Compaction{}); got != "🗜 Context compacted" {
 		t.Errorf("compaction without figures: %q", got)
 	}
-	if got := (Retry{Attempt: 1, Delay: time.Second, HTTPStatus: 500}).line(); !strings.Contains(got, "error 500") {
+	if got := retryLine(Retry{Attempt: 1, Delay: time.Second, HTTPStatus: 500}); !strings.Contains(got, "error 500") {
 		t.Errorf("retry on a 500: %q", got)
 	}
 }

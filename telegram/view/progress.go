@@ -6,27 +6,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/untether/untether/chat/turnstate"
 	"github.com/untether/untether/human"
 	"github.com/untether/untether/toolkinds"
 )
 
-// ActionState is where one action of a turn stands.
-type ActionState int
+// ActionState is where one action of a turn stands (the core's value).
+type ActionState = turnstate.ActionState
 
+// Where an action stands.
 const (
-	Running ActionState = iota
-	Done
-	Failed
+	Running = turnstate.Running
+	Done    = turnstate.Done
+	Failed  = turnstate.Failed
 )
 
-// Action is one tool call of a turn as the progress view shows it.
-type Action struct {
-	ID     string
-	Kind   toolkinds.Kind
-	Title  string // short, from toolkinds.Describe; cut again here anyway
-	State  ActionState
-	Detail string // result summary, shown only in verbose mode
-}
+// Action is one tool call of a turn, as the core knows it.
+type Action = turnstate.Action
 
 // The states of a turn, as the progress message names them.
 const (
@@ -41,6 +37,28 @@ const (
 	StateLimitStopped  = "stopped at a usage limit"
 	StateShuttingDown  = "stopped: the bot is shutting down"
 )
+
+// phaseStates are the words of the core's phases.
+var phaseStates = map[turnstate.Phase]string{
+	turnstate.PhaseStarting:      StateStarting,
+	turnstate.PhaseWorking:       StateWorking,
+	turnstate.PhaseWaiting:       StateWaiting,
+	turnstate.PhaseCancelling:    StateCancelling,
+	turnstate.PhaseCancelled:     StateCancelled,
+	turnstate.PhaseDone:          StateDone,
+	turnstate.PhaseFailed:        StateFailed,
+	turnstate.PhaseBudgetStopped: StateBudgetStopped,
+	turnstate.PhaseLimitStopped:  StateLimitStopped,
+	turnstate.PhaseShuttingDown:  StateShuttingDown,
+}
+
+// PhaseState is how the progress message names a phase of a turn.
+func PhaseState(p turnstate.Phase) string {
+	if s, ok := phaseStates[p]; ok {
+		return s
+	}
+	return string(p)
+}
 
 // Progress is everything the progress message shows.
 type Progress struct {

@@ -2,23 +2,76 @@
 // events: the phase it is in, the actions Claude ran, the text it wrote
 // (whole and as it is being written), and what the owner cannot see from
 // the phone (a usage limit, API retries, a compaction). Events in, state
-// out: it knows no Telegram, no bot and no outbox. The bot's turn
-// (telegram/turn.go) owns one, adds what only the bot knows (approvals,
-// the stall watchdog) and renders it as the progress message.
+// out: it knows no Telegram, no bot and no outbox. Its values (the phase,
+// the actions, the notes) are the conversation core's own words: a
+// frontend renders them (telegram/view) and never decides by their text.
 package turnstate
 
 import (
+	"time"
+
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/telegram/view"
+	"github.com/untether/untether/toolkinds"
 )
+
+// Phase is where a turn is. Its values are names, not texts: each
+// frontend says them in its own words.
+type Phase string
+
+// The phases of a turn.
+const (
+	PhaseStarting      Phase = "starting"
+	PhaseWorking       Phase = "working"
+	PhaseWaiting       Phase = "waiting"
+	PhaseCancelling    Phase = "cancelling"
+	PhaseCancelled     Phase = "cancelled"
+	PhaseDone          Phase = "done"
+	PhaseFailed        Phase = "failed"
+	PhaseBudgetStopped Phase = "budget_stopped"
+	PhaseLimitStopped  Phase = "limit_stopped"
+	PhaseShuttingDown  Phase = "shutting_down"
+)
+
+// ActionState is where one action of a turn stands.
+type ActionState int
+
+const (
+	Running ActionState = iota
+	Done
+	Failed
+)
+
+// Action is one tool call of a turn.
+type Action struct {
+	ID     string
+	Kind   toolkinds.Kind
+	Title  string // short, from toolkinds.Describe; a view cuts it again anyway
+	State  ActionState
+	Detail string // result summary
+}
+
+// Retry is an API call the agent waits to repeat.
+type Retry struct {
+	Attempt, Max int
+	Delay        time.Duration
+	HTTPStatus   int
+	Error        string // the engine's name: "rate_limit", "overloaded", ...
+}
+
+// Compaction is the conversation being or having been compacted.
+type Compaction struct {
+	Running   bool
+	Auto      bool // the context was full; else asked for (/compact)
+	Pre, Post int  // tokens before and after; 0: not reported
+}
 
 // State is one turn's state. The zero value is not ready: use New.
 type State struct {
-	// Phase is where the turn is (view.StateStarting, StateWorking,
-	// StateWaiting, …); the turn sets the phases the events do not tell.
-	Phase string
+	// Phase is where the turn is; the turn sets the phases the events do
+	// not tell.
+	Phase Phase
 	// Actions are the tool calls of the turn in order (not a subagent's).
-	Actions []view.Action
+	Actions []Action
 	index   map[string]int // tool use id → its place in Actions
 	// LastText is the last complete text block Claude wrote.
 	LastText string
@@ -31,14 +84,14 @@ type State struct {
 	Limit *engine.RateLimited
 	// Retry is an API call Claude waits to repeat, nil once one went
 	// through.
-	Retry *view.Retry
+	Retry *Retry
 	// Compaction is the conversation being or having been compacted.
-	Compaction *view.Compaction
+	Compaction *Compaction
 }
 
 // New is a turn's state before anything happened.
 func New() *State {
-	return &State{Phase: view.StateStarting, index: map[string]int{}}
+	return &State{Phase: PhaseStarting, index: map[string]int{}}
 }
 
 // Apply folds ev into the state and reports whether anything the progress
@@ -69,16 +122,16 @@ func (s *State) apply(ev engine.Event) bool {
 			return true
 		}
 		s.index[e.ToolUseID] = len(s.Actions)
-		s.Actions = append(s.Actions, view.Action{ID: e.ToolUseID, Kind: e.Kind, Title: e.Title, State: view.Running})
+		s.Actions = append(s.Actions, Action{ID: e.ToolUseID, Kind: e.Kind, Title: e.Title, State: Running})
 		return true
 	case engine.ActionCompleted:
 		i, ok := s.index[e.ToolUseID]
 		if !ok {
 			return false
 		}
-		s.Actions[i].State = view.Done
+		s.Actions[i].State = Done
 		if !e.OK {
-			s.Actions[i].State = view.Failed
+			s.Actions[i].State = Failed
 		}
 		s.Actions[i].Detail = e.Detail
 		return true
@@ -93,20 +146,20 @@ func (s *State) apply(ev engine.Event) bool {
 		return true
 	case engine.RateLimited:
 		switch {
-		case e.Status == view.LimitRejected && !e.UsingOverage:
+		case e.Status == engine.LimitRejected && !e.UsingOverage:
 			s.Limit = &e // the turn ends: its final message says so
-		case e.Status == view.LimitAllowed:
+		case e.Status == engine.LimitAllowed:
 			s.Limit = nil
 		}
 		return true
 	case engine.APIRetry:
-		s.Retry = &view.Retry{Attempt: e.Attempt, Max: e.MaxRetries, Delay: e.Delay, HTTPStatus: e.HTTPStatus, Error: e.Error}
+		s.Retry = &Retry{Attempt: e.Attempt, Max: e.MaxRetries, Delay: e.Delay, HTTPStatus: e.HTTPStatus, Error: e.Error}
 		return true
 	case engine.Compacting:
-		s.Compaction = &view.Compaction{Running: true}
+		s.Compaction = &Compaction{Running: true}
 		return true
 	case engine.Compacted:
-		s.Compaction = &view.Compaction{Auto: e.Trigger == "auto", Pre: e.PreTokens, Post: e.PostTokens}
+		s.Compaction = &Compaction{Auto: e.Trigger == "auto", Pre: e.PreTokens, Post: e.PostTokens}
 		return true
 	}
 	return false
@@ -123,9 +176,9 @@ func (s *State) AppendStream(delta string) string {
 }
 
 // Running is the last action still running, nil when none is.
-func (s *State) Running() *view.Action {
+func (s *State) Running() *Action {
 	for i := len(s.Actions) - 1; i >= 0; i-- {
-		if s.Actions[i].State == view.Running {
+		if s.Actions[i].State == Running {
 			return &s.Actions[i]
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/telegram/view"
 )
 
 // A turn's events fold into its state without a bot: actions in order
@@ -13,7 +12,7 @@ import (
 // complete text, the text being written, and the notes.
 func TestApplyFoldsATurn(t *testing.T) {
 	s := New()
-	if s.Phase != view.StateStarting {
+	if s.Phase != PhaseStarting {
 		t.Fatalf("phase %q", s.Phase)
 	}
 	steps := []struct {
@@ -33,15 +32,15 @@ func TestApplyFoldsATurn(t *testing.T) {
 		{engine.APIRetry{Attempt: 1, MaxRetries: 10, HTTPStatus: 529, Delay: time.Second}, true},
 		{engine.Compacting{}, true},
 		{engine.Compacted{Trigger: "auto", PreTokens: 100, PostTokens: 10}, true},
-		{engine.RateLimited{Status: view.LimitRejected, Limit: "five_hour"}, true},
+		{engine.RateLimited{Status: engine.LimitRejected, Limit: "five_hour"}, true},
 	}
 	for i, st := range steps {
 		if got := s.Apply(st.ev); got != st.changed {
 			t.Errorf("step %d (%T): changed = %v, want %v", i, st.ev, got, st.changed)
 		}
 	}
-	if len(s.Actions) != 2 || s.Actions[0].Title != "ls -la" || s.Actions[0].State != view.Done || s.Actions[0].Detail != "3 files" ||
-		s.Actions[1].State != view.Running {
+	if len(s.Actions) != 2 || s.Actions[0].Title != "ls -la" || s.Actions[0].State != Done || s.Actions[0].Detail != "3 files" ||
+		s.Actions[1].State != Running {
 		t.Errorf("actions = %+v", s.Actions)
 	}
 	if r := s.Running(); r == nil || r.ID != "b" {
@@ -54,10 +53,10 @@ func TestApplyFoldsATurn(t *testing.T) {
 	if s.Retry != nil {
 		t.Errorf("retry %+v kept after later news", s.Retry)
 	}
-	if !s.Apply(engine.RateLimited{Status: view.LimitAllowed}) || s.Limit != nil {
+	if !s.Apply(engine.RateLimited{Status: engine.LimitAllowed}) || s.Limit != nil {
 		t.Error("an allowed status clears the limit")
 	}
-	if s.Apply(engine.RateLimited{Status: view.LimitRejected, UsingOverage: true}); s.Limit != nil {
+	if s.Apply(engine.RateLimited{Status: engine.LimitRejected, UsingOverage: true}); s.Limit != nil {
 		t.Error("a rejection paid from overage does not stop the turn")
 	}
 }
