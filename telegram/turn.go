@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/untether/untether/chat/turnstate"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/projects"
-	"github.com/untether/untether/chat/turnstate"
 	"github.com/untether/untether/telegram/view"
 )
 
