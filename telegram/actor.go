@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
@@ -47,7 +48,7 @@ type actor struct {
 
 	// mach is the machine of conn's process, whose pool holds the actor's
 	// slot: set before a start, kept until the slot is released.
-	mach *machine
+	mach *chat.Machine
 
 	// startDir is the directory conn's process started in, links resolved
 	// then: the path rule's working directory, never the chat's setting
@@ -70,6 +71,19 @@ type actor struct {
 func newActor(b *Bot, key string, p place, group bool) *actor {
 	return &actor{b: b, key: key, place: p, group: group,
 		wake: make(chan struct{}, 1), evict: make(chan struct{}, 1), quit: make(chan struct{}), reset: make(chan struct{}, 1)}
+}
+
+// Evict asks the actor for its idle process (chat.Holder): its pool is
+// short of slots.
+func (a *actor) Evict() { signal(a.evict) }
+
+// holderBusy is actor.busy for the pool, whose holders are actors.
+func holderBusy(h chat.Holder, strict bool) bool { return h.(*actor).busy(strict) }
+
+// machineFor is the machine the chat works on now: its own choice (/host)
+// while that machine is configured, else the default.
+func (b *Bot) machineFor(key string) *chat.Machine {
+	return b.machines.Named(b.settings(key).Host)
 }
 
 func signal(ch chan struct{}) {
@@ -362,7 +376,7 @@ func (a *actor) idle(ctx context.Context) bool {
 		case <-a.evict:
 			// The request may be stale: the turn that asked got another
 			// slot or gave up (cancelled) meanwhile. Ask the pool again.
-			if !a.machine().pool.short() {
+			if !a.machine().Pool.Short() {
 				continue
 			}
 			a.closeConn(ctx, view.ReasonEvicted)
@@ -414,14 +428,14 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 		conn = a.liveConn()
 	}
 	if conn != nil {
-		a.machine().pool.touch(a)
+		a.machine().Pool.Touch(a)
 		return conn, nil
 	}
 	m := b.machineFor(a.key)
 	a.mu.Lock()
 	a.mach = m
 	a.mu.Unlock()
-	err := m.pool.acquire(t.cancelReq, a, func(h *actor, strict bool) bool { return h.busy(strict) }, func() {
+	err := m.Pool.Acquire(t.cancelReq, a, holderBusy, func() {
 		t.waitNotice(view.WaitingForSlot(m.MaxLive))
 	})
 	if err != nil {
@@ -431,7 +445,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 		return nil, err
 	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
-	startDir := m.resolvedDir(workDir)
+	startDir := m.ResolvedDir(workDir)
 	st := b.settings(a.key)
 	spec := engine.Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir,
 		Partial: st.Stream != view.StreamOff}
@@ -448,9 +462,9 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	conn, err = m.Engine.Start(ctx, spec)
 	if err != nil {
 		closeGrant(grant)
-		m.pool.release(a)
-		if unreachable(err) {
-			return nil, &unreachableError{machine: m.Name, err: err}
+		m.Pool.Release(a)
+		if chat.Unreachable(err) {
+			return nil, &chat.UnreachableError{Machine: m.Name, Err: err}
 		}
 		return nil, err
 	}
@@ -471,10 +485,10 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 // the directory it starts in (startDir, links resolved, as approvals take
 // it), the chat's upload folder, add_dirs. Without the tool (not
 // configured, or the grant failed) Claude runs all the same.
-func (a *actor) openGrant(m *machine, startDir string) *filesend.Grant {
+func (a *actor) openGrant(m *chat.Machine, startDir string) *filesend.Grant {
 	b := a.b
 	open := m.Grant
-	if m.Name == LocalMachine && b.cfg.Files != nil {
+	if m.Name == chat.LocalMachine && b.cfg.Files != nil {
 		open = b.cfg.Files.Open
 	}
 	if b.cfg.Files == nil || open == nil {
@@ -490,8 +504,8 @@ func (a *actor) openGrant(m *machine, startDir string) *filesend.Grant {
 
 // grantSession is what a process of session key started in startDir
 // (links resolved) on m may send.
-func (b *Bot) grantSession(m *machine, key, startDir string) filesend.Session {
-	rule := b.broker.PathRule(startDir, m.uploadDir(key), m.where())
+func (b *Bot) grantSession(m *chat.Machine, key, startDir string) filesend.Session {
+	rule := b.broker.PathRule(startDir, m.UploadFolder(key), m.Where())
 	rule.WorkDirResolved = true
 	return filesend.Session{Key: key, Rule: rule}
 }
@@ -546,12 +560,12 @@ func (a *actor) closeConn(ctx context.Context, why string) {
 		for range conn.Events() {
 		}
 	}()
-	a.machine().pool.release(a)
+	a.machine().Pool.Release(a)
 }
 
 // machine is the machine of the actor's process, or the one its next
 // process starts on when it has none.
-func (a *actor) machine() *machine {
+func (a *actor) machine() *chat.Machine {
 	a.mu.Lock()
 	m := a.mach
 	a.mu.Unlock()
@@ -570,7 +584,7 @@ func (a *actor) forgetConn() {
 		a.forgetHeld()
 	}
 	closeGrant(grant)
-	a.machine().pool.release(a)
+	a.machine().Pool.Release(a)
 }
 
 // dropSession is /new: close the process and end the session, which

@@ -28,7 +28,7 @@ func (t *turn) approval(ctx context.Context, conn engine.Conn, e engine.Approval
 		ToolUseID: e.ToolUseID, BlockedPath: e.BlockedPath, Description: e.Description,
 		DecisionReasonType: e.DecisionReasonType, ClassifierApprovable: e.ClassifierApprovable,
 		ChatID: a.place.ChatID, SessionKey: a.key, PermissionMode: mode, PlanMode: st.PlanMode,
-		WorkDir: startDir, UploadDir: m.uploadDir(a.key), Where: m.where()}
+		WorkDir: startDir, UploadDir: m.UploadFolder(a.key), Where: m.Where()}
 	sub, err := b.broker.Submit(ctx, req, conn)
 	if err != nil {
 		b.log.Warn("approval request not handled", "chat_id", a.place.ChatID, "request_id", e.RequestID, "err", err)

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine"
 
 	tgbot "github.com/go-telegram/bot"
@@ -134,17 +135,17 @@ type Config struct {
 	StallAfter time.Duration
 	// CPU measures Claude's process trees for the stall watchdog (the
 	// wiring gives the host Claude runs on); nil: never known.
-	CPU CPUMeter
+	CPU chat.CPUMeter
 	// Host is the machine Claude works on: the path rule resolves links
 	// there, uploads are written there, /get reads there. Nil: this one
 	// (host.Local).
 	Host host.Host
 	// Machines are the other machines a chat may move to with /host
 	// ([hosts.NAME]); the fields above, with the engine New is given, are
-	// the one named LocalMachine.
-	Machines []Machine
+	// the one named chat.LocalMachine.
+	Machines []chat.MachineConfig
 	// DefaultMachine is the machine of a chat that chose none ([claude]
-	// host); "" is LocalMachine.
+	// host); "" is chat.LocalMachine.
 	DefaultMachine string
 	// Schedules is [schedule] and [[schedules]]; Hooks, when set, serves
 	// [triggers] (schedules.go).
@@ -216,7 +217,7 @@ func (c *Config) defaults() {
 		c.StallAfter = defaultStallAfter
 	}
 	if c.CPU == nil {
-		c.CPU = noCPU{}
+		c.CPU = chat.NoCPU{}
 	}
 	c.Host = host.Or(c.Host)
 	c.Voice.defaults()
@@ -239,7 +240,7 @@ type Bot struct {
 	broker   *approvals.Broker
 	// machines are where Claude can work, by name (machines.go); each has
 	// the pool of its live processes.
-	machines map[string]*machine
+	machines *chat.Machines
 
 	allow     allowlist     // allowed_user_ids, allowed_chat_ids (access.go)
 	approvers *approverBook // who may answer prompts in groups (approvers.go)
@@ -309,13 +310,15 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		stopping:  make(chan struct{}),
 		accounts:  newAccounts(accountsKept, cfg.PressBurst),
 	}
-	machines, err := newMachines(&cfg, eng)
+	local := chat.MachineConfig{Engine: eng, Host: cfg.Host, Git: cfg.Git, CPU: cfg.CPU, WorkDir: cfg.WorkDir,
+		ProjectRoots: cfg.ProjectRoots, UploadDir: cfg.UploadDir, MaxLive: cfg.MaxLive, ClaudeVersion: cfg.ClaudeVersion}
+	machines, err := chat.NewMachines(local, cfg.Machines, cfg.DefaultMachine)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("telegram: %w", err)
 	}
 	b.machines = machines
 	b.cmdLists = newCommandLists(func(name string) engine.CommandSource {
-		if c, ok := b.machineNamed(name).Engine.(engine.Commander); ok {
+		if c, ok := b.machines.Named(name).Engine.(engine.Commander); ok {
 			return c.CommandSource()
 		}
 		return nil

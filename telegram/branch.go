@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/host"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/scope"
@@ -41,12 +42,12 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo i
 			return view.NotARepo(cur)
 		}
 		w = projects.Worktree{Path: projects.WorktreePath(b.worktreesDir(m), list[0].Path, name), Branch: name}
-		switch v := m.inRoots(w.Path, m.roots()); {
+		switch v := m.InRoots(w.Path, m.Roots()); {
 		case v.Invisible:
 			return view.BranchRefused(view.InvisibleDir(w.Path))
 		case !v.Inside:
 			return view.BranchRefused(fmt.Sprintf("The worktree would be %s, outside the directories this bot may work in (%s): set [projects] worktrees_dir to a folder inside [claude] project_roots, or widen the roots.",
-				w.Path, strings.Join(m.roots(), ", ")))
+				w.Path, strings.Join(m.Roots(), ", ")))
 		}
 		if created, err = m.Git.AddWorktree(ctx, cur, w.Path, name); err != nil {
 			if errors.Is(err, projects.ErrBadBranch) {
@@ -77,8 +78,8 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo i
 
 // worktreesDir is [projects] worktrees_dir on the bot's machine, where
 // it names a folder; elsewhere worktrees go beside their repository.
-func (b *Bot) worktreesDir(m *machine) string {
-	if m.Name == LocalMachine {
+func (b *Bot) worktreesDir(m *chat.Machine) string {
+	if m.Name == chat.LocalMachine {
 		return b.cfg.WorktreesDir
 	}
 	return ""

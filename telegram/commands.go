@@ -132,11 +132,11 @@ func (b *Bot) answer(c commandCall, text string) { b.api.notify(c.pl, c.m.ID, te
 func (b *Bot) statusText(key string, pl place, replyTo int) string {
 	b.chatDir(key, pl, replyTo)
 	st := b.settings(key)
-	m := b.machineNamed(st.Host)
+	m := b.machines.Named(st.Host)
 	s := view.Status{Model: st.Model, ModelSource: st.ModelSource, PlanMode: st.PlanMode, PlanModeSource: st.PlanSource,
 		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource,
 		Stream: st.Stream, StreamSource: st.StreamSource, Version: b.cfg.Version, ClaudeVersion: m.ClaudeVersion}
-	if len(b.machines) > 1 {
+	if b.machines.Len() > 1 {
 		s.Host, s.HostSource = st.Host, st.HostSource
 	}
 	deskDir := st.WorkDir
@@ -163,7 +163,7 @@ func (b *Bot) statusText(key string, pl place, replyTo int) string {
 			deskDir = as.Dir
 		}
 	}
-	s.Desk = m.deskCommand(s.SessionID, deskDir)
+	s.Desk = m.DeskCommand(s.SessionID, deskDir)
 	return view.StatusText(s)
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/view"
 )
@@ -21,7 +22,7 @@ func (b *Bot) cwdCommand(key string, pl place, replyTo int, arg string) string {
 	arg = strings.TrimSpace(arg)
 	b.chatDir(key, pl, replyTo)
 	st := b.settings(key)
-	m := b.machineNamed(st.Host)
+	m := b.machines.Named(st.Host)
 	var dir string
 	switch arg {
 	case "", "show":
@@ -78,13 +79,13 @@ func (b *Bot) moveTo(key, dir string) (busy bool, err error) {
 // roots, and a ".." must stay inside both as written and as the kernel
 // walks it. The directory is the path as written, cleaned, links resolved
 // (as a shell's cd takes it).
-func (b *Bot) resolveWorkDir(m *machine, current, arg string) (string, error) {
+func (b *Bot) resolveWorkDir(m *chat.Machine, current, arg string) (string, error) {
 	abs, err := scope.Absolute(arg, current)
 	if err != nil {
 		return "", err
 	}
 	p := filepath.Clean(abs)
-	v := m.inRoots(abs, m.roots())
+	v := m.InRoots(abs, m.Roots())
 	fi, err := m.Host.Stat(context.Background(), v.Path)
 	switch {
 	case v.Invisible:
@@ -97,7 +98,7 @@ func (b *Bot) resolveWorkDir(m *machine, current, arg string) (string, error) {
 		return "", fmt.Errorf("%s is not a directory", p)
 	case !v.Inside:
 		return "", fmt.Errorf("%s is outside the directories this bot may work in (%s); [claude] project_roots in the config sets them",
-			p, strings.Join(m.roots(), ", "))
+			p, strings.Join(m.Roots(), ", "))
 	}
 	return v.Path, nil
 }
@@ -142,8 +143,8 @@ func (b *Bot) checkedWorkDir(key string, pl place, replyTo int, setAside func())
 	if st.WorkSource != fromChat {
 		return st.WorkDir
 	}
-	m := b.machineNamed(st.Host)
-	v := m.inRoots(st.WorkDir, m.roots())
+	m := b.machines.Named(st.Host)
+	v := m.InRoots(st.WorkDir, m.Roots())
 	resolved := v.Path
 	fi, err := m.Host.Stat(context.Background(), resolved)
 	var why view.DirProblem

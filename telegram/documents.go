@@ -11,6 +11,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/safefile"
 	"github.com/untether/untether/telegram/outbox"
 )
 
@@ -153,12 +154,12 @@ func attachNames(items []upload) []string {
 	seen := mediaGroupFields()
 	out := make([]string, len(items))
 	for i, u := range items {
-		name := safeName(u.name)
+		name := safefile.Name(u.name)
 		if name == "" {
 			name = "file"
 		}
 		for n := 2; seen[name]; n++ {
-			name = strconv.Itoa(n) + "-" + safeName(u.name)
+			name = strconv.Itoa(n) + "-" + safefile.Name(u.name)
 		}
 		seen[name] = true
 		out[i] = name

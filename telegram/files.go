@@ -20,6 +20,7 @@ import (
 	"github.com/untether/untether/host"
 	"github.com/untether/untether/human"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/safefile"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -86,15 +87,6 @@ func tooBig(files []prefs.File) (prefs.File, bool) {
 	return prefs.File{}, false
 }
 
-// uploadDir is the session's own upload folder. The approvals path rule
-// lets Claude read it, and no other chat's.
-func (m *machine) uploadDir(key string) string {
-	if m.UploadDir == "" {
-		return "" // no folder there: nothing is inside it
-	}
-	return filepath.Join(m.UploadDir, safeName(key))
-}
-
 // withFiles downloads the prompt's files into the session's upload folder
 // and returns the text for Claude: the user's words, then where the files
 // are (Claude reads them with its own tools; images included). The folder
@@ -104,7 +96,7 @@ func (b *Bot) withFiles(ctx context.Context, qp prefs.QueuedPrompt) (string, err
 	if m.UploadDir == "" {
 		return "", fmt.Errorf("%s has no upload folder: its home was not known when the bot started (restart the bot once it answers)", m.Name)
 	}
-	dir := m.uploadDir(qp.Key)
+	dir := m.UploadFolder(qp.Key)
 	if err := m.Host.MkdirAll(ctx, dir, 0o700); err != nil {
 		return "", fmt.Errorf("creating the upload folder: %w", err)
 	}
@@ -214,7 +206,7 @@ func (b *Bot) publicAPI() bool {
 // fileName is "<message id>-<name>": unique per message, recognisable, and
 // safe (no path, no control or shell-hostile characters).
 func fileName(msgID, i int, f prefs.File) string {
-	name := safeName(filepath.Base(strings.ReplaceAll(f.Name, "\\", "/")))
+	name := safefile.Name(filepath.Base(strings.ReplaceAll(f.Name, "\\", "/")))
 	if name == "" || name == "." || name == "_" {
 		name = "file"
 		switch f.Kind {
@@ -230,22 +222,6 @@ func fileName(msgID, i int, f prefs.File) string {
 		prefix += "-" + strconv.Itoa(i)
 	}
 	return prefix + "-" + name
-}
-
-func safeName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-		if b.Len() >= 100 {
-			break
-		}
-	}
-	return strings.TrimLeft(b.String(), ".")
 }
 
 func describeFile(f prefs.File) string {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/chat/turnstate"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/filesend"
@@ -27,7 +28,7 @@ import (
 // actor's goroutine to take it over.
 type adoption struct {
 	conn     engine.Conn
-	mach     *machine
+	mach     *chat.Machine
 	rec      prefs.HeldSession
 	progress int             // the turn's progress message, if it had one
 	grant    *filesend.Grant // its send_file grant given back, if any
@@ -107,7 +108,7 @@ func (a *actor) detachHeld() bool {
 	}
 	closeGrant(grant)
 	h.Detach()
-	a.machine().pool.release(a)
+	a.machine().Pool.Release(a)
 	a.b.log.Info("left claude running for the next start", "chat_id", a.place.ChatID, "session_key", a.key)
 	return true
 }
@@ -245,8 +246,8 @@ func (a *actor) forgetDeferred() {
 // deferredWait bounds a try to reach a held process's host again.
 const deferredWait = 20 * time.Second
 
-func (b *Bot) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Conn, *machine, error) {
-	m := b.machineNamed(rec.Machine)
+func (b *Bot) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Conn, *chat.Machine, error) {
+	m := b.machines.Named(rec.Machine)
 	d, ok := m.Engine.(engine.Durable)
 	if m.Name != rec.Machine || !ok {
 		return nil, nil, engine.ErrGone
@@ -269,12 +270,12 @@ func (b *Bot) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Con
 // the same socket. The path rule is made again, as openGrant made it, from
 // dir: the directory it works in, as keepHeld checked it. nil when it had
 // none or it fails (the tool then answers that the file was not sent).
-func (b *Bot) restoreGrant(m *machine, rec prefs.HeldSession, dir string) *filesend.Grant {
+func (b *Bot) restoreGrant(m *chat.Machine, rec prefs.HeldSession, dir string) *filesend.Grant {
 	if rec.Grant == "" || b.cfg.Files == nil {
 		return nil
 	}
 	restore := m.Regrant
-	if m.Name == LocalMachine {
+	if m.Name == chat.LocalMachine {
 		restore = b.cfg.Files.Restore
 	}
 	if restore == nil {
@@ -305,7 +306,7 @@ func (a *actor) adoptHeld(ctx context.Context, ad *adoption) {
 	// The process runs already: a slot is taken if one frees soon, else it
 	// runs over the cap until it ends (more held than max_live_sessions).
 	actx, cancel := context.WithTimeout(context.Background(), adoptSlotWait)
-	err := ad.mach.pool.acquire(actx, a, func(h *actor, strict bool) bool { return h.busy(strict) }, func() {})
+	err := ad.mach.Pool.Acquire(actx, a, holderBusy, func() {})
 	cancel()
 	if err != nil {
 		a.b.log.Warn("a held claude process runs over max_live_sessions", "chat_id", a.place.ChatID, "session_key", a.key)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/view"
@@ -24,7 +25,7 @@ const heldEndWait = 10 * time.Second
 // keepHeld checks a held Claude conn attached to on m. It returns the
 // directory it may go on in (its send_file grant is made for that one),
 // or, when it was ended, what its turn's live messages say instead.
-func (b *Bot) keepHeld(conn engine.Conn, m *machine, rec prefs.HeldSession) (dir, stopped string) {
+func (b *Bot) keepHeld(conn engine.Conn, m *chat.Machine, rec prefs.HeldSession) (dir, stopped string) {
 	if chatOK, userOK := b.allow.held(rec); !chatOK || !userOK {
 		var user int64
 		if rec.Turn != nil {
@@ -50,7 +51,7 @@ func (b *Bot) keepHeld(conn engine.Conn, m *machine, rec prefs.HeldSession) (dir
 // sends the chat back to working_dir with the notice, its session set
 // aside), and the directory the process works in must be inside the roots
 // as it is today, links resolved to itself (the checked path is returned).
-func (b *Bot) heldDir(m *machine, rec prefs.HeldSession) (string, bool) {
+func (b *Bot) heldDir(m *chat.Machine, rec prefs.HeldSession) (string, bool) {
 	replyTo := 0
 	if rec.Turn != nil {
 		replyTo = rec.Turn.MessageID
@@ -60,7 +61,7 @@ func (b *Bot) heldDir(m *machine, rec prefs.HeldSession) (string, bool) {
 		fellBack = true
 		b.setSessionAside(rec.Key)
 	})
-	v := m.inRoots(rec.WorkDir, m.roots())
+	v := m.InRoots(rec.WorkDir, m.Roots())
 	return v.Path, !fellBack && v.Inside && v.Path == rec.WorkDir
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/host/hosttest"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
@@ -37,7 +38,7 @@ func TestHostKeepsItsFolderPrivate(t *testing.T) {
 		}}
 		h := newHarness(t, echoScript, withFiles(files, here), func(c *telegram.Config) {
 			c.PrivatePaths = []string{filepath.Join(here, "state.db")}
-			c.Machines = append(c.Machines, telegram.Machine{Name: "box", Engine: box,
+			c.Machines = append(c.Machines, chat.MachineConfig{Name: "box", Engine: box,
 				Host: &hosttest.Recorder{Private: []string{kept}}, WorkDir: home,
 				UploadDir: filepath.Join(kept, "uploads"), Grant: files.Open})
 		})

@@ -23,9 +23,9 @@ func (b *Bot) hostCommand(ctx context.Context, key string, arg string) string {
 	if name == "" || name == "show" {
 		return view.HostList(b.hostItems(ctx, st.Host))
 	}
-	m, ok := b.machines[name]
+	m, ok := b.machines.Get(name)
 	if !ok {
-		return view.HostUnknown(name, b.machineNames())
+		return view.HostUnknown(name, b.machines.Names())
 	}
 	if name == st.Host {
 		return view.HostUnchanged(name)
@@ -38,7 +38,7 @@ func (b *Bot) hostCommand(ctx context.Context, key string, arg string) string {
 	}
 	b.setSessionAside(key)
 	warn := ""
-	if _, err := m.probe(ctx); err != nil {
+	if _, err := m.Reach(ctx, probeWait); err != nil {
 		warn = b.redact(err.Error())
 	}
 	return view.HostMoved(name, m.WorkDir, warn)
@@ -46,15 +46,15 @@ func (b *Bot) hostCommand(ctx context.Context, key string, arg string) string {
 
 // hostItems looks at every machine at once, each within probeWait.
 func (b *Bot) hostItems(ctx context.Context, current string) []view.HostItem {
-	names := b.machineNames()
+	names := b.machines.Names()
 	items := make([]view.HostItem, len(names))
 	var wg sync.WaitGroup
 	for i, n := range names {
-		m := b.machines[n]
-		items[i] = view.HostItem{Name: n, Live: m.pool.live(), MaxLive: m.MaxLive, WorkDir: m.WorkDir,
-			Current: n == current, Default: n == b.defaultMachine().Name}
+		m := b.machines.Named(n)
+		items[i] = view.HostItem{Name: n, Live: m.Pool.Live(), MaxLive: m.MaxLive, WorkDir: m.WorkDir,
+			Current: n == current, Default: n == b.machines.Default().Name}
 		wg.Go(func() {
-			v, err := m.probe(ctx)
+			v, err := m.Reach(ctx, probeWait)
 			items[i].ClaudeVersion = v
 			if err != nil {
 				items[i].Err = b.redact(err.Error())
@@ -63,16 +63,6 @@ func (b *Bot) hostItems(ctx context.Context, current string) []view.HostItem {
 	}
 	wg.Wait()
 	return items
-}
-
-// probe asks the machine whether it answers, and its CLI's version.
-func (m *machine) probe(ctx context.Context) (string, error) {
-	if m.Probe == nil {
-		return m.ClaudeVersion, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, probeWait)
-	defer cancel()
-	return m.Probe(ctx)
 }
 
 // keptPrompt is a message whose machine could not be reached: it stays
@@ -135,11 +125,11 @@ func (a *actor) dropKept() []uint64 {
 // default first.
 func (b *Bot) otherMachines(name string) []string {
 	var out []string
-	if d := b.defaultMachine().Name; d != name {
+	if d := b.machines.Default().Name; d != name {
 		out = append(out, d)
 	}
-	for _, n := range b.machineNames() {
-		if n != name && n != b.defaultMachine().Name {
+	for _, n := range b.machines.Names() {
+		if n != name && n != b.machines.Default().Name {
 			out = append(out, n)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/synctest"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/host"
 	"github.com/untether/untether/runner/runnertest"
 	"github.com/untether/untether/telegram"
@@ -19,7 +20,7 @@ import (
 func withBox(t *testing.T, eng *fakeEngine, probe func(context.Context) (string, error)) harnessOpt {
 	uploads := t.TempDir()
 	return func(c *telegram.Config) {
-		c.Machines = append(c.Machines, telegram.Machine{Name: "box", Engine: eng, WorkDir: "/box/code",
+		c.Machines = append(c.Machines, chat.MachineConfig{Name: "box", Engine: eng, WorkDir: "/box/code",
 			UploadDir: uploads, MaxLive: 2, ClaudeVersion: "9.9.9", Probe: probe})
 	}
 }

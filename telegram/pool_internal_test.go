@@ -9,18 +9,23 @@ import (
 	"time"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/chat"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/runner/runnertest"
 )
 
 // onePoolBot is a bot with one machine of one slot, no Telegram.
-func onePoolBot() (*Bot, *machine) {
-	m := &machine{Machine: Machine{Name: LocalMachine, MaxLive: 1}, pool: newPool(1)}
+func onePoolBot() (*Bot, *chat.Machine) {
+	ms, err := chat.NewMachines(chat.MachineConfig{MaxLive: 1, Engine: struct{ engine.Engine }{}}, nil, "") // its engine is never asked to start
+	if err != nil {
+		panic(err)
+	}
 	return &Bot{cfg: Config{MaxLive: 1}, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		broker: approvals.New(approvals.Config{}), machines: map[string]*machine{LocalMachine: m}, actors: map[string]*actor{}}, m
+		broker: approvals.New(approvals.Config{}), machines: ms, actors: map[string]*actor{}}, ms.Local()
 }
 
-func busy(h *actor, strict bool) bool { return h.busy(strict) }
+var busy = holderBusy
 
 // An eviction request is for the turn that asked: when that turn no longer
 // waits (here it gave up; it may also have got another slot), an idle
@@ -33,7 +38,7 @@ func TestStaleEvictKeepsTheProcess(t *testing.T) {
 		sess := runnertest.New("s1", func(*runnertest.Turn) {})
 		defer sess.Close(ctx)
 		holder.conn, holder.mach = sess, m
-		if err := m.pool.acquire(ctx, holder, busy, func() {}); err != nil {
+		if err := m.Pool.Acquire(ctx, holder, busy, func() {}); err != nil {
 			t.Fatal(err)
 		}
 
@@ -42,7 +47,7 @@ func TestStaleEvictKeepsTheProcess(t *testing.T) {
 		other.mach = m
 		wctx, giveUp := context.WithCancel(ctx)
 		waited := make(chan error, 1)
-		go func() { waited <- m.pool.acquire(wctx, other, busy, func() {}) }()
+		go func() { waited <- m.Pool.Acquire(wctx, other, busy, func() {}) }()
 		synctest.Wait()
 		if len(holder.evict) != 1 {
 			t.Fatal("the holder was not asked for its slot")
@@ -69,7 +74,7 @@ func TestStaleEvictKeepsTheProcess(t *testing.T) {
 }
 
 // A holder with a turn coming (a queued prompt) keeps its warm process
-// from a turn that waits for a slot, for queuedGrace: that turn waits
+// from a turn that waits for a slot, for chat.QueuedGrace: that turn waits
 // rather than make the holder start again for its next. Past the grace the
 // waiting turn gets the slot, so a chatty chat cannot keep it for ever.
 func TestQueuedHolderKeepsItsProcessForAWhile(t *testing.T) {
@@ -79,14 +84,14 @@ func TestQueuedHolderKeepsItsProcessForAWhile(t *testing.T) {
 		holder := newActor(b, "1", place{ChatID: 1}, false)
 		holder.mach = m
 		holder.queue = []prefs.QueuedPrompt{{Key: "1", Seq: 7}} // its next turn is coming
-		if err := m.pool.acquire(ctx, holder, busy, func() {}); err != nil {
+		if err := m.Pool.Acquire(ctx, holder, busy, func() {}); err != nil {
 			t.Fatal(err)
 		}
 		other := newActor(b, "2", place{ChatID: 2}, false)
 		other.mach = m
 		told := false
 		waited := make(chan error, 1)
-		go func() { waited <- m.pool.acquire(ctx, other, busy, func() { told = true }) }()
+		go func() { waited <- m.Pool.Acquire(ctx, other, busy, func() { told = true }) }()
 		synctest.Wait()
 		if len(holder.evict) != 0 {
 			t.Fatal("a holder with a turn coming was asked for its slot at once")
@@ -94,12 +99,12 @@ func TestQueuedHolderKeepsItsProcessForAWhile(t *testing.T) {
 		if !told {
 			t.Error("the waiting turn was not told it waits")
 		}
-		time.Sleep(queuedGrace + 6*time.Second) // past the grace and one re-check
+		time.Sleep(chat.QueuedGrace + 6*time.Second) // past the grace and one re-check
 		synctest.Wait()
 		if len(holder.evict) != 1 {
 			t.Fatal("past the grace, the holder was not asked for its slot")
 		}
-		m.pool.release(holder) // it closes its process
+		m.Pool.Release(holder) // it closes its process
 		if err := <-waited; err != nil {
 			t.Fatal(err)
 		}

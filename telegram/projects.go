@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/untether/untether/engine"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/telegram/view"
 )
@@ -72,17 +71,7 @@ func (t *turn) deskLine(sessionID string) string {
 	if dir == "" {
 		return ""
 	}
-	return a.machine().deskCommand(sessionID, dir)
-}
-
-// deskCommand is the command that continues the chat's session at the
-// desk, for /status: in the directory the session belongs to.
-func (m *machine) deskCommand(sessionID, dir string) string {
-	d, ok := m.Engine.(engine.DeskHandoff)
-	if sessionID == "" || dir == "" || !ok {
-		return ""
-	}
-	return d.ResumeCommand(dir, sessionID)
+	return a.machine().DeskCommand(sessionID, dir)
 }
 
 // storeMark is what the bot last saw of its live session's file in Claude
@@ -99,7 +88,7 @@ func (a *actor) markStore(ctx context.Context, id string) {
 	dir := a.startDir
 	a.mu.Unlock()
 	var m storeMark
-	if past := a.machine().pastStore(); past != nil && id != "" && dir != "" {
+	if past := a.machine().PastStore(); past != nil && id != "" && dir != "" {
 		if s, err := past.ReadSession(ctx, dir, id); err == nil {
 			m = storeMark{id: id, size: s.Size, turns: s.Turns}
 		}
@@ -118,7 +107,7 @@ func (a *actor) continuedElsewhere(ctx context.Context) bool {
 	a.mu.Lock()
 	m, dir := a.mark, a.startDir
 	a.mu.Unlock()
-	past := a.machine().pastStore()
+	past := a.machine().PastStore()
 	if m.id == "" || past == nil {
 		return false
 	}

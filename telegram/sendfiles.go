@@ -152,7 +152,7 @@ func (b *Bot) getCommand(ctx context.Context, key string, pl place, replyTo int,
 	// The chat's directory as checked now, links resolved (WorkDirResolved:
 	// a link put in its place after the check is not followed).
 	m := b.machineFor(key)
-	rule := b.broker.PathRule(m.resolvedDir(b.chatDir(key, pl, replyTo)), m.uploadDir(key), m.where())
+	rule := b.broker.PathRule(m.ResolvedDir(b.chatDir(key, pl, replyTo)), m.UploadFolder(key), m.Where())
 	rule.WorkDirResolved = true
 	f, err := filesend.Read(ctx, rule, arg, maxUpload)
 	var pe *filesend.PathError

@@ -43,7 +43,7 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 		return prefixSession + b.sessions.add(sessionChoice{key: key, chatID: pl.ChatID, thread: pl.Thread, past: p, created: now})
 	}
 	shown := map[string]bool{rec.SessionID: true}
-	if past := b.machineFor(key).pastStore(); past != nil {
+	if past := b.machineFor(key).PastStore(); past != nil {
 		list.Dir = dir
 		here, err := past.ListSessions(ctx, dir, maxListed+1)
 		if err != nil {
@@ -113,7 +113,7 @@ func (b *Bot) sessionOwners(key string, rec prefs.SessionRecord) (mine map[strin
 // most likely. A time in the future counts as recent.
 func (b *Bot) inUseElsewhere(key string, p prefs.PastSession) (age time.Duration, inUse bool) {
 	m := b.machineFor(key)
-	past := m.pastStore()
+	past := m.PastStore()
 	if past == nil {
 		return 0, false
 	}
@@ -140,7 +140,7 @@ func (b *Bot) inUseElsewhere(key string, p prefs.PastSession) (age time.Duration
 // a fresh one.
 func (b *Bot) startedElsewhere(ctx context.Context, key string, p prefs.PastSession) bool {
 	m := b.machineFor(key)
-	past := m.pastStore()
+	past := m.PastStore()
 	if past == nil {
 		return false
 	}

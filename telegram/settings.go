@@ -34,16 +34,16 @@ const (
 func (b *Bot) settings(key string) chatSettings {
 	s := chatSettings{Model: b.cfg.Model, ModelSource: fromConfig, PlanMode: b.cfg.PlanMode, PlanSource: fromConfig,
 		VerboseSource: fromConfig, WorkSource: fromConfig, Stream: b.cfg.Stream, StreamSource: fromConfig,
-		Host: b.defaultMachine().Name, HostSource: fromConfig}
+		Host: b.machines.Default().Name, HostSource: fromConfig}
 	p, err := b.store.Prefs(key)
 	if err != nil {
 		b.log.Warn("could not read chat settings", "session_key", key, "err", err)
 	}
 	// A machine no longer configured is no choice: the default's.
-	if _, ok := b.machines[p.Host]; ok {
+	if _, ok := b.machines.Get(p.Host); ok {
 		s.Host, s.HostSource = p.Host, fromChat
 	}
-	s.WorkDir = b.machines[s.Host].WorkDir
+	s.WorkDir = b.machines.Named(s.Host).WorkDir
 	if p.Model != "" {
 		s.Model, s.ModelSource = p.Model, fromChat
 	}

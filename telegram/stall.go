@@ -22,21 +22,6 @@ import (
 // is busy, not stuck: the progress says so and nobody is asked. A turn
 // waiting for an approval is not stalled either: it waits for the owner.
 
-// CPUMeter tells how much CPU time a process and every process below it
-// have used so far: the process table of the host Claude runs on (a
-// host.Host is one; host.Local reads /proc); tests give scripted figures.
-type CPUMeter interface {
-	TreeCPU(ctx context.Context, pid int) (time.Duration, error)
-}
-
-// noCPU is the meter of a bot given none: the CPU time is never known, so
-// a quiet tool is taken for a stalled one.
-type noCPU struct{}
-
-func (noCPU) TreeCPU(context.Context, int) (time.Duration, error) {
-	return 0, errors.New("no CPU meter")
-}
-
 // busyShare is the share of the time since the last look that a process
 // tree must have used the CPU to count as busy. An idle CLI waiting on a
 // tool uses about 2.5% (docs/protocol.md); a build uses a core or more.

@@ -40,7 +40,7 @@ func (b *Bot) topicCommand(ctx context.Context, key string, pl place, replyTo in
 	// directory; any other name keeps the chat's directory.
 	st := b.settings(key)
 	dir, name := st.WorkDir, arg
-	if d, err := b.resolveWorkDir(b.machineNamed(st.Host), st.WorkDir, arg); err == nil {
+	if d, err := b.resolveWorkDir(b.machines.Named(st.Host), st.WorkDir, arg); err == nil {
 		dir, name = d, filepath.Base(d)
 	}
 	if err := b.openTopic(ctx, pl, st.Host, dir, name); err != nil {
@@ -62,11 +62,11 @@ func (b *Bot) openTopic(ctx context.Context, pl place, host, dir, name string) e
 		b.noTopics.Store(pl.ChatID, true) // no more buttons that would fail the same way
 		return err
 	}
-	topic, m := SessionKey(pl.ChatID, thread), b.machineNamed(host)
+	topic, m := SessionKey(pl.ChatID, thread), b.machines.Named(host)
 	if host != "" {
 		if err := b.store.SetHost(topic, host); err != nil {
 			b.log.Warn("could not store a topic's machine", "chat_id", pl.ChatID, "err", err)
-			m = b.defaultMachine()
+			m = b.machines.Default()
 		}
 	}
 	if dir != m.WorkDir {
@@ -95,7 +95,7 @@ func (b *Bot) cwdAnswer(ctx context.Context, c commandCall) {
 	text := b.cwdCommand(c.key, c.pl, c.m.ID, c.args)
 	st := b.settings(c.key)
 	_, refused := b.noTopics.Load(c.pl.ChatID)
-	if c.group || c.pl.Thread != 0 || !b.me.Topics || refused || st.WorkDir == b.machineNamed(st.Host).WorkDir {
+	if c.group || c.pl.Thread != 0 || !b.me.Topics || refused || st.WorkDir == b.machines.Named(st.Host).WorkDir {
 		b.answer(c, text)
 		return
 	}

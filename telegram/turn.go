@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/chat/turnstate"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
@@ -133,12 +134,12 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 		qp.Text, t.qp.Text = text, text
 	}
 	conn, err := a.ensureConn(ctx, t)
-	if ue := (*unreachableError)(nil); errors.As(err, &ue) {
+	if ue := (*chat.UnreachableError)(nil); errors.As(err, &ue) {
 		// Not begun: the message stays pending in the store (a restart runs
 		// it again) and /retry runs it now.
-		log.Warn("the chat's host is unreachable: the message is kept", "host", ue.machine, "err", err)
+		log.Warn("the chat's host is unreachable: the message is kept", "host", ue.Machine, "err", err)
 		a.keep(orig, merged)
-		t.finishError(ctx, progress, view.HostUnreachable(ue.machine, ue.reason(), b.otherMachines(ue.machine)))
+		t.finishError(ctx, progress, view.HostUnreachable(ue.Machine, ue.Reason(), b.otherMachines(ue.Machine)))
 		return
 	}
 	t.begin()
@@ -196,7 +197,7 @@ func (a *actor) beginTurn(t *turn) (end func()) {
 		a.mu.Lock()
 		a.turn = nil
 		a.mu.Unlock()
-		a.machine().pool.wake() // this holder is idle now: a turn waiting for a slot may evict it
+		a.machine().Pool.Wake() // this holder is idle now: a turn waiting for a slot may evict it
 		b.cancels.remove(t.cancelT)
 		t.requestCancel()
 	}

@@ -113,7 +113,7 @@ func (e transcribeError) Error() string { return e.err.Error() }
 func (b *Bot) withVoice(ctx context.Context, p place, qp prefs.QueuedPrompt) (prefs.QueuedPrompt, error) {
 	// Recordings are heard on the bot's machine, where the transcriber
 	// runs, whichever machine Claude works on.
-	dir := b.machines[LocalMachine].uploadDir(qp.Key)
+	dir := b.machines.Local().UploadFolder(qp.Key)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return qp, fmt.Errorf("creating the upload folder: %w", err)
 	}

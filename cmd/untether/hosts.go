@@ -13,13 +13,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/host"
 	sshhost "github.com/untether/untether/host/ssh"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/claudefiles"
-	"github.com/untether/untether/telegram"
 )
 
 // sshControlDir is where a host's multiplexed connection keeps its
@@ -43,7 +43,7 @@ func sshControlDir(cfg *Config, name string) string {
 // Claude Code engine started there, git there. Nothing connects yet; a
 // host that cannot be reached is told to a chat when it is used. The
 // returned hosts are closed when the bot stops.
-func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, log *slog.Logger) ([]telegram.Machine, []*sshhost.Host, error) {
+func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, log *slog.Logger) ([]chat.MachineConfig, []*sshhost.Host, error) {
 	self, err := os.Executable()
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
@@ -51,7 +51,7 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 	if err != nil && len(cfg.Hosts) > 0 {
 		return nil, nil, fmt.Errorf("finding the untether binary (the agent hosts run): %w", err)
 	}
-	var out []telegram.Machine
+	var out []chat.MachineConfig
 	var hosts []*sshhost.Host
 	for _, name := range cfg.hostNames() {
 		hc := cfg.Hosts[name]
@@ -75,7 +75,7 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 				}
 			}
 		}
-		out = append(out, telegram.Machine{
+		out = append(out, chat.MachineConfig{
 			Name: name, Engine: eng, Host: h, CPU: h,
 			Git:     projects.Git{Timeout: cfg.Projects.GitTimeout, Host: h},
 			WorkDir: hc.WorkingDir, ProjectRoots: hc.ProjectRoots,

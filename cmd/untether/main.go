@@ -6,11 +6,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	sshhost "github.com/untether/untether/host/ssh"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
+
+	sshhost "github.com/untether/untether/host/ssh"
 
 	"github.com/untether/untether/procguard"
 )

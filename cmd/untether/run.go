@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/host"
 	"github.com/untether/untether/prefs"
@@ -84,7 +85,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	for _, p := range privateInReach(cfg) {
 		log.Warn("a private file of the bot lies where Claude Code reads without asking (working_dir, project_roots or add_dirs); "+
 			"untether's path rule cannot guard reads the CLI never asks about: move the file ([state] path, --config) or the directory",
-			"host", telegram.LocalMachine, "path", p)
+			"host", chat.LocalMachine, "path", p)
 	}
 	warnHostPrivateInReach(ctx, cfg, hosts, log)
 	if err := bot.Run(ctx); err != nil {

@@ -1,4 +1,4 @@
-package telegram
+package chat
 
 import (
 	"context"
@@ -6,38 +6,46 @@ import (
 	"time"
 )
 
-// pool bounds the number of live Claude processes (each ~190 MB) on one
-// machine. When a chat needs one more, the least recently used idle holder
+// Holder is what holds a slot of a Pool: a conversation with a live
+// process.
+type Holder interface {
+	// Evict asks the holder for its process: a hint it acts on only when
+	// the pool is still short then (Pool.Short), and only when idle.
+	Evict()
+}
+
+// Pool bounds the number of live agent processes (a Claude Code one is
+// ~190 MB) on one machine. When a chat needs one more, the least recently used idle holder
 // is asked to close its process; holders busy with a turn (or waiting for
 // an approval) are never evicted, so a new turn then waits in line. A
-// holder with a turn coming (queued) counts as busy for queuedGrace: it
+// holder with a turn coming (queued) counts as busy for QueuedGrace: it
 // keeps its warm process rather than give it up for one turn and start
 // another for its next; past that, a waiting turn may take its slot, so a
 // chatty chat cannot hold one for ever.
-type pool struct {
+type Pool struct {
 	max int
 
 	mu      sync.Mutex
-	holders map[*actor]time.Time // actor → last use
+	holders map[Holder]time.Time // holder → last use
 	freed   chan struct{}        // closed and replaced whenever a slot frees
 	waiting int                  // acquires waiting for a slot
 }
 
-// queuedGrace is how long a holder with a turn coming keeps its slot from
+// QueuedGrace is how long a holder with a turn coming keeps its slot from
 // a turn that waits for one.
-const queuedGrace = time.Minute
+const QueuedGrace = time.Minute
 
-func newPool(max int) *pool {
-	return &pool{max: max, holders: map[*actor]time.Time{}, freed: make(chan struct{})}
+func NewPool(max int) *Pool {
+	return &Pool{max: max, holders: map[Holder]time.Time{}, freed: make(chan struct{})}
 }
 
-// acquire gets a slot for a, evicting an idle holder if needed. onWait is
+// Acquire gets a slot for a, evicting an idle holder if needed. onWait is
 // called once if a has to wait. It returns ctx's error if ctx ends first
 // (the turn was cancelled while it waited).
 //
 // busy says whether a holder must keep its slot; strict is false once the
-// turn has waited queuedGrace, when only a running turn keeps one.
-func (p *pool) acquire(ctx context.Context, a *actor, busy func(h *actor, strict bool) bool, onWait func()) error {
+// turn has waited QueuedGrace, when only a running turn keeps one.
+func (p *Pool) Acquire(ctx context.Context, a Holder, busy func(h Holder, strict bool) bool, onWait func()) error {
 	waited, counted := false, false
 	start := time.Now()
 	defer func() {
@@ -58,9 +66,9 @@ func (p *pool) acquire(ctx context.Context, a *actor, busy func(h *actor, strict
 			counted = true
 			p.waiting++
 		}
-		var victim *actor
+		var victim Holder
 		var oldest time.Time
-		strict := time.Since(start) < queuedGrace
+		strict := time.Since(start) < QueuedGrace
 		for h, used := range p.holders {
 			if busy(h, strict) {
 				continue
@@ -72,7 +80,7 @@ func (p *pool) acquire(ctx context.Context, a *actor, busy func(h *actor, strict
 		freed := p.freed
 		p.mu.Unlock()
 		if victim != nil {
-			signal(victim.evict)
+			victim.Evict()
 		} else if !waited {
 			waited = true
 			onWait()
@@ -82,29 +90,30 @@ func (p *pool) acquire(ctx context.Context, a *actor, busy func(h *actor, strict
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(5 * time.Second):
-			// Re-check: an evicted actor may have been mid-transition.
+			// Re-check: an evicted holder may have been mid-transition.
 		}
 	}
 }
 
-// short says whether a turn still waits for a slot that only an eviction
+// Short says whether a turn still waits for a slot that only an eviction
 // can free. An evict signal is only a hint: it is acted on when this holds
 // at the moment the holder reads it, never on the word of a turn that has
 // since got a slot elsewhere or was cancelled.
-func (p *pool) short() bool {
+func (p *Pool) Short() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.waiting > 0 && len(p.holders) >= p.max
 }
 
-// live is how many holders have a slot.
-func (p *pool) live() int {
+// Live is how many holders have a slot.
+func (p *Pool) Live() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.holders)
 }
 
-func (p *pool) touch(a *actor) {
+// Touch marks a holder used now: the last to be evicted.
+func (p *Pool) Touch(a Holder) {
 	p.mu.Lock()
 	if _, ok := p.holders[a]; ok {
 		p.holders[a] = time.Now()
@@ -112,7 +121,8 @@ func (p *pool) touch(a *actor) {
 	p.mu.Unlock()
 }
 
-func (p *pool) release(a *actor) {
+// Release frees a holder's slot, if it has one.
+func (p *Pool) Release(a Holder) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.holders[a]; !ok {
@@ -123,9 +133,9 @@ func (p *pool) release(a *actor) {
 	p.freed = make(chan struct{})
 }
 
-// wake makes waiting acquires look again: a holder's turn ended, so it has
+// Wake makes waiting acquires look again: a holder's turn ended, so it has
 // become evictable (without this they would notice only on their re-check).
-func (p *pool) wake() {
+func (p *Pool) Wake() {
 	p.mu.Lock()
 	close(p.freed)
 	p.freed = make(chan struct{})
