@@ -252,7 +252,8 @@ type Bot struct {
 	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
 	topicBtn tokens[topicChoice]   // "open a topic" buttons of /cwd answers (topics.go)
 	limits   limitWatch            // the last usage-limit status, for /usage
-	sched    *scheduler            // scheduled and triggered runs (schedules.go)
+	sched    *chat.Scheduler       // scheduled and triggered runs (schedules.go)
+	subs     *subscriptionNotes    // the note on runs on a subscription login
 	schedMsg tokens[scheduleRef]   // ✖ buttons of /schedules lists
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
 	cmdLists *commandLists         // each directory's commands of the agent (cmdlists.go)
@@ -365,6 +366,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		Logger:          log,
 	})
 	b.sched = newScheduler(b)
+	b.subs = &subscriptionNotes{api: b.api, log: log}
 	return b, nil
 }
 
@@ -396,7 +398,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	if err := b.recover(ctx); err != nil {
 		return err
 	}
-	b.sched.start(ctx)
+	b.sched.Start(ctx)
 	if b.cfg.UploadKeep > 0 {
 		b.wg.Add(1)
 		go b.sweepUploads(ctx)
@@ -429,7 +431,7 @@ func (b *Bot) shutdown() {
 		a.stop()
 	}
 	done := make(chan struct{})
-	go func() { b.wg.Wait(); close(done) }()
+	go func() { b.wg.Wait(); b.sched.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-ctx.Done():

@@ -19,7 +19,7 @@ const prefixSchedule = "x:"
 // atCommand is /at WHEN PROMPT: a run once, later.
 func (b *Bot) atCommand(c commandCall) string {
 	now := time.Now()
-	when, prompt, err := schedule.ParseAt(c.args, now, b.sched.loc)
+	when, prompt, err := schedule.ParseAt(c.args, now, b.sched.Location())
 	if err != nil {
 		return scheduleError("at", err)
 	}
@@ -33,9 +33,9 @@ func (b *Bot) everyCommand(c commandCall) string {
 	if err != nil {
 		return scheduleError("every", err)
 	}
-	reply := b.addSchedule(c, r, prompt, r.First(now, b.sched.loc), now)
-	if b.sched.subscription.Load() {
-		b.sched.tellSubscription(c.pl, c.m.ID)
+	reply := b.addSchedule(c, r, prompt, r.First(now, b.sched.Location()), now)
+	if b.subs.subscription.Load() {
+		b.subs.tell(c.pl, c.m.ID)
 	}
 	return reply
 }
@@ -62,8 +62,8 @@ func (b *Bot) addSchedule(c commandCall, r schedule.Rule, prompt string, next, n
 		b.log.Error("could not store a schedule", "chat_id", c.pl.ChatID, "err", err)
 		return view.SettingNotSaved(err.Error())
 	}
-	b.sched.poke()
-	return view.ScheduleAdded(view.ScheduleRule(r, now, b.sched.loc), r.Once(), prompt, next, now, b.sched.loc)
+	b.sched.Poke()
+	return view.ScheduleAdded(view.ScheduleRule(r, now, b.sched.Location()), r.Once(), prompt, next, now, b.sched.Location())
 }
 
 // schedulesCommand lists the chat's schedules with a ✖ button for each one
@@ -94,14 +94,14 @@ func (b *Bot) scheduleList(key string, chatID int64) (string, view.Keyboard, err
 		if sc.Key != key {
 			continue
 		}
-		it := view.ScheduleItem{Rule: view.ScheduleRule(schedule.Rule{At: sc.At, Every: sc.Every, Cron: sc.Cron}, now, b.sched.loc),
+		it := view.ScheduleItem{Rule: view.ScheduleRule(schedule.Rule{At: sc.At, Every: sc.Every, Cron: sc.Cron}, now, b.sched.Location()),
 			Prompt: sc.Prompt, Next: sc.Next, Config: sc.Config}
 		if !sc.Config {
 			it.Data = prefixSchedule + b.schedMsg.add(scheduleRef{key: key, chatID: chatID, id: sc.ID})
 		}
 		items = append(items, it)
 	}
-	text, shown := view.SchedulesText(items, now, b.sched.loc)
+	text, shown := view.SchedulesText(items, now, b.sched.Location())
 	return text, view.SchedulesKeyboard(items[:shown]), nil
 }
 
@@ -120,7 +120,7 @@ func (b *Bot) pressSchedule(ctx context.Context, cq *models.CallbackQuery, chatI
 		b.api.answerCallback(ctx, cq.ID, view.ToastScheduleGone)
 		return
 	}
-	b.sched.poke()
+	b.sched.Poke()
 	b.api.answerCallback(ctx, cq.ID, view.ToastScheduleRemoved)
 	// The list shows what is left, with fresh buttons.
 	if m := cq.Message.Message; m != nil {
