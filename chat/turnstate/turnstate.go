@@ -58,6 +58,16 @@ type Retry struct {
 	Error        string // the engine's name: "rate_limit", "overloaded", ...
 }
 
+// Stall is a tool running while the agent has said nothing for a while.
+type Stall struct {
+	Kind  toolkinds.Kind
+	Title string        // the tool's title, as in the action lines
+	For   time.Duration // since the last news from the agent
+	// Busy says the tool's processes use the CPU (a build, tests): it
+	// works, it is not stuck.
+	Busy bool
+}
+
 // Compaction is the conversation being or having been compacted.
 type Compaction struct {
 	Running   bool

@@ -167,7 +167,7 @@ func progressNotes(p Progress) string {
 		lines = append(lines, compactionLine(*p.Compaction))
 	}
 	if p.Stall != nil {
-		lines = append(lines, p.Stall.line())
+		lines = append(lines, stallLine(*p.Stall))
 	}
 	if len(lines) == 0 {
 		return ""

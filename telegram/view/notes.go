@@ -3,6 +3,7 @@ package view
 import (
 	"strconv"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/human"
 )
 
@@ -26,15 +27,17 @@ func NotAllowedNote(chat bool) string {
 	return "⛔ Not run: you are no longer allowed to use this bot."
 }
 
-// DirProblem says why a chat's stored working directory cannot be used.
-type DirProblem int
+// DirProblem says why a chat's stored working directory cannot be used
+// (the core's value).
+type DirProblem = chat.DirProblem
 
+// Why a directory cannot be used.
 const (
-	DirGone         DirProblem = iota // it no longer exists
-	DirNotDir                         // it is no longer a directory
-	DirLeadsOutside                   // a link in it now leads outside the project roots
-	DirOutsideRoots                   // it is no longer inside the project roots
-	DirInvisible                      // its name holds an invisible or direction-changing character
+	DirGone         = chat.DirGone
+	DirNotDir       = chat.DirNotDir
+	DirLeadsOutside = chat.DirLeadsOutside
+	DirOutsideRoots = chat.DirOutsideRoots
+	DirInvisible    = chat.DirInvisible
 )
 
 // WorkDirFallback tells a chat that its stored working directory is no

@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/untether/untether/chat"
 )
 
 // Texts of the project commands: /diff, /branch, the desk hand-off and the
@@ -19,9 +20,7 @@ func shownPath(s string, budget int) string { return escHead(oneLine(Visible(s))
 
 // ChangeStat is what a turn changed in the repository, or what is
 // uncommitted: files, lines added and removed.
-type ChangeStat struct {
-	Files, Added, Removed int
-}
+type ChangeStat = chat.ChangeStat
 
 // ChangeLine says s: "3 files changed, +40 −12"; "" when nothing changed.
 func ChangeLine(s ChangeStat) string {

@@ -1,22 +1,23 @@
 package view
 
-// Why pending approvals were cancelled or a Claude process was closed. The
-// owner reads them in a prompt's outcome ("Cancelled — the turn ended") and
-// Claude reads the same words as the deny message, so they are plain text.
+import "github.com/untether/untether/chat"
+
+// Why pending approvals were cancelled or a Claude process was closed: the
+// core's words, which the owner reads in a prompt's outcome and Claude as
+// the deny message.
 const (
-	ReasonTurnEnded          = "the turn ended"
-	ReasonTurnCancelled      = "the turn was cancelled"
-	ReasonBotStopping        = "bot stopping"
-	ReasonIdle               = "idle"
-	ReasonEvicted            = "evicted for another chat"
-	ReasonSettingsChanged    = "settings changed"
-	ReasonNewSession         = "new session"
-	ReasonInterruptFailed    = "interrupt failed"
-	ReasonContinuedElsewhere = "continued elsewhere"
-	// ReasonNoTurn answers a request the CLI makes between turns.
-	ReasonNoTurn = "No turn is running; ask again in a turn."
+	ReasonTurnEnded          = chat.ReasonTurnEnded
+	ReasonTurnCancelled      = chat.ReasonTurnCancelled
+	ReasonBotStopping        = chat.ReasonBotStopping
+	ReasonIdle               = chat.ReasonIdle
+	ReasonEvicted            = chat.ReasonEvicted
+	ReasonSettingsChanged    = chat.ReasonSettingsChanged
+	ReasonNewSession         = chat.ReasonNewSession
+	ReasonInterruptFailed    = chat.ReasonInterruptFailed
+	ReasonContinuedElsewhere = chat.ReasonContinuedElsewhere
+	ReasonNoTurn             = chat.ReasonNoTurn
 )
 
 // SessionClosed is the reason given to pending approvals when their Claude
-// process is closed, why being one of the Reason… values above.
-func SessionClosed(why string) string { return "the Claude session was closed (" + why + ")" }
+// process is closed.
+func SessionClosed(why string) string { return chat.SessionClosed(why) }
