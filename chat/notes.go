@@ -67,6 +67,13 @@ const (
 	DirInvisible                      // its name holds an invisible or direction-changing character
 )
 
+// HeldStop is a turn a previous bot process began that cannot go on, why,
+// and on which machine.
+type HeldStop struct {
+	Why     HeldEnd
+	Machine string
+}
+
 // HeldEnd says why a turn a previous bot process began cannot go on after
 // a restart.
 type HeldEnd int

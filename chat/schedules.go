@@ -266,3 +266,22 @@ func (s *Scheduler) dropDisallowed() {
 		s.cfg.Log.Warn("schedule removed: its owner or chat is no longer allowed", "chat_id", sc.ChatID, "user_id", sc.UserID, "schedule", sc.ID)
 	}
 }
+
+// announce has the frontend show the first message of a run no one typed,
+// saying where it came from, and returns the prompt with that message as
+// the one the turn answers (progress, answer and notes reply to it).
+func (a *session) announce(ctx context.Context, qp prefs.QueuedPrompt) prefs.QueuedPrompt {
+	if qp.Origin == nil || qp.MessageID != 0 {
+		return qp
+	}
+	id := a.c.surface.Announce(ctx, a.place, qp)
+	if id == 0 {
+		return qp
+	}
+	// A restart before the turn begins replies to this message, not a new one.
+	if _, err := a.c.store.AnnouncedRun(qp.Key, qp.Seq, id); err != nil {
+		a.c.log.Warn("could not record a scheduled run's first message", "chat_id", a.place.ChatID, "err", err)
+	}
+	qp.MessageID = id
+	return qp
+}

@@ -2,7 +2,7 @@
 // It holds the interface an engine implements (start or resume a session
 // from a Spec; a Conn to talk to it) and the normalized events a session
 // produces (event.go). It knows neither Claude Code nor Telegram:
-// package runner implements it for Claude Code, runner/runnertest is an
+// package runner implements it for Claude Code, engine/enginetest is an
 // in-process fake, and the bot (package telegram) sees only this package.
 //
 // Extras only some engines have are optional interfaces a Conn or Engine

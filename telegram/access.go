@@ -29,18 +29,18 @@ func (l allowlist) chat(chatID int64) bool {
 	return !isGroup(chatID) || len(l.chats) == 0 || l.chats[chatID]
 }
 
-// turn is the check a turn meets before it runs: its chat, and the user
+// Turn is the check a turn meets before it runs: its chat, and the user
 // it runs for. A run the owner set up in the config (config) has no user:
 // its chat must be allowed by itself (origin). A turn without a user
 // otherwise cannot be checked and is refused.
-func (l allowlist) turn(chatID, userID int64, config bool) (chatOK, userOK bool) {
+func (l allowlist) Turn(chatID, userID int64, config bool) (chatOK, userOK bool) {
 	if config {
 		return l.origin(chatID)
 	}
 	return l.chat(chatID), userID != 0 && l.user(userID)
 }
 
-// origin is turn for a run the owner set up in the config (no user owns
+// origin is Turn for a run the owner set up in the config (no user owns
 // it): its chat must be allowed by itself, a group by allowed_chat_ids, a
 // private chat as its user.
 func (l allowlist) origin(chatID int64) (chatOK, userOK bool) {
@@ -50,17 +50,17 @@ func (l allowlist) origin(chatID int64) (chatOK, userOK bool) {
 	return true, l.user(chatID)
 }
 
-// held is turn for a held Claude a restarted bot found. The turn it runs
+// Held is Turn for a held Claude a restarted bot found. The turn it runs
 // is checked as its prompt was before it ran: a held turn has no user only
 // when the owner's config started it (a trigger, a schedule of the
 // config), for a typed prompt and a user's schedule always have one.
 // Between turns its chat is checked, a private chat as its user.
-func (l allowlist) held(rec prefs.HeldSession) (chatOK, userOK bool) {
+func (l allowlist) Held(rec prefs.HeldSession) (chatOK, userOK bool) {
 	switch {
 	case rec.Turn != nil:
-		return l.turn(rec.ChatID, rec.Turn.UserID, rec.Turn.UserID == 0)
+		return l.Turn(rec.ChatID, rec.Turn.UserID, rec.Turn.UserID == 0)
 	case isGroup(rec.ChatID):
 		return l.chat(rec.ChatID), true
 	}
-	return l.turn(rec.ChatID, rec.ChatID, false)
+	return l.Turn(rec.ChatID, rec.ChatID, false)
 }

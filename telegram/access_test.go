@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -21,7 +21,7 @@ type recordingScript struct {
 	ran []string
 }
 
-func (r *recordingScript) run(tr *runnertest.Turn) {
+func (r *recordingScript) run(tr *enginetest.Turn) {
 	r.mu.Lock()
 	r.ran = append(r.ran, tr.Prompt)
 	r.mu.Unlock()

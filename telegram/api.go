@@ -14,6 +14,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
@@ -113,10 +114,7 @@ func isNotFound(err error) bool {
 }
 
 // place says where a message goes: a chat, maybe a forum topic.
-type place struct {
-	ChatID int64
-	Thread int
-}
+type place = chat.Place
 
 var noPreview = &models.LinkPreviewOptions{IsDisabled: tgbot.True()}
 

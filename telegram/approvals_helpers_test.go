@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
@@ -37,7 +37,7 @@ func bashRule(cmd string) json.RawMessage {
 const acceptEdits = `{"type":"setMode","mode":"acceptEdits","destination":"session"}`
 
 // decisionWord summarises a decision for the final answer of a script.
-func decisionWord(d runnertest.Decision) string {
+func decisionWord(d enginetest.Decision) string {
 	switch {
 	case d.Allow:
 		return "allowed"
@@ -154,10 +154,10 @@ func (h *harness) progressFor(chatID int64, id int) tgtest.Message {
 }
 
 // answersOf returns the answers written to the i-th started session.
-func (h *harness) answersOf(i int) []runnertest.Answer { return h.eng.session(i).Answers() }
+func (h *harness) answersOf(i int) []enginetest.Answer { return h.eng.session(i).Answers() }
 
 // onlyAnswer asserts that exactly one answer was written and returns it.
-func (h *harness) onlyAnswer(i int) runnertest.Answer {
+func (h *harness) onlyAnswer(i int) enginetest.Answer {
 	h.t.Helper()
 	as := h.answersOf(i)
 	if len(as) != 1 {

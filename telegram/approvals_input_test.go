@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
@@ -105,7 +105,7 @@ func TestApprovalInvisibleCharactersShown(t *testing.T) {
 		const rlo = "\u202e"
 		cmd := "cp report.txt /tmp/" + rlo + "txt.sh && chmod +x /tmp/" + rlo + "txt.sh"
 		long := longCommand() + " # " + rlo + "end"
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.ActionStarted{ToolUseID: "toolu_b1", Tool: "Bash", Kind: "command", Title: cmd})
 			d1 := tr.Ask(toolReq(t, "b1", "Bash", map[string]any{"command": cmd, "description": "Copy " + rlo + "it"}))

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 )
 
@@ -47,7 +47,7 @@ func TestApprovalTimeout(t *testing.T) {
 
 func TestApprovalCancelWhilePending(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			d := tr.Ask(toolReq(t, "c1", "Bash", map[string]any{"command": "make forever"}))
 			if !d.Interrupted {
@@ -111,11 +111,11 @@ func TestApprovalStaleAfterRestart(t *testing.T) {
 func TestApprovalEndsWithItsTurn(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		end  func(tr *runnertest.Turn)
+		end  func(tr *enginetest.Turn)
 		want string
 	}{
-		{"crash", func(tr *runnertest.Turn) { tr.Crash(2, "segfault") }, "Cancelled — the turn ended"},
-		{"withdrawn", func(tr *runnertest.Turn) {
+		{"crash", func(tr *enginetest.Turn) { tr.Crash(2, "segfault") }, "Cancelled — the turn ended"},
+		{"withdrawn", func(tr *enginetest.Turn) {
 			tr.Emit(engine.ApprovalCancelled{RequestID: "w1"})
 			tr.Aborted()
 		}, "Withdrawn"},
@@ -123,7 +123,7 @@ func TestApprovalEndsWithItsTurn(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				shown := make(chan struct{})
-				h := newHarness(t, func(tr *runnertest.Turn) {
+				h := newHarness(t, func(tr *enginetest.Turn) {
 					tr.Start("m")
 					tr.Emit(toolReq(t, "w1", "Bash", map[string]any{"command": "make gone"}))
 					<-shown
@@ -149,7 +149,7 @@ func TestApprovalEndsWithItsTurn(t *testing.T) {
 func TestApprovalWithdrawnLosesButtons(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		withdraw, checked := make(chan struct{}), make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.ActionStarted{ToolUseID: "toolu_w1", Tool: "Bash", Kind: "command", Title: "make gone"})
 			go func() {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 )
 
@@ -47,7 +47,7 @@ func TestApprovalReadOutsideProjectAsked(t *testing.T) {
 		var mu sync.Mutex
 		got := map[string]string{}
 		var mine string // the chat's own upload folder, known once the chat id is
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			asks := []engine.ApprovalRequest{
 				toolReq(t, "inside", "Read", map[string]any{"file_path": filepath.Join(work, "main.go")}),
@@ -139,7 +139,7 @@ func TestApprovalPathRuleKeepsTheStartedDir(t *testing.T) {
 	}
 	var mu sync.Mutex
 	got := map[string]string{}
-	h := newHarness(t, func(tr *runnertest.Turn) {
+	h := newHarness(t, func(tr *enginetest.Turn) {
 		tr.Start("m")
 		ask := func(id, p string) {
 			d := tr.Ask(toolReq(t, id, "Read", map[string]any{"file_path": p}))

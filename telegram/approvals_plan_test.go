@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -33,19 +33,19 @@ func exitPlan(t testing.TB, id, plan string) engine.ApprovalRequest {
 // decisions records what a script was told, in order.
 type decisions struct {
 	mu   sync.Mutex
-	list []runnertest.Decision
+	list []enginetest.Decision
 }
 
-func (d *decisions) add(x runnertest.Decision) {
+func (d *decisions) add(x enginetest.Decision) {
 	d.mu.Lock()
 	d.list = append(d.list, x)
 	d.mu.Unlock()
 }
 
-func (d *decisions) get() []runnertest.Decision {
+func (d *decisions) get() []enginetest.Decision {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return append([]runnertest.Decision(nil), d.list...)
+	return append([]enginetest.Decision(nil), d.list...)
 }
 
 // planPrompts counts the plan prompts shown in the private chat.
@@ -68,7 +68,7 @@ func TestPlanOutlineCooldownApprove(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		step := make(chan struct{})
 		var got decisions
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Emit(engine.SessionStarted{SessionID: "s", Model: "m", PermissionMode: "plan"})
 			got.add(tr.Ask(exitPlan(t, "x1", shortPlan))) // the user pauses it
 			got.add(tr.Ask(exitPlan(t, "x2", shortPlan))) // at once: the cooldown answers
@@ -163,7 +163,7 @@ func TestPlanCooldownProgressiveResumeAndDeny(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		step := make(chan struct{})
 		var got decisions
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			if tr.Prompt == "plan" {
 				got.add(tr.Ask(exitPlan(t, "a1", shortPlan))) // paused: 30 s
@@ -261,7 +261,7 @@ func lastWith(h *harness, s string) string {
 func TestPlanModeCommandLive(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var got decisions
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			if tr.Prompt == "exit" {
 				got.add(tr.Ask(exitPlan(t, "auto1", shortPlan)))
@@ -357,7 +357,7 @@ func TestPlanLongIsSplit(t *testing.T) {
 func TestPlanCooldownSurvivesBotRestart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var got decisions
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Emit(engine.SessionStarted{SessionID: "s", Model: "m", PermissionMode: "plan"})
 			got.add(tr.Ask(exitPlan(t, fmt.Sprintf("x%d", len(got.get())), shortPlan)))
 			tr.Complete("turn over")

@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
@@ -34,7 +34,7 @@ func askReq(t testing.TB, id string, qs ...question) engine.ApprovalRequest {
 
 // answersIn decodes the answers the bot put into updatedInput, and checks
 // the questions were kept.
-func answersIn(t *testing.T, d runnertest.Decision) map[string]string {
+func answersIn(t *testing.T, d enginetest.Decision) map[string]string {
 	t.Helper()
 	var in struct {
 		Questions []json.RawMessage `json:"questions"`
@@ -88,7 +88,7 @@ func TestQuestionMultiSelectOtherAndSequence(t *testing.T) {
 		req := askReq(t, "q2",
 			question{q: "Which checks should run?", header: "Checks", multi: true, options: []string{"lint", "unit", "e2e"}},
 			question{q: "Where should the report go?", header: "Report", options: []string{"stdout", "file"}})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			d := tr.Ask(req)
 			tr.Complete("questions " + decisionWord(d))
@@ -156,7 +156,7 @@ func TestQuestionMultiSelectOtherAndSequence(t *testing.T) {
 func TestQuestionDismissAndTextAfterwards(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		req := askReq(t, "q3", question{q: "Rename the package?", header: "Rename", options: []string{"yes", "no"}})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			if tr.Prompt == "rename" {
 				tr.Complete("questions " + decisionWord(tr.Ask(req)))

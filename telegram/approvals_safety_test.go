@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 )
 
@@ -28,7 +28,7 @@ func TestApprovalSafetyCheckAsked(t *testing.T) {
 	}
 	var mu sync.Mutex
 	got := map[string]string{}
-	h := newHarness(t, func(tr *runnertest.Turn) {
+	h := newHarness(t, func(tr *enginetest.Turn) {
 		tr.Start("m")
 		flagged := toolReq(t, "flagged", "Write", map[string]any{"file_path": filepath.Join(work, "notes.md"), "content": "x"})
 		flagged.DecisionReasonType = "safetyCheck"

@@ -10,14 +10,14 @@ import (
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
 // oneAsk is a script that asks req once and reports the decision.
-func oneAsk(req engine.ApprovalRequest) runnertest.Script {
-	return func(tr *runnertest.Turn) {
+func oneAsk(req engine.ApprovalRequest) enginetest.Script {
+	return func(tr *enginetest.Turn) {
 		tr.Start("m")
 		d := tr.Ask(req)
 		if d.Interrupted {
@@ -146,7 +146,7 @@ func TestApprovalPreviews(t *testing.T) {
 		}
 		var mu sync.Mutex
 		var got []string
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			for _, r := range reqs {
 				d := tr.Ask(r)
@@ -182,7 +182,7 @@ func TestApprovalAutoAllow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var mu sync.Mutex
 		var got []string
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			asks := []engine.ApprovalRequest{
 				toolReq(t, "r", "Read", map[string]any{"file_path": "/work/go.mod"}), // inside WorkDir
@@ -234,7 +234,7 @@ func TestApprovalSkipPermissionsAndBypass(t *testing.T) {
 				if tc.opt != nil {
 					opts = append(opts, tc.opt)
 				}
-				h := newHarness(t, func(tr *runnertest.Turn) {
+				h := newHarness(t, func(tr *enginetest.Turn) {
 					if tc.mode != "" {
 						tr.Emit(engine.PermissionModeChanged{Mode: tc.mode})
 					}
@@ -363,7 +363,7 @@ func TestApprovalForeignChatPress(t *testing.T) {
 func TestApprovalSeveralPending(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			if tr.N > 1 {
 				tr.Start("m")
 				tr.Complete("second turn ran")

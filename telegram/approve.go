@@ -8,69 +8,30 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/untether/untether/approvals"
-	"github.com/untether/untether/chat/turnstate"
-	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
-
-// approval hands a can_use_tool request to the broker, and shows a prompt
-// when the user has to decide.
-func (t *turn) approval(ctx context.Context, conn engine.Conn, e engine.ApprovalRequest) {
-	a, b := t.a, t.a.b
-	st := b.settings(a.key)
-	a.mu.Lock()
-	mode, startDir := a.mode, a.startDir
-	a.mu.Unlock()
-	m := a.machine()
-	req := approvals.Request{RequestID: e.RequestID, ToolName: e.ToolName, Input: e.Input, Suggestions: e.Suggestions,
-		ToolUseID: e.ToolUseID, BlockedPath: e.BlockedPath, Description: e.Description,
-		DecisionReasonType: e.DecisionReasonType, ClassifierApprovable: e.ClassifierApprovable,
-		ChatID: a.place.ChatID, SessionKey: a.key, PermissionMode: mode, PlanMode: st.PlanMode,
-		WorkDir: startDir, UploadDir: m.UploadFolder(a.key), Where: m.Where()}
-	sub, err := b.broker.Submit(ctx, req, conn)
-	if err != nil {
-		b.log.Warn("approval request not handled", "chat_id", a.place.ChatID, "request_id", e.RequestID, "err", err)
-		// Never leave the CLI waiting.
-		_ = conn.Deny(ctx, e.RequestID, "untether could not handle this request: "+b.redact(err.Error()), false)
-		return
-	}
-	if sub.Auto() {
-		if sub.Outcome == approvals.OutcomeDenied {
-			b.api.notify(a.place, t.progressID, view.AutoNotice(b.redact(sub.Reason), b.redact(sub.Message)))
-		}
-		return
-	}
-	t.st.Phase = turnstate.PhaseWaiting
-	t.dirty = true
-	t.live.pause(true) // no draft over the prompt
-	t.awaitProgress(ctx)
-	b.showPrompt(ctx, a, t, sub.Prompt)
-	// The prompt says the turn waits: the progress message says so an
-	// interval later, which a quick press makes unnecessary, so the answer
-	// it lets through finds the chat's window free.
-	t.lastEdit = time.Now()
-}
 
 // showPrompt sends the prompt (a reply to the progress message) with the
 // keyboard on its last part, and records that message in the prompt book.
 // A tool prompt that cannot show the whole input is preceded by a file with
 // all of it: the buttons exist only once the file is delivered, and if it
 // cannot be, the prompt says so and offers Deny alone.
-func (b *Bot) showPrompt(ctx context.Context, a *actor, t *turn, p *approvals.Prompt) {
+func (b *Bot) showPrompt(ctx context.Context, t *tgTurn, p *approvals.Prompt) {
 	p = b.redactPrompt(p) // before the view cuts anything; the broker keeps the original
-	if t.adopted && b.takeBackPrompt(a, t, p) {
+	if t.adopted && b.takeBackPrompt(t, p) {
 		return // asked again after a restart: its first prompt's buttons work
 	}
+	a := t // the place and key of the turn's chat
 	var parts []string
 	var kb view.Keyboard
 	var at view.Attached
-	workDir := b.settings(a.key).WorkDir // paths are shown relative to it
+	workDir := b.core.Settings(a.key).WorkDir // paths are shown relative to it
 	now := time.Now()
 	replyTo := t.progressID
 	if replyTo == 0 {
-		replyTo = t.qp.MessageID
+		replyTo = t.msgID
 	}
 	if p.Kind == approvals.KindQuestion && p.Question != nil {
 		parts = []string{view.QuestionTextIn(p.Question, isGroup(a.place.ChatID))}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -74,7 +74,7 @@ func TestApproverTypedAnswer(t *testing.T) {
 		bob := tgtest.User{ID: 5151, FirstName: "Bob", Username: "bob"}
 		req := askReq(t, "q9", question{q: "Release name?", header: "Name", options: []string{"v1", "v2"}})
 		ask := oneAsk(req)
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			if tr.N == 1 {
 				ask(tr)
 				return

@@ -12,7 +12,7 @@ import (
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/tgtest"
@@ -22,9 +22,9 @@ import (
 // press to the decision written to Claude: the fake Bot API queues the
 // callback_query (tgtest.PressButton), the bot's held getUpdates returns it
 // over local HTTP, the router hands it to the broker, which calls Allow on
-// the session; runnertest stamps that call (Session.Answers). So it is
+// the session; enginetest stamps that call (Session.Answers). So it is
 // "press received by the bot → control_response written", plus the
-// long-poll delivery, an upper bound. A runnertest session stands in for
+// long-poll delivery, an upper bound. A enginetest session stands in for
 // runner.Session, whose Allow is one JSON line written to a pipe (the
 // runner's own tests cover that write); the bot's path is what is timed.
 //
@@ -34,9 +34,9 @@ func BenchmarkApprovalRoundTrip(b *testing.B) {
 	tg := tgtest.New(b)
 	user := tgtest.User{ID: 4242, FirstName: "Ada"}
 	dm := tgtest.PrivateChat(user)
-	var sess *runnertest.Session
+	var sess *enginetest.Session
 	started := make(chan struct{})
-	eng := &fakeEngine{script: func(tr *runnertest.Turn) {
+	eng := &fakeEngine{script: func(tr *enginetest.Turn) {
 		sess = tr.Session()
 		close(started)
 		tr.Start("m")
@@ -81,7 +81,7 @@ func BenchmarkApprovalRoundTrip(b *testing.B) {
 		n := len(sess.Answers())
 		pressed := time.Now()
 		tg.PressButton(user, dm, msgID, data)
-		var ans []runnertest.Answer
+		var ans []enginetest.Answer
 		for ans = sess.Answers(); len(ans) == n; ans = sess.Answers() {
 			time.Sleep(20 * time.Microsecond) // the session stamps the answer itself
 		}

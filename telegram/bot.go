@@ -24,7 +24,6 @@ import (
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/cooldown"
-	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/host"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/projects"
@@ -162,13 +161,7 @@ type Config struct {
 
 // FileServer is the send_file tool's server: *filesend.Server, or a
 // stand-in in tests (its socket cannot live in a synctest bubble).
-type FileServer interface {
-	Open(filesend.Session) (*filesend.Grant, error)
-	// Restore gives back the grant of a held process a previous bot
-	// started, by its Key (docs/durability.md).
-	Restore(sess filesend.Session, key string) (*filesend.Grant, error)
-	Serve(ctx context.Context, deliver filesend.Deliver) error
-}
+type FileServer = chat.FileServer
 
 func (c *Config) defaults() {
 	if c.PollTimeout <= 0 {
@@ -214,7 +207,7 @@ func (c *Config) defaults() {
 		c.AlbumWait = time.Second
 	}
 	if c.StallAfter == 0 {
-		c.StallAfter = defaultStallAfter
+		c.StallAfter = chat.DefaultStallAfter
 	}
 	if c.CPU == nil {
 		c.CPU = chat.NoCPU{}
@@ -251,13 +244,11 @@ type Bot struct {
 	sessions tokens[sessionChoice] // buttons of /sessions lists
 	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
 	topicBtn tokens[topicChoice]   // "open a topic" buttons of /cwd answers (topics.go)
-	limits   limitWatch            // the last usage-limit status, for /usage
 	sched    *chat.Scheduler       // scheduled and triggered runs (schedules.go)
 	subs     *subscriptionNotes    // the note on runs on a subscription login
 	schedMsg tokens[scheduleRef]   // ✖ buttons of /schedules lists
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
 	cmdLists *commandLists         // each directory's commands of the agent (cmdlists.go)
-	slowGit  projects.SlowDirs     // directories where a turn's snapshot ran out of time (projects.go)
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
@@ -268,9 +259,11 @@ type Bot struct {
 	baseCtx  context.Context
 	stopping chan struct{}
 
-	mu     sync.Mutex
-	actors map[string]*actor
-	wg     sync.WaitGroup
+	// core runs every chat's sessions and turns (package chat); surf is
+	// how it shows them here.
+	core *chat.Core
+	surf *surface
+	wg   sync.WaitGroup
 
 	// storedOffset is the update offset last written to the store; the
 	// poller writes its own only when they differ (see saveOffset).
@@ -307,7 +300,6 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		redactor:  redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
 		allow:     newAllowlist(cfg),
 		approvers: newApprovers(cfg.Approvers),
-		actors:    map[string]*actor{},
 		stopping:  make(chan struct{}),
 		accounts:  newAccounts(accountsKept, cfg.PressBurst),
 	}
@@ -362,9 +354,14 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		Cooldown:        b.storedCooldown(),
 		TokenSeed:       b.approvalSeed(),
 		IsAllowed:       b.allow.user,
-		OnResolved:      b.onResolved,
+		OnResolved:      func(r approvals.Resolution) { b.surf.PromptResolved(r) },
 		Logger:          log,
 	})
+	b.surf = newSurface(b)
+	b.core = chat.New(chat.Config{IdleTimeout: cfg.IdleTimeout, AlbumWait: cfg.AlbumWait, StallAfter: cfg.StallAfter,
+		MaxTurnUSD: cfg.MaxTurnUSD, DailyBudget: cfg.DailyBudget, MaxBacklogAge: cfg.MaxBacklogAge, Model: cfg.Model,
+		PermissionMode: cfg.PermissionMode, PlanMode: cfg.PlanMode, Stream: cfg.Stream, Files: cfg.Files},
+		store, b.machines, b.broker, b.allow, b.surf, b.redactor, log)
 	b.sched = newScheduler(b)
 	b.subs = &subscriptionNotes{api: b.api, log: log}
 	return b, nil
@@ -382,6 +379,7 @@ func set(ids []int64) map[int64]bool {
 // the bot is stopping, sessions are closed within ShutdownWait.
 func (b *Bot) Run(ctx context.Context) error {
 	b.baseCtx = context.WithoutCancel(ctx)
+	b.core.Start(ctx)
 	me, err := b.api.getMe(ctx)
 	if err != nil {
 		return err
@@ -427,13 +425,15 @@ func (b *Bot) shutdown() {
 	b.lanes.close()
 	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.ShutdownWait)
 	defer cancel()
-	for _, a := range b.allActors() {
-		a.stop()
-	}
+	coreDone := make(chan error, 1)
+	go func() { coreDone <- b.core.Stop(ctx) }()
 	done := make(chan struct{})
 	go func() { b.wg.Wait(); b.sched.Wait(); close(done) }()
 	select {
 	case <-done:
+		if err := <-coreDone; err != nil {
+			b.log.Warn("sessions did not close in time", "wait", b.cfg.ShutdownWait)
+		}
 	case <-ctx.Done():
 		b.log.Warn("sessions did not close in time", "wait", b.cfg.ShutdownWait)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -16,7 +16,7 @@ import (
 func TestMessageProgressFinal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("fake-model")
 			tr.Emit(engine.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "go test ./..."})
 			<-release
@@ -59,7 +59,7 @@ func TestTwoChatsInParallel(t *testing.T) {
 		var mu sync.Mutex
 		started := 0
 		both := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			mu.Lock()
 			started++
@@ -87,7 +87,7 @@ func TestTwoChatsInParallel(t *testing.T) {
 func TestQueuedDuringTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			if tr.N == 1 {
 				<-release
@@ -114,7 +114,7 @@ func TestQueuedDuringTurn(t *testing.T) {
 
 func TestCancelThenNewMessage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			if tr.Prompt == "long" {
 				<-tr.Interrupted()
@@ -287,7 +287,7 @@ func TestNonTextAndCommands(t *testing.T) {
 
 func TestCrashIsReportedAndRecovers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			if tr.Prompt == "boom" {
 				tr.Crash(3, "panic: token 7000000001:AAtgtest-fake-token leaked")
@@ -314,7 +314,7 @@ func TestCrashIsReportedAndRecovers(t *testing.T) {
 func TestSecretsNeverReachChats(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const apiKey = "sk-ant-api03-SECRETSECRET"
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Crash(1, "auth failed for key "+apiKey+" via bot "+"7000000001:AAtgtest-fake-token")
 		}, func(c *telegram.Config) { c.Secrets = []string{apiKey} })

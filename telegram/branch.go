@@ -20,7 +20,7 @@ import (
 // session there, like /cwd. Worktrees are never removed by the bot.
 func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo int, arg string) string {
 	cur := b.chatDir(key, pl, replyTo)
-	m := b.machineFor(key)
+	m := b.core.MachineFor(key)
 	list, err := m.Git.Worktrees(ctx, cur)
 	switch {
 	case errors.Is(err, projects.ErrNotRepo):
@@ -32,7 +32,7 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo i
 	if name == "" {
 		return view.BranchList(worktreeItems(m.Host, list, cur))
 	}
-	if a := b.existingActor(key); a != nil && a.working() {
+	if b.core.Working(key) {
 		return view.BranchBusy
 	}
 	w, found := projects.FindBranch(list, name)

@@ -102,8 +102,7 @@ func (b *Bot) pressCancel(ctx context.Context, cq *models.CallbackQuery, chatID 
 	if b.refusePress(ctx, cq, ok, chatID, target.chatID, view.ToastTurnOver) {
 		return
 	}
-	a := b.existingActor(target.key)
-	if a != nil && a.requestCancel(nil) {
+	if b.core.Cancel(target.key, nil) {
 		b.api.answerCallback(ctx, cq.ID, view.ToastCancelling)
 	} else {
 		b.api.answerCallback(ctx, cq.ID, view.ToastTurnOver)
@@ -134,8 +133,7 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 		}
 		return
 	}
-	a := b.existingActor(c.key)
-	if a != nil && a.working() {
+	if b.core.Working(c.key) {
 		b.api.answerCallback(ctx, cq.ID, view.ToastSessionBusy)
 		return
 	}
@@ -149,7 +147,7 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 		return
 	}
 	dir := ""
-	if m := b.machineFor(c.key); c.past.WorkDir != "" && c.past.WorkDir != m.WorkDir {
+	if m := b.core.MachineFor(c.key); c.past.WorkDir != "" && c.past.WorkDir != m.WorkDir {
 		resolved, err := b.resolveWorkDir(m, m.WorkDir, c.past.WorkDir)
 		if err != nil {
 			b.api.answerCallback(ctx, cq.ID, view.ToastSessionDir)
@@ -168,9 +166,7 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 	}
 	// One was used; the others describe a history that just changed.
 	b.sessions.removeIf(func(o sessionChoice) bool { return o.key == c.key })
-	if a != nil {
-		a.restartAfterTurn() // the next turn starts a process resuming the chosen id
-	}
+	b.core.RestartAfterTurn(c.key) // the next turn starts a process resuming the chosen id
 	b.api.answerCallback(ctx, cq.ID, view.ToastSwitched)
 	if m := cq.Message.Message; m != nil {
 		item := view.SessionItem{Title: c.past.Title, WorkDir: c.past.WorkDir}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -21,7 +21,7 @@ import (
 func TestLateCancelDoesNotReachNextTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gate := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			if tr.Prompt == "first" {
 				time.Sleep(2 * time.Second) // long enough to get a progress message with Cancel
@@ -92,7 +92,7 @@ func TestCancelWhileWaitingForASlot(t *testing.T) {
 		var mu sync.Mutex
 		var ran []string
 		bo := tgtest.User{ID: 5001, FirstName: "Bo"}
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			mu.Lock()
 			ran = append(ran, tr.Prompt)
 			mu.Unlock()
@@ -138,7 +138,7 @@ func TestCancelWhileWaitingForASlot(t *testing.T) {
 // outcome: no second message, which would spend the chat's window.
 func TestCancelOneNoticeEdited(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "make build"})
 			<-tr.Interrupted()
@@ -168,7 +168,7 @@ func TestCancelOneNoticeEdited(t *testing.T) {
 // "Cancelling…".
 func TestCancelTooLateSaysSo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			<-tr.Interrupted()
 			tr.Complete("the answer") // written before the interrupt was read
@@ -235,7 +235,7 @@ func sentSince(h *harness, before int) []string {
 }
 
 // untilCancelled is a turn that works until it is cancelled.
-func untilCancelled(tr *runnertest.Turn) {
+func untilCancelled(tr *enginetest.Turn) {
 	tr.Start("m")
 	<-tr.Interrupted()
 	tr.Aborted()
@@ -246,7 +246,7 @@ func untilCancelled(tr *runnertest.Turn) {
 func TestQueuedNoteBecomesTheProgress(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			if tr.Prompt == "first" {
 				<-release

@@ -47,7 +47,7 @@ func (b *Bot) claudeCommand(key string, pl place, m *models.Message, text string
 	if isGroup(m.Chat.ID) {
 		wait = groupListWait
 	}
-	cmds, _ := b.cmdLists.cached(cmdDir{b.machineFor(key).Name, b.chatDir(key, pl, m.ID)}, wait)
+	cmds, _ := b.cmdLists.cached(cmdDir{b.core.MachineFor(key).Name, b.chatDir(key, pl, m.ID)}, wait)
 	if c, found := findCommand(cmds, name); found {
 		name, known = c.Name, true
 	}

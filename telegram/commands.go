@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/view"
 )
@@ -39,14 +40,13 @@ var commandHandlers = map[string]commandHandler{
 	"cancel": {atOnce: true, run: func(b *Bot, _ context.Context, c commandCall) {
 		// One reply, edited to the outcome once the turn has ended (notice.go).
 		stuck := b.lanes.cancelRunning(c.key)
-		a := b.existingActor(c.key)
 		n := b.api.newNotice(c.pl, c.m.ID)
-		n.start(view.CancelReply(a != nil && a.requestCancel(n) || stuck))
+		cancelled := b.core.Cancel(c.key, func(v chat.TurnSurface) { v.(*tgTurn).addNotice(n, cancelOutcome) })
+		n.start(view.CancelReply(cancelled || stuck))
 	}},
 	"new": {run: func(b *Bot, _ context.Context, c commandCall) {
-		a := b.actorFor(c.key, c.pl, c.group)
 		n := b.api.newNotice(c.pl, c.m.ID)
-		n.start(view.NewSessionReply(a.requestReset(n)))
+		n.start(view.NewSessionReply(b.core.Reset(c.key, c.pl, func(v chat.TurnSurface) { v.(*tgTurn).addNotice(n, keepNotice) })))
 	}},
 	"status": {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.statusText(c.key, c.pl, c.m.ID)) }},
 	"usage":  {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.usageText(c.key)) }},
@@ -67,7 +67,7 @@ var commandHandlers = map[string]commandHandler{
 	"diff":     {run: func(b *Bot, ctx context.Context, c commandCall) { b.diffCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
 	"host":     {run: func(b *Bot, ctx context.Context, c commandCall) { b.answer(c, b.hostCommand(ctx, c.key, c.args)) }},
 	"retry": {run: func(b *Bot, _ context.Context, c commandCall) {
-		if n := b.actorFor(c.key, c.pl, c.group).retryKept(); n > 0 {
+		if n := b.core.Retry(c.key, c.pl); n > 0 {
 			b.answer(c, view.RetryQueued(n))
 			return
 		}
@@ -131,7 +131,7 @@ func (b *Bot) answer(c commandCall, text string) { b.api.notify(c.pl, c.m.ID, te
 // that no longer passes.
 func (b *Bot) statusText(key string, pl place, replyTo int) string {
 	b.chatDir(key, pl, replyTo)
-	st := b.settings(key)
+	st := b.core.Settings(key)
 	m := b.machines.Named(st.Host)
 	s := view.Status{Model: st.Model, ModelSource: st.ModelSource, PlanMode: st.PlanMode, PlanModeSource: st.PlanSource,
 		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource,
@@ -146,9 +146,9 @@ func (b *Bot) statusText(key string, pl place, replyTo int) string {
 			deskDir = rec.WorkDir // the session belongs to the directory it started in
 		}
 	}
-	b.statusMoney(key, &s)
-	if a := b.existingActor(key); a != nil {
-		as := a.status()
+	money := b.core.Money(key)
+	s.ChatCostUSD, s.SpentToday, s.DailyBudget = money.ConversationUSD, money.SpentToday, money.DailyBudget
+	if as, ok := b.core.Status(key); ok {
 		s.Queued, s.Running, s.Live, s.Held = as.Queued, as.Running, as.Live, as.Held
 		if as.Mode != "" {
 			s.PermissionMode = as.Mode
@@ -171,7 +171,7 @@ func (b *Bot) planModeCommand(ctx context.Context, key string, pl place, group b
 	var err error
 	switch arg {
 	case "", "show":
-		st := b.settings(key)
+		st := b.core.Settings(key)
 		return view.PlanModeShow(st.PlanMode, st.PlanSource)
 	case "on", "off", "auto":
 		err = b.store.SetPlanMode(key, prefs.PlanMode(arg))
@@ -183,23 +183,19 @@ func (b *Bot) planModeCommand(ctx context.Context, key string, pl place, group b
 	if err != nil {
 		return view.SettingNotSaved(b.redact(err.Error()))
 	}
-	st := b.settings(key)
-	if a := b.existingActor(key); a != nil {
-		if conn := a.liveConn(); conn != nil {
-			if err := conn.SetPermissionMode(ctx, st.liveMode()); err != nil {
-				return view.PlanModeSet(st.PlanMode, st.PlanSource, true, err.Error())
-			}
-			return view.PlanModeSet(st.PlanMode, st.PlanSource, true, "")
-		}
+	st := b.core.Settings(key)
+	live, err := b.core.SetLiveMode(ctx, key)
+	if err != nil {
+		return view.PlanModeSet(st.PlanMode, st.PlanSource, true, err.Error())
 	}
-	return view.PlanModeSet(st.PlanMode, st.PlanSource, false, "")
+	return view.PlanModeSet(st.PlanMode, st.PlanSource, live, "")
 }
 
 func (b *Bot) modelCommand(key, arg string) string {
 	var err error
 	switch {
 	case arg == "" || arg == "show":
-		st := b.settings(key)
+		st := b.core.Settings(key)
 		return view.ModelShow(st.Model, st.ModelSource)
 	case arg == "clear":
 		err = b.store.SetModel(key, "")
@@ -211,10 +207,8 @@ func (b *Bot) modelCommand(key, arg string) string {
 	if err != nil {
 		return view.SettingNotSaved(b.redact(err.Error()))
 	}
-	if a := b.existingActor(key); a != nil && a.liveConn() != nil {
-		a.restartAfterTurn()
-	}
-	st := b.settings(key)
+	b.core.RestartAfterTurn(key)
+	st := b.core.Settings(key)
 	return view.ModelSet(st.Model, st.ModelSource)
 }
 
@@ -234,7 +228,7 @@ func (b *Bot) verboseCommand(key, arg string) string {
 	if err != nil {
 		return view.SettingNotSaved(b.redact(err.Error()))
 	}
-	st := b.settings(key)
+	st := b.core.Settings(key)
 	return view.VerboseShow(st.Verbose, st.VerboseSource)
 }
 
@@ -243,11 +237,11 @@ func (b *Bot) verboseCommand(key, arg string) string {
 // the running turn (resuming): the CLI sends partial text only when asked
 // at start.
 func (b *Bot) streamCommand(key string, group bool, arg string) string {
-	before := b.settings(key).Stream
+	before := b.core.Settings(key).Stream
 	var err error
 	switch {
 	case arg == "" || arg == "show":
-		st := b.settings(key)
+		st := b.core.Settings(key)
 		return view.StreamShow(st.Stream, st.StreamSource, group)
 	case arg == "clear":
 		err = b.store.SetStream(key, "")
@@ -259,9 +253,9 @@ func (b *Bot) streamCommand(key string, group bool, arg string) string {
 	if err != nil {
 		return view.SettingNotSaved(b.redact(err.Error()))
 	}
-	st := b.settings(key)
-	if a := b.existingActor(key); a != nil && a.liveConn() != nil && (before == view.StreamOff) != (st.Stream == view.StreamOff) {
-		a.restartAfterTurn()
+	st := b.core.Settings(key)
+	if (before == view.StreamOff) != (st.Stream == view.StreamOff) {
+		b.core.RestartAfterTurn(key)
 	}
 	return view.StreamSet(st.Stream, st.StreamSource, group)
 }

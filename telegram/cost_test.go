@@ -5,7 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -16,7 +16,7 @@ import (
 // $0.12 refuses the fourth turn, not the third.
 func TestTurnCostIsTheIncreaseOfTheSessionTotal(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("fake-model")
 			tr.CompleteCosting("Answer: "+tr.Prompt, 0.05)
 		}, func(c *telegram.Config) { c.DailyBudget = 0.12 })
@@ -54,7 +54,7 @@ func TestTurnCostIsTheIncreaseOfTheSessionTotal(t *testing.T) {
 // session), so each turn has the whole limit.
 func TestTurnStoppedAtSpendingLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("fake-model")
 			if tr.Prompt == "big" {
 				tr.OverBudget(0.07, 0.1081)

@@ -21,7 +21,7 @@ import (
 func (b *Bot) cwdCommand(key string, pl place, replyTo int, arg string) string {
 	arg = strings.TrimSpace(arg)
 	b.chatDir(key, pl, replyTo)
-	st := b.settings(key)
+	st := b.core.Settings(key)
 	m := b.machines.Named(st.Host)
 	var dir string
 	switch arg {
@@ -43,7 +43,7 @@ func (b *Bot) cwdCommand(key string, pl place, replyTo int, arg string) string {
 		if err := b.store.SetWorkDir(key, dir); err != nil {
 			return view.SettingNotSaved(b.redact(err.Error()))
 		}
-		st = b.settings(key)
+		st = b.core.Settings(key)
 		return view.WorkDirUnchanged(st.WorkDir, st.WorkSource)
 	}
 	busy, err := b.moveTo(key, dir)
@@ -53,7 +53,7 @@ func (b *Bot) cwdCommand(key string, pl place, replyTo int, arg string) string {
 	case err != nil:
 		return view.SettingNotSaved(b.redact(err.Error()))
 	}
-	st = b.settings(key)
+	st = b.core.Settings(key)
 	return view.WorkDirChanged(st.WorkDir, st.WorkSource)
 }
 
@@ -62,14 +62,13 @@ func (b *Bot) cwdCommand(key string, pl place, replyTo int, arg string) string {
 // next message starts a fresh one there. It does nothing (busy) while a
 // turn runs or waits, rather than pull the ground from under it.
 func (b *Bot) moveTo(key, dir string) (busy bool, err error) {
-	a := b.existingActor(key)
-	if a != nil && a.working() {
+	if b.core.Working(key) {
 		return true, nil
 	}
 	if err := b.store.SetWorkDir(key, dir); err != nil {
 		return false, err
 	}
-	b.setSessionAside(key)
+	b.core.SetAside(key)
 	return false, nil
 }
 
@@ -103,13 +102,6 @@ func (b *Bot) resolveWorkDir(m *chat.Machine, current, arg string) (string, erro
 	return v.Path, nil
 }
 
-// sessionWorkDir is the directory a new Claude session of the chat starts
-// in, checked by checkedWorkDir. A failed check sets the session aside at
-// once: the process about to start must not resume it.
-func (a *actor) sessionWorkDir(ctx context.Context, replyTo int) string {
-	return a.b.checkedWorkDir(a.key, a.place, replyTo, func() { a.dropSession(ctx) })
-}
-
 // chatDir is the chat's directory for the bot's own commands (/get, /diff,
 // /branch, /sessions, /status, /cwd, Claude Code's commands), checked
 // each time by checkedWorkDir exactly as a session start checks it: the
@@ -127,62 +119,5 @@ func (a *actor) sessionWorkDir(ctx context.Context, replyTo int) string {
 // only asks the actor to set the session aside, never pulls it from under
 // a running turn.
 func (b *Bot) chatDir(key string, pl place, replyTo int) string {
-	return b.checkedWorkDir(key, pl, replyTo, func() { b.setSessionAside(key) })
-}
-
-// checkedWorkDir is the one check of a chat's directory for use. A chat's
-// own directory was checked when /cwd set it, and is checked again here
-// each time: today's project_roots may be narrower, or the directory may
-// have been replaced by a link that leads elsewhere. One that fails sends
-// the chat back to working_dir: the setting is cleared, the session
-// (which belongs to the old directory) is set aside for /sessions by
-// setAside, and the chat is told why. The resolved path is returned, so a
-// link changed after this check cannot move what uses it.
-func (b *Bot) checkedWorkDir(key string, pl place, replyTo int, setAside func()) string {
-	st := b.settings(key)
-	if st.WorkSource != fromChat {
-		return st.WorkDir
-	}
-	m := b.machines.Named(st.Host)
-	v := m.InRoots(st.WorkDir, m.Roots())
-	resolved := v.Path
-	fi, err := m.Host.Stat(context.Background(), resolved)
-	var why view.DirProblem
-	switch {
-	case v.Invisible:
-		why = view.DirInvisible
-	case err != nil:
-		why = view.DirGone
-	case !fi.IsDir():
-		why = view.DirNotDir
-	case !v.Inside && resolved != filepath.Clean(st.WorkDir):
-		why = view.DirLeadsOutside
-	case !v.Inside:
-		why = view.DirOutsideRoots
-	default:
-		return resolved
-	}
-	b.log.Warn("the chat's working directory is no longer allowed: back to the default", "chat_id", pl.ChatID,
-		"session_key", key, "work_dir", st.WorkDir, "resolved", resolved, "err", err)
-	if err := b.store.SetWorkDir(key, ""); err != nil {
-		b.log.Warn("could not clear the working directory", "chat_id", pl.ChatID, "session_key", key, "err", err)
-	}
-	setAside()
-	b.api.notify(pl, replyTo, view.WorkDirFallback(st.WorkDir, why, resolved, m.WorkDir))
-	return m.WorkDir
-}
-
-// setSessionAside ends the chat's session for /sessions from outside its
-// actor (a command): the record is archived at once, so what runs next
-// (a list, a process starting) no longer takes it for current, and a live
-// process is closed by the actor itself, after a running turn. That turn
-// keeps its directory; if it records its session meanwhile, the actor's
-// drop archives that too.
-func (b *Bot) setSessionAside(key string) {
-	if err := b.store.ArchiveSession(key); err != nil {
-		b.log.Warn("could not clear session", "session_key", key, "err", err)
-	}
-	if a := b.existingActor(key); a != nil {
-		a.requestNewSession()
-	}
+	return b.core.CheckedWorkDir(key, pl, replyTo)
 }

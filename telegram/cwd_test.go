@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 )
 
@@ -64,7 +64,7 @@ func TestCwdRefusals(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		root, _, _, outside := projects(t)
 		release := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			<-release
 			tr.Complete("done")

@@ -22,7 +22,7 @@ func (b *Bot) diffCommand(ctx context.Context, key string, pl place, replyTo int
 	if only != "" {
 		paths = []string{only}
 	}
-	files, patch, cut, err := b.machineFor(key).Git.Uncommitted(ctx, dir, paths...)
+	files, patch, cut, err := b.core.MachineFor(key).Git.Uncommitted(ctx, dir, paths...)
 	switch {
 	case errors.Is(err, projects.ErrNotRepo):
 		b.api.notify(pl, replyTo, view.NotARepo(dir))

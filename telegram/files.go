@@ -92,7 +92,7 @@ func tooBig(files []prefs.File) (prefs.File, bool) {
 // are (Claude reads them with its own tools; images included). The folder
 // is on the host Claude works on.
 func (b *Bot) withFiles(ctx context.Context, qp prefs.QueuedPrompt) (string, error) {
-	m := b.machineFor(qp.Key)
+	m := b.core.MachineFor(qp.Key)
 	if m.UploadDir == "" {
 		return "", fmt.Errorf("%s has no upload folder: its home was not known when the bot started (restart the bot once it answers)", m.Name)
 	}

@@ -13,14 +13,14 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
 // promptScript answers every prompt and hands it to the test.
-func promptScript(prompts chan<- string) runnertest.Script {
-	return func(t *runnertest.Turn) {
+func promptScript(prompts chan<- string) enginetest.Script {
+	return func(t *enginetest.Turn) {
 		prompts <- t.Prompt
 		t.Start("fake-model")
 		t.Complete("Seen.")

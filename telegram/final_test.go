@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
@@ -26,8 +26,8 @@ func lastStep(answer string) string {
 	return fmt.Sprintf("Step %d: the function", strings.Count(answer, "Step ")-1)
 }
 
-func answerScript(answer string) runnertest.Script {
-	return func(t *runnertest.Turn) {
+func answerScript(answer string) enginetest.Script {
+	return func(t *enginetest.Turn) {
 		t.Start("fake-model")
 		t.Complete(answer)
 	}

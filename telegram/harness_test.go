@@ -14,7 +14,7 @@ import (
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/runner/claudefiles"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/tgtest"
@@ -25,16 +25,16 @@ const wait = 10 * time.Second
 // fakeEngine hands out scripted sessions and records how they were started.
 type fakeEngine struct {
 	mu       sync.Mutex
-	script   runnertest.Script
+	script   enginetest.Script
 	specs    []engine.Spec
-	sessions []*runnertest.Session
+	sessions []*enginetest.Session
 	startErr error
 	// ledger keeps each session's running cost across starts, so a
 	// resumed session continues its total like the real CLI.
-	ledger runnertest.Ledger
+	ledger enginetest.Ledger
 	// wrap, if set, stands between the bot and a started session (a CLI
 	// that stops answering, say).
-	wrap func(spec engine.Spec, s *runnertest.Session) engine.Conn
+	wrap func(spec engine.Spec, s *enginetest.Session) engine.Conn
 	// claude are Claude Code's own files, as the real engine offers them
 	// (session store, commands, the desk command); the store only once a
 	// test gave it a configuration directory (setClaudeDir).
@@ -72,7 +72,7 @@ func (e *fakeEngine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, 
 	if id == "" {
 		id = fmt.Sprintf("sess-%d", len(e.specs))
 	}
-	s := runnertest.New(id, e.script, runnertest.WithLedger(&e.ledger))
+	s := enginetest.New(id, e.script, enginetest.WithLedger(&e.ledger))
 	e.sessions = append(e.sessions, s)
 	if e.wrap != nil {
 		return e.wrap(spec, s), nil
@@ -86,14 +86,14 @@ func (e *fakeEngine) starts() []engine.Spec {
 	return append([]engine.Spec(nil), e.specs...)
 }
 
-func (e *fakeEngine) session(i int) *runnertest.Session {
+func (e *fakeEngine) session(i int) *enginetest.Session {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.sessions[i]
 }
 
 // answerScript: "echo" answers with the prompt after one Bash action.
-func echoScript(t *runnertest.Turn) {
+func echoScript(t *enginetest.Turn) {
 	t.Start("fake-model")
 	t.Emit(engine.ActionStarted{ToolUseID: fmt.Sprintf("tu%d", t.N), Tool: "Bash", Kind: "command", Title: "ls -la"})
 	t.Emit(engine.ActionCompleted{ToolUseID: fmt.Sprintf("tu%d", t.N), OK: true, Detail: "a b c"})
@@ -154,13 +154,13 @@ next:
 
 type harnessOpt func(*telegram.Config)
 
-func newHarness(t *testing.T, script runnertest.Script, opts ...harnessOpt) *harness {
+func newHarness(t *testing.T, script enginetest.Script, opts ...harnessOpt) *harness {
 	t.Helper()
 	return newHarnessPre(t, script, nil, opts...)
 }
 
 // newHarnessPre prepares the fake Telegram with pre before the bot starts.
-func newHarnessPre(t *testing.T, script runnertest.Script, pre func(*tgtest.Server), opts ...harnessOpt) *harness {
+func newHarnessPre(t *testing.T, script enginetest.Script, pre func(*tgtest.Server), opts ...harnessOpt) *harness {
 	t.Helper()
 	tg := tgtest.New(t, tgtest.InMemory())
 	if pre != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -98,9 +98,9 @@ func TestHeldTurnOfRemovedUserEnds(t *testing.T) {
 
 // askOnGo asks to run command for the prompt "go" and answers any other
 // with "Answer: " and the prompt.
-func askOnGo(t *testing.T, command string) runnertest.Script {
+func askOnGo(t *testing.T, command string) enginetest.Script {
 	ask := oneAsk(toolReq(t, "dir", "Bash", map[string]any{"command": command}))
-	return func(tr *runnertest.Turn) {
+	return func(tr *enginetest.Turn) {
 		if tr.Prompt == "go" {
 			ask(tr)
 			return

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -18,7 +18,7 @@ import (
 func TestHeldAnswerPartsNotSentTwice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		answer := "PART-ONE " + strings.Repeat("alpha ", 800) + "\n\nPART-TWO " + strings.Repeat("beta ", 300)
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Complete(answer)
 		})

@@ -11,7 +11,7 @@ import (
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/host"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
@@ -161,7 +161,7 @@ func (e *unreachableOnce) Reattach(ctx context.Context, spec engine.Spec, handle
 func unreachableAtStart(t *testing.T, second string) (h *harness, release chan struct{}) {
 	release = make(chan struct{})
 	var turns atomic.Int32
-	h = newHarness(t, func(tr *runnertest.Turn) {
+	h = newHarness(t, func(tr *enginetest.Turn) {
 		tr.Start("m")
 		if turns.Add(1) > 1 {
 			tr.Complete(second)

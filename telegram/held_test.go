@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
@@ -27,7 +27,7 @@ type heldEngine struct {
 // heldProc is one session as its holder keeps it: every event, numbered
 // from 1, and the prompts among them.
 type heldProc struct {
-	s        *runnertest.Session
+	s        *enginetest.Session
 	mu       sync.Mutex
 	journal  []heldRecord
 	answered map[string]bool
@@ -48,7 +48,7 @@ func (e *heldEngine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, 
 	if err != nil {
 		return nil, err
 	}
-	p := &heldProc{s: c.(*runnertest.Session), answered: map[string]bool{}, changed: make(chan struct{})}
+	p := &heldProc{s: c.(*enginetest.Session), answered: map[string]bool{}, changed: make(chan struct{})}
 	go func() { // the holder reads the session whether a bot listens or not
 		for ev := range p.s.Events() {
 			p.add(heldRecord{ev: ev})
@@ -261,7 +261,7 @@ func TestHeldApprovalGoesOnAfterRestart(t *testing.T) {
 func TestHeldAnswerGoesOnAfterRestart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.ActionStarted{ToolUseID: "tu1", Tool: "Bash", Kind: "command", Title: "make slow"})
 			tr.Emit(engine.Text{Text: "Working on it", Partial: true})

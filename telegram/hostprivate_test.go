@@ -8,7 +8,7 @@ import (
 
 	"github.com/untether/untether/chat"
 	"github.com/untether/untether/host/hosttest"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -31,7 +31,7 @@ func TestHostKeepsItsFolderPrivate(t *testing.T) {
 		here := project(t, map[string][]byte{"state.db": []byte("the state file")})
 		files := newFakeFiles(t)
 		var results []string
-		box := &fakeEngine{script: func(tu *runnertest.Turn) {
+		box := &fakeEngine{script: func(tu *enginetest.Turn) {
 			tu.Start("m")
 			results = files.call(nil, "notes.txt", ".cache/untether/mcp-7.json", filepath.Join(kept, "hold", "abc123", "journal"))
 			tu.Complete("done")

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -19,7 +18,7 @@ const probeWait = 10 * time.Second
 // sessions on the machine it ran on. Like /cwd it waits for an idle chat.
 func (b *Bot) hostCommand(ctx context.Context, key string, arg string) string {
 	name := strings.TrimSpace(arg)
-	st := b.settings(key)
+	st := b.core.Settings(key)
 	if name == "" || name == "show" {
 		return view.HostList(b.hostItems(ctx, st.Host))
 	}
@@ -30,13 +29,13 @@ func (b *Bot) hostCommand(ctx context.Context, key string, arg string) string {
 	if name == st.Host {
 		return view.HostUnchanged(name)
 	}
-	if a := b.existingActor(key); a != nil && a.working() {
+	if b.core.Working(key) {
 		return view.HostBusy
 	}
 	if err := b.store.SetHost(key, name); err != nil {
 		return view.SettingNotSaved(b.redact(err.Error()))
 	}
-	b.setSessionAside(key)
+	b.core.SetAside(key)
 	warn := ""
 	if _, err := m.Reach(ctx, probeWait); err != nil {
 		warn = b.redact(err.Error())
@@ -63,75 +62,4 @@ func (b *Bot) hostItems(ctx context.Context, current string) []view.HostItem {
 	}
 	wg.Wait()
 	return items
-}
-
-// keptPrompt is a message whose machine could not be reached: it stays
-// pending in the store (a restart runs it again) and /retry runs it now.
-type keptPrompt struct {
-	qp     prefs.QueuedPrompt
-	merged []uint64
-}
-
-// keep sets a prompt aside for /retry.
-func (a *actor) keep(qp prefs.QueuedPrompt, merged []uint64) {
-	a.mu.Lock()
-	a.kept = append(a.kept, keptPrompt{qp: qp, merged: merged})
-	a.mu.Unlock()
-}
-
-// retryKept puts the kept prompts first in line, oldest first, and says
-// how many there were.
-func (a *actor) retryKept() int {
-	a.mu.Lock()
-	n := len(a.kept)
-	a.again = append(a.again, a.kept...)
-	a.kept = nil
-	if n > 0 {
-		a.startLocked()
-	}
-	a.mu.Unlock()
-	if n > 0 {
-		signal(a.wake)
-	}
-	return n
-}
-
-// popAgain takes the next prompt /retry asked for.
-func (a *actor) popAgain() (keptPrompt, bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.again) == 0 || a.stopped {
-		return keptPrompt{}, false
-	}
-	k := a.again[0]
-	a.again = a.again[1:]
-	return k, true
-}
-
-// dropKept forgets the kept prompts (/new): they are marked done.
-func (a *actor) dropKept() []uint64 {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var seqs []uint64
-	for _, k := range append(a.kept, a.again...) {
-		seqs = append(seqs, k.qp.Seq)
-		seqs = append(seqs, k.merged...)
-	}
-	a.kept, a.again = nil, nil
-	return seqs
-}
-
-// otherMachines are the machines a chat on name could move to, the
-// default first.
-func (b *Bot) otherMachines(name string) []string {
-	var out []string
-	if d := b.machines.Default().Name; d != name {
-		out = append(out, d)
-	}
-	for _, n := range b.machines.Names() {
-		if n != name && n != b.machines.Default().Name {
-			out = append(out, n)
-		}
-	}
-	return out
 }

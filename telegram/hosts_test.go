@@ -11,7 +11,7 @@ import (
 
 	"github.com/untether/untether/chat"
 	"github.com/untether/untether/host"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 )
 
@@ -170,7 +170,7 @@ func TestUnconfiguredHostFallsBackToTheDefault(t *testing.T) {
 // with only its own machine names none.
 func TestPromptNamesTheMachine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		asks := func(tr *runnertest.Turn) {
+		asks := func(tr *enginetest.Turn) {
 			tr.Start("m")
 			d1 := tr.Ask(toolReq(t, "r-tool-"+tr.Prompt, "Bash", map[string]any{"command": "make deploy"}))
 			d2 := tr.Ask(exitPlan(t, "r-plan-"+tr.Prompt, "Deploy it."))

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -18,7 +18,7 @@ import (
 // turn stopped; /usage shows the status.
 func TestUsageLimitReachedNotice(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.LimitReached("five_hour", time.Now().Add(2*time.Hour+10*time.Minute))
 		})
@@ -50,7 +50,7 @@ func TestUsageLimitReachedNotice(t *testing.T) {
 func TestUsageWarningToldOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		resets := time.Now().Add(50 * time.Hour)
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			r := resets
 			if tr.Prompt == "three" {
@@ -78,7 +78,7 @@ func TestUsageWarningToldOnce(t *testing.T) {
 func TestAPIRetryShownWhileWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gate := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.APIRetry{Attempt: 2, MaxRetries: 10, Delay: 3316 * time.Millisecond, HTTPStatus: 429, Error: "rate_limit"})
 			<-gate
@@ -103,7 +103,7 @@ func TestAPIRetryShownWhileWaiting(t *testing.T) {
 func TestCompactionShown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		gate := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.Compacting{})
 			<-gate
@@ -125,7 +125,7 @@ func TestCompactionShown(t *testing.T) {
 // The footer says how full the context is from 70% of the model's window.
 func TestContextFillInFooter(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			used := 100_000
 			if tr.Prompt == "full" {
@@ -174,7 +174,7 @@ func TestUsageCommand(t *testing.T) {
 // on to its answer, and the chat is told once.
 func TestUsageLimitWithExtraUsageGoesOn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.RateLimited{Status: "rejected", Limit: "five_hour", ResetsAt: time.Now().Add(time.Hour), UsingOverage: true})
 			tr.Complete("answer " + tr.Prompt)

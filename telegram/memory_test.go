@@ -12,7 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -38,7 +38,7 @@ func (g *gatedScript) gate(prompt string) chan struct{} {
 	return ch
 }
 
-func (g *gatedScript) run(tr *runnertest.Turn) {
+func (g *gatedScript) run(tr *enginetest.Turn) {
 	tr.Start("m")
 	if strings.HasPrefix(tr.Prompt, "hold") {
 		select {
@@ -52,10 +52,10 @@ func (g *gatedScript) run(tr *runnertest.Turn) {
 }
 
 // sessionsOf returns the sessions started for a session key, oldest first.
-func (e *fakeEngine) sessionsOf(key string) []*runnertest.Session {
+func (e *fakeEngine) sessionsOf(key string) []*enginetest.Session {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var out []*runnertest.Session
+	var out []*enginetest.Session
 	for i, s := range e.specs {
 		if s.SessionKey == key {
 			out = append(out, e.sessions[i])
@@ -64,7 +64,7 @@ func (e *fakeEngine) sessionsOf(key string) []*runnertest.Session {
 	return out
 }
 
-func isClosed(s *runnertest.Session) bool {
+func isClosed(s *enginetest.Session) bool {
 	select {
 	case <-s.Done():
 		return true
@@ -87,7 +87,7 @@ func TestPoolEvictsIdleNeverBusy(t *testing.T) {
 		chat := func(i int) tgtest.Chat { return tgtest.PrivateChat(users[i]) }
 		key := func(i int) string { return strconv.FormatInt(users[i].ID, 10) }
 		say := func(i int, text string) { h.tg.SendMessage(users[i], chat(i), text) }
-		live := func(i int) *runnertest.Session {
+		live := func(i int) *enginetest.Session {
 			t.Helper()
 			ss := h.eng.sessionsOf(key(i))
 			if len(ss) == 0 {

@@ -114,7 +114,7 @@ type turnNotice struct {
 }
 
 // addNotice has n read the turn's outcome.
-func (t *turn) addNotice(n *notice, outcome func(text string, cancelled bool) string) {
+func (t *tgTurn) addNotice(n *notice, outcome func(text string, cancelled bool) string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.notices = append(t.notices, turnNotice{n, outcome})
@@ -122,7 +122,7 @@ func (t *turn) addNotice(n *notice, outcome func(text string, cancelled bool) st
 
 // settleNotices gives each waiting notice the turn's outcome and reports
 // whether there was one.
-func (t *turn) settleNotices(text string, cancelled bool) bool {
+func (t *tgTurn) settleNotices(text string, cancelled bool) bool {
 	t.mu.Lock()
 	ns := t.notices
 	t.notices = nil
@@ -138,8 +138,7 @@ func (t *turn) settleNotices(text string, cancelled bool) bool {
 // deliverCancelled ends a cancelled turn with text: the notices of the
 // commands that cancelled it show it, or, without one (the Cancel button
 // was pressed), it is a message of its own.
-func (t *turn) deliverCancelled(ctx context.Context, text string) {
-	t.answered.Store(true)
+func (t *tgTurn) deliverCancelled(ctx context.Context, text string) {
 	t.live.stop()
 	if !t.settleNotices(text, true) {
 		t.deliver(ctx, []string{text})
@@ -184,9 +183,9 @@ func (n *notice) adopt(ctx context.Context, text string, kb view.Keyboard) int {
 // waitNotice says why the turn waits (a Claude slot) in the prompt's one
 // notice: the "Queued" one edited, or a new one that the progress message
 // takes over in turn. It runs on the actor's goroutine, like sendProgress.
-func (t *turn) waitNotice(text string) {
+func (t *tgTurn) waitNotice(text string) {
 	if t.queuedNote == nil {
-		t.queuedNote = t.a.b.api.newNotice(t.a.place, t.qp.MessageID)
+		t.queuedNote = t.b.api.newNotice(t.place, t.msgID)
 		t.queuedNote.start(text)
 		return
 	}

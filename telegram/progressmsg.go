@@ -13,7 +13,7 @@ import (
 // The turn's progress message: sent once the turn has run a while
 // (sendProgress), its view, and its edits, paced (schedule, flush).
 
-func (t *turn) gotProgress(id int) {
+func (t *tgTurn) gotProgress(id int) {
 	t.progressID, t.progressGot = id, true
 	if id == 0 {
 		return
@@ -22,88 +22,84 @@ func (t *turn) gotProgress(id int) {
 	// new message took off the screen comes back.
 	t.lastEdit = time.Now()
 	t.live.invalidate()
-	a := t.a
-	err := a.b.store.MoveLive(a.place.ChatID, t.qp.MessageID, prefs.LiveMessage{Kind: prefs.LiveProgress, ChatID: a.place.ChatID,
-		MessageID: id, ThreadID: a.place.Thread, SessionKey: a.key, Created: time.Now()})
+	b := t.b
+	err := b.store.MoveLive(t.place.ChatID, t.msgID, prefs.LiveMessage{Kind: prefs.LiveProgress, ChatID: t.place.ChatID,
+		MessageID: id, ThreadID: t.place.Thread, SessionKey: t.key, Created: time.Now()})
 	if err != nil {
-		a.b.log.Warn("could not record the progress message", "chat_id", a.place.ChatID, "err", err)
+		b.log.Warn("could not record the progress message", "chat_id", t.place.ChatID, "err", err)
 	}
 }
 
 // awaitProgress makes sure the progress message exists before a prompt
 // replies to it: it carries Cancel and says the turn waits. An
 // auto-approved request sends none; a prompt waits one call for it.
-func (t *turn) awaitProgress(ctx context.Context) {
+func (t *tgTurn) awaitProgress(ctx context.Context) {
 	if t.progressGot {
 		return
 	}
-	t.sendProgress(ctx, t.progressCh)
+	t.sendProgress(ctx)
 	select {
 	case id := <-t.progressCh:
 		t.gotProgress(id)
-	case <-t.a.quit:
+	case <-t.b.stopping:
 	}
 }
 
 // sendProgress sends the progress message, once; its id comes on
-// progress.
-func (t *turn) sendProgress(ctx context.Context, progress chan int) {
-	if t.progressSent || progress == nil {
+// progressCh, and wakes the turn.
+func (t *tgTurn) sendProgress(ctx context.Context) {
+	if t.progressSent {
 		return
 	}
 	t.progressSent = true
-	a, b := t.a, t.a.b
+	b, progress := t.b, t.progressCh
 	text := t.render()
 	t.rendered = text
 	t.dirty = false
 	kb := view.ProgressKeyboard(cancelData(t.cancelT))
 	note := t.queuedNote
 	go func() {
+		defer signal(t.wake)
 		if id := note.adopt(ctx, text, kb); id != 0 {
 			progress <- id // the queued notice, edited into the progress message
 			return
 		}
-		id, err := b.api.send(ctx, a.place, t.qp.MessageID, text, kb, outbox.Normal)
+		id, err := b.api.send(ctx, t.place, t.msgID, text, kb, outbox.Normal)
 		if err != nil {
-			b.log.Warn("could not send progress message", "chat_id", a.place.ChatID, "err", err)
+			b.log.Warn("could not send progress message", "chat_id", t.place.ChatID, "err", err)
 		}
 		progress <- id
 	}()
 }
 
-func (t *turn) view() view.Progress {
-	a := t.a
-	st := a.b.settings(a.key)
-	a.mu.Lock()
-	model, mode := a.model, a.mode
-	a.mu.Unlock()
-	if model == "" {
-		model = st.Model
+func (t *tgTurn) view() view.Progress {
+	s := t.info.Snapshot()
+	var limit *view.Limit
+	if s.Limit != nil {
+		l := limitView(*s.Limit, time.Now())
+		limit = &l
 	}
-	t.mu.Lock()
-	queued := t.queued
-	t.mu.Unlock()
 	return view.Progress{
-		State: view.PhaseState(t.st.Phase), Elapsed: time.Since(t.started), Steps: len(t.st.Actions), Actions: t.st.Actions,
-		MaxActions: a.b.cfg.MaxActions, Verbose: st.Verbose, Model: model, PermissionMode: mode,
-		LastText: t.st.LastText, Queued: queued, Streaming: t.streaming(),
-		Limit: t.limitNote(), Retry: t.st.Retry, Compaction: t.st.Compaction, Stall: t.stallNote(),
+		State: view.PhaseState(s.Phase), Elapsed: time.Since(s.Started), Steps: len(s.Actions), Actions: s.Actions,
+		MaxActions: t.b.cfg.MaxActions, Verbose: s.Verbose, Model: s.Model, PermissionMode: s.Mode,
+		LastText: s.LastText, Queued: s.Queued, Streaming: t.streaming(s.Stream),
+		Limit: limit, Retry: s.Retry, Compaction: s.Compaction, Stall: s.Stall,
 	}
 }
 
-func (t *turn) render() string { return view.ProgressText(t.view()) }
+func (t *tgTurn) render() string { return view.ProgressText(t.view()) }
 
-func (t *turn) interval() time.Duration {
-	if t.a.group {
-		return t.a.b.cfg.GroupEdit
+func (t *tgTurn) interval() time.Duration {
+	if isGroup(t.place.ChatID) {
+		return t.b.cfg.GroupEdit
 	}
-	return t.a.b.cfg.MinEdit
+	return t.b.cfg.MinEdit
 }
 
 // schedule arms the edit timer so that a dirty view is edited no sooner
 // than one interval after the previous edit (latest state wins).
-func (t *turn) schedule(timer *time.Timer) {
-	if !t.dirty || t.progressID == 0 {
+func (t *tgTurn) schedule() {
+	if !t.dirty || t.progressID == 0 || t.editT == nil {
 		return
 	}
 	wait := t.interval() - time.Since(t.lastEdit)
@@ -113,14 +109,15 @@ func (t *turn) schedule(timer *time.Timer) {
 	if wait < 0 {
 		wait = 0
 	}
-	timer.Reset(wait)
+	t.editAt = time.Now().Add(wait)
+	t.editT.Reset(wait)
 }
 
-func (t *turn) progressKey() string {
-	return "p:" + strconv.FormatInt(t.a.place.ChatID, 10) + ":" + strconv.Itoa(t.progressID)
+func (t *tgTurn) progressKey() string {
+	return "p:" + strconv.FormatInt(t.place.ChatID, 10) + ":" + strconv.Itoa(t.progressID)
 }
 
-func (t *turn) flush() {
+func (t *tgTurn) flush() {
 	if !t.dirty || t.progressID == 0 || t.draftHold() > 0 {
 		return
 	}
@@ -132,5 +129,5 @@ func (t *turn) flush() {
 	t.rendered = text
 	t.lastEdit = time.Now()
 	kb := view.ProgressKeyboard(cancelData(t.cancelT))
-	_ = t.a.b.api.edit(context.Background(), t.a.place.ChatID, t.progressID, text, kb, outbox.Low, t.progressKey(), nil)
+	_ = t.b.api.edit(context.Background(), t.place.ChatID, t.progressID, text, kb, outbox.Low, t.progressKey(), nil)
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/runner/claudefiles"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -70,7 +70,7 @@ func TestTurnFooterSaysWhatChanged(t *testing.T) {
 		repo := filepath.Join(resolved(t, t.TempDir()), "repo")
 		gitRepo(t, repo)
 		writeFile(t, filepath.Join(repo, "notes.md"), "# notes\nuncommitted before the turn\n")
-		script := func(tr *runnertest.Turn) {
+		script := func(tr *enginetest.Turn) {
 			tr.Start("fake-model")
 			if strings.Contains(tr.Prompt, "edit") {
 				// What Claude's tools would do: change one line, add a file.
@@ -417,7 +417,7 @@ func TestSessionContinuedAtTheDesk(t *testing.T) {
 			return `{"type":"user","message":{"role":"user","content":"` + text + `"}}`
 		}
 		// The fake CLI writes its transcript like the real one.
-		script := func(tr *runnertest.Turn) {
+		script := func(tr *enginetest.Turn) {
 			appendLine(tr.Session().SessionID(), prompt(tr.Prompt))
 			tr.Start("fake-model")
 			tr.Complete("Answer: " + tr.Prompt)

@@ -119,18 +119,6 @@ func markQuote(who, text string, quoted bool) string {
 		strings.Join(lines, "\n")
 }
 
-// withQuote adds a prompt's quote after its text, so that a prompt that
-// starts with a command stays one.
-func withQuote(text, quote string) string {
-	if quote == "" {
-		return text
-	}
-	if strings.TrimSpace(text) == "" {
-		return quote
-	}
-	return text + "\n\n" + quote
-}
-
 // lineBreak matches every line break Unicode knows (CR LF as one): a
 // reader, Claude included, may start a new line at any of them, so a
 // quote that split on "\n" alone let text after a lone CR, NEL, U+2028

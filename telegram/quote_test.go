@@ -7,7 +7,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
@@ -18,8 +18,8 @@ const replyMark = "[The user's message above is a reply in Telegram to "
 
 // echoAnswer answers every prompt with a fixed multi-line text and hands
 // the prompt to the test.
-func echoAnswer(prompts chan<- string, answer string) runnertest.Script {
-	return func(tr *runnertest.Turn) {
+func echoAnswer(prompts chan<- string, answer string) enginetest.Script {
+	return func(tr *enginetest.Turn) {
 		prompts <- tr.Prompt
 		tr.Start("m")
 		tr.Complete(answer)

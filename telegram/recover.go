@@ -3,8 +3,8 @@ package telegram
 import (
 	"context"
 	"fmt"
-	"time"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
@@ -20,14 +20,14 @@ func (b *Bot) recover(ctx context.Context) error {
 		return fmt.Errorf("read live messages: %w", err)
 	}
 	// Turns whose Claude was held through the restart go on (held.go).
-	going, gone := b.reattach(ctx, live)
+	going, gone := b.core.Reattach(ctx)
 	for _, m := range live {
 		if going[m.SessionKey] {
 			continue // its turn goes on: the replay decides about its prompts (held.go)
 		}
 		stopped := view.RestartedText
-		if text, ok := gone[m.SessionKey]; ok {
-			stopped = text // the bot's restart took nothing: Claude ended, or runs under another version
+		if why, ok := gone[m.SessionKey]; ok {
+			stopped = heldEndText(why) // the bot's restart took nothing: Claude ended, or runs under another version
 		}
 		if m.Kind == prefs.LiveTurn {
 			// Claude had the prompt, no progress message existed: say
@@ -49,22 +49,25 @@ func (b *Bot) recover(ctx context.Context) error {
 			return fmt.Errorf("forget live message: %w", err)
 		}
 	}
-	pending, err := b.store.AllPendingPrompts()
-	if err != nil {
-		return fmt.Errorf("read queued prompts: %w", err)
+	return b.core.ResumeQueued()
+}
+
+// heldEndText is what the live messages of a turn a previous bot process
+// began say when it cannot go on, by why.
+func heldEndText(s chat.HeldStop) string {
+	switch s.Why {
+	case chat.HeldGone:
+		return view.HeldGoneText
+	case chat.HeldOtherVersion:
+		return view.HeldOtherVersionText
+	case chat.HeldUnreachable:
+		return view.HeldUnreachableText(s.Machine)
+	case chat.HeldChatRefused:
+		return view.HeldNotAllowedText(true)
+	case chat.HeldUserRefused:
+		return view.HeldNotAllowedText(false)
+	case chat.HeldDirRefused:
+		return view.HeldDirRefusedText
 	}
-	for _, qp := range pending {
-		pl := place{ChatID: qp.ChatID, Thread: qp.ThreadID}
-		// A scheduled or triggered run is never too old: it runs, marked late.
-		if age := time.Since(qp.Date); age > b.cfg.MaxBacklogAge && qp.Origin == nil {
-			b.api.notify(pl, qp.MessageID, view.SkippedNote(age))
-			if err := b.store.DonePrompt(qp.Key, qp.Seq); err != nil {
-				return fmt.Errorf("drop stale prompt: %w", err)
-			}
-			continue
-		}
-		b.log.Info("running a message accepted before the restart", "chat_id", qp.ChatID, "update_id", qp.UpdateID)
-		b.actorFor(qp.Key, pl, isGroup(qp.ChatID)).enqueue(qp)
-	}
-	return nil
+	return view.RestartedText
 }

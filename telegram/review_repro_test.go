@@ -5,7 +5,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -68,7 +68,7 @@ func TestReproRepliedFileNameStaysInItsNote(t *testing.T) {
 // machine, every prompt names its machine, this one too.
 func TestReproPromptOnThisMachineWhenDefaultIsAHost(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		asks := func(tr *runnertest.Turn) {
+		asks := func(tr *enginetest.Turn) {
 			tr.Start("m")
 			d := tr.Ask(toolReq(t, "r-"+tr.Prompt, "Bash", map[string]any{"command": "make deploy"}))
 			tr.Complete("tool " + decisionWord(d))

@@ -67,14 +67,14 @@ func (b *Bot) richAnswer(chatID int64, result, footer string) string {
 // it was delivered; when not, the caller sends it the plain way, and
 // richResult notes the refusal (a server that does not know the method
 // is not asked again in this chat, nor is one that refused three in a row).
-func (t *turn) sendRichAnswer(ctx context.Context, html string) bool {
-	a, b := t.a, t.a.b
-	_, err := b.api.sendRich(ctx, a.place, t.qp.MessageID, html, outbox.High)
+func (t *tgTurn) sendRichAnswer(ctx context.Context, html string) bool {
+	b := t.b
+	_, err := b.api.sendRich(ctx, t.place, t.msgID, html, outbox.High)
 	if errors.Is(err, outbox.ErrClosed) {
-		t.undelivered = true // the bot is stopping: the next start sends it, if held
-		return true          // nothing else would go out either
+		t.undeliver() // the bot is stopping: the next start sends it, if held
+		return true   // nothing else would go out either
 	}
-	b.richResult(a.place.ChatID, err, "an answer")
+	b.richResult(t.place.ChatID, err, "an answer")
 	return err == nil
 }
 

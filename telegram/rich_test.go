@@ -6,7 +6,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/tgtest"
@@ -18,8 +18,8 @@ import (
 const tableAnswer = "Here are the results:\n\n| test | result |\n|---|---|\n| `parse` | **ok** |\n| render | failed |\n\nOne failure."
 
 // answers completes every prompt with answer.
-func answers(answer string) runnertest.Script {
-	return func(tr *runnertest.Turn) {
+func answers(answer string) enginetest.Script {
+	return func(tr *enginetest.Turn) {
 		tr.Start("m")
 		tr.Complete(answer)
 	}

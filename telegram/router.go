@@ -155,7 +155,7 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		return
 	}
 	qp := prefs.QueuedPrompt{Key: key, Seq: seq, Prompt: *p}
-	b.lanes.inOrder(key, func() { b.actorFor(key, pl, group).enqueue(qp) })
+	b.lanes.inOrder(key, func() { b.core.Submit(key, pl, qp) })
 }
 
 // typedAnswer offers a text to the question waiting for one. Writing the
@@ -177,7 +177,7 @@ func (b *Bot) typedAnswer(key string, pl place, group bool, p *prefs.Prompt, fro
 				b.api.notify(pl, p.MessageID, view.SkippedNote(age))
 				return
 			}
-			b.actorFor(key, pl, group).enqueue(qp)
+			b.core.Submit(key, pl, qp)
 			return
 		}
 		b.donePrompt(key, seq)
@@ -267,35 +267,6 @@ func replaceFold(s, old, repl string) string {
 		}
 	}
 	return s
-}
-
-// actorFor returns the session's actor, creating it (without a goroutine).
-func (b *Bot) actorFor(key string, p place, group bool) *actor {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	a := b.actors[key]
-	if a == nil {
-		a = newActor(b, key, p, group)
-		b.actors[key] = a
-	}
-	return a
-}
-
-// allActors is a snapshot of every session's actor.
-func (b *Bot) allActors() []*actor {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	actors := make([]*actor, 0, len(b.actors))
-	for _, a := range b.actors {
-		actors = append(actors, a)
-	}
-	return actors
-}
-
-func (b *Bot) existingActor(key string) *actor {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.actors[key]
 }
 
 // albumAddressed remembers the albums whose items were addressed to the

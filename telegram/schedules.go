@@ -77,26 +77,22 @@ func newScheduler(b *Bot) *chat.Scheduler {
 	return chat.NewScheduler(chat.SchedulerConfig{Store: b.store, Log: b.log, Location: c.Location, Entries: entries,
 		MaxQueuedTriggers: c.MaxQueuedTriggers, Hooks: b.cfg.Hooks,
 		Allowed: func(chatID, userID int64) bool {
-			chatOK, userOK := b.allow.turn(chatID, userID, false)
+			chatOK, userOK := b.allow.Turn(chatID, userID, false)
 			return chatOK && userOK
 		},
 		Key:   SessionKey,
 		Label: func(r schedule.Rule, now time.Time) string { return view.ScheduleRule(r, now, c.Location) },
 		Run: func(qp prefs.QueuedPrompt) {
 			pl := place{ChatID: qp.ChatID, Thread: qp.ThreadID}
-			b.lanes.run(qp.Key, func(context.Context) { b.actorFor(qp.Key, pl, isGroup(qp.ChatID)).enqueue(qp) })
+			b.lanes.run(qp.Key, func(context.Context) { b.core.Submit(qp.Key, pl, qp) })
 		},
 	})
 }
 
-// announce sends the first message of a run no one typed, saying where
-// it came from, and returns the prompt with that message as the one the
-// turn answers (progress, answer and notes reply to it).
-func (a *actor) announce(ctx context.Context, qp prefs.QueuedPrompt) prefs.QueuedPrompt {
-	if qp.Origin == nil || qp.MessageID != 0 {
-		return qp
-	}
-	b := a.b
+// Announce sends the first message of a run no one typed, saying where
+// it came from, and returns its id (chat.Surface): the turn answers it.
+func (s *surface) Announce(ctx context.Context, pl place, qp prefs.QueuedPrompt) int {
+	b := s.b
 	o := qp.Origin
 	now := time.Now()
 	// Late when it was queued late, or queued in time but run after a
@@ -104,17 +100,12 @@ func (a *actor) announce(ctx context.Context, qp prefs.QueuedPrompt) prefs.Queue
 	late := o.Late || (!o.Due.IsZero() && schedule.Late(o.Due, now))
 	text := view.OriginText(view.Origin{Trigger: o.Kind == prefs.OriginTrigger, Label: o.Label, Prompt: qp.Text,
 		Late: late, Due: o.Due, Body: o.Body}, now, b.cfg.Schedules.Location)
-	id, err := b.api.send(ctx, a.place, 0, text, nil, outbox.High)
+	id, err := b.api.send(ctx, pl, 0, text, nil, outbox.High)
 	if err != nil {
-		b.log.Warn("could not announce a scheduled run", "chat_id", a.place.ChatID, "err", err)
-		return qp
+		b.log.Warn("could not announce a scheduled run", "chat_id", pl.ChatID, "err", err)
+		return 0
 	}
-	// A restart before the turn begins replies to this message, not a new one.
-	if _, err := b.store.AnnouncedRun(qp.Key, qp.Seq, id); err != nil {
-		b.log.Warn("could not record a scheduled run's first message", "chat_id", a.place.ChatID, "err", err)
-	}
-	qp.MessageID = id
-	return qp
+	return id
 }
 
 // subscriptionNotes tell a chat, once while the bot runs, that its

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/schedule"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
@@ -45,7 +45,7 @@ type prompts struct {
 	key  string // the init's key source
 }
 
-func (p *prompts) run(t *runnertest.Turn) {
+func (p *prompts) run(t *enginetest.Turn) {
 	p.mu.Lock()
 	p.got = append(p.got, t.Prompt)
 	hold, key := p.hold, p.key

@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -48,7 +48,7 @@ func withSecret(c *telegram.Config) { c.Secrets = []string{apiSecret} }
 func TestSecretInFinalAcrossTheCut(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var tok string
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Complete(strings.Repeat("x", 4080) + tok + " and https://x/?k=" + url.QueryEscape(apiSecret) + " " + strings.Repeat("y", 200))
 		}, withSecret)
@@ -68,7 +68,7 @@ func TestSecretInProgress(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var tok string
 		release := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.Text{Text: "Using " + apiSecret + " now"})
 			tr.Emit(engine.ActionStarted{ToolUseID: "tu1", Tool: "Bash", Kind: "command",
@@ -95,8 +95,8 @@ func TestSecretInProgress(t *testing.T) {
 func TestSecretInApprovalPrompt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var tok string
-		var got runnertest.Decision
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		var got enginetest.Decision
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			got = tr.Ask(toolReq(t, "r1", "Bash", map[string]any{
 				"command":     "curl -H 'Authorization: Bot " + tok + "' https://api.example/" + url.PathEscape(apiSecret),
@@ -119,7 +119,7 @@ func TestSecretInApprovalPrompt(t *testing.T) {
 // Question and option texts (the options are buttons) are redacted too.
 func TestSecretInQuestion(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			d := tr.Ask(askReq(t, "q1", question{q: "Use key " + apiSecret + "?", header: "Key", options: []string{"yes " + apiSecret, "no"}}))
 			tr.Complete(decisionWord(d))

@@ -30,25 +30,15 @@ func asPhoto(name string, size int) bool {
 // deliverFiles is the bot's filesend.Deliver: the files go to the
 // session's chat, answering the prompt of the running turn.
 func (b *Bot) deliverFiles(ctx context.Context, key string, files []filesend.File) []error {
-	a := b.existingActor(key)
-	if a == nil {
+	pl, replyTo, ok := b.core.Answering(key)
+	if !ok {
 		errs := make([]error, len(files))
 		for i := range errs {
 			errs[i] = errors.New("the chat this session belongs to is not active")
 		}
 		return errs
 	}
-	return b.sendFiles(ctx, a.place, a.promptID(), files)
-}
-
-// promptID is the message the running turn answers, or 0.
-func (a *actor) promptID() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.turn == nil {
-		return 0
-	}
-	return a.turn.qp.MessageID
+	return b.sendFiles(ctx, pl, replyTo, files)
 }
 
 // sendFiles sends files to p, replying to replyTo, and returns one error
@@ -151,7 +141,7 @@ func (b *Bot) getCommand(ctx context.Context, key string, pl place, replyTo int,
 	}
 	// The chat's directory as checked now, links resolved (WorkDirResolved:
 	// a link put in its place after the check is not followed).
-	m := b.machineFor(key)
+	m := b.core.MachineFor(key)
 	rule := b.broker.PathRule(m.ResolvedDir(b.chatDir(key, pl, replyTo)), m.UploadFolder(key), m.Where())
 	rule.WorkDirResolved = true
 	f, err := filesend.Read(ctx, rule, arg, maxUpload)

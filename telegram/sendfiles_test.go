@@ -12,7 +12,7 @@ import (
 	"testing/synctest"
 
 	"github.com/untether/untether/filesend"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -143,7 +143,7 @@ func TestSendFilePhotoAndDocument(t *testing.T) {
 		work := project(t, map[string][]byte{"chart.png": chart, "out/report.pdf": pdf})
 		files := newFakeFiles(t)
 		var results []string
-		h := newHarness(t, func(tu *runnertest.Turn) {
+		h := newHarness(t, func(tu *enginetest.Turn) {
 			tu.Start("m")
 			results = append(results, files.call(map[string]string{"chart.png": "Revenue <by month>"}, "chart.png")...)
 			results = append(results, files.call(map[string]string{"out/report.pdf": ""}, "out/report.pdf")...)
@@ -179,7 +179,7 @@ func TestSendFileAlbums(t *testing.T) {
 		work := project(t, map[string][]byte{"a.png": tgtest.PNG(10, 10), "b.jpg.png": tgtest.PNG(20, 10),
 			"x.csv": []byte("1,2"), "y.txt": []byte("y")})
 		files := newFakeFiles(t)
-		h := newHarness(t, func(tu *runnertest.Turn) {
+		h := newHarness(t, func(tu *enginetest.Turn) {
 			tu.Start("m")
 			files.call(map[string]string{"a.png": "first", "x.csv": "data"}, "a.png", "x.csv", "b.jpg.png", "y.txt")
 			tu.Complete("Sent.")
@@ -223,7 +223,7 @@ func TestSendFileScope(t *testing.T) {
 		}
 		files := newFakeFiles(t)
 		var results []string
-		h := newHarness(t, func(tu *runnertest.Turn) {
+		h := newHarness(t, func(tu *enginetest.Turn) {
 			tu.Start("m")
 			results = files.call(nil, "ok.txt", filepath.Join(docs, "guide.md"), state, "/etc/hostname",
 				filepath.Join(work, "..", "other.txt"))
@@ -268,7 +268,7 @@ func TestSendFileRedactsRetriesAndFallsBack(t *testing.T) {
 		work := project(t, map[string][]byte{"tall.png": tgtest.PNGHeader(10, 900), "a.txt": []byte("a")})
 		files := newFakeFiles(t)
 		var results []string
-		h := newHarness(t, func(tu *runnertest.Turn) {
+		h := newHarness(t, func(tu *enginetest.Turn) {
 			tu.Start("m")
 			results = files.call(map[string]string{"tall.png": "key " + secret}, "tall.png")
 			results = append(results, files.call(nil, "a.txt")...)
@@ -347,7 +347,7 @@ func TestSendFileAlbumNamesLikeFields(t *testing.T) {
 		work := project(t, map[string][]byte{"media": []byte("m"), "chat_id": []byte("c")})
 		files := newFakeFiles(t)
 		var results []string
-		h := newHarness(t, func(tu *runnertest.Turn) {
+		h := newHarness(t, func(tu *enginetest.Turn) {
 			tu.Start("m")
 			results = files.call(map[string]string{}, "media", "chat_id")
 			tu.Complete("Sent.")

@@ -43,7 +43,7 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 		return prefixSession + b.sessions.add(sessionChoice{key: key, chatID: pl.ChatID, thread: pl.Thread, past: p, created: now})
 	}
 	shown := map[string]bool{rec.SessionID: true}
-	if past := b.machineFor(key).PastStore(); past != nil {
+	if past := b.core.MachineFor(key).PastStore(); past != nil {
 		list.Dir = dir
 		here, err := past.ListSessions(ctx, dir, maxListed+1)
 		if err != nil {
@@ -112,7 +112,7 @@ func (b *Bot) sessionOwners(key string, rec prefs.SessionRecord) (mine map[strin
 // process that is not one of the bot's own: a Claude Code in a terminal,
 // most likely. A time in the future counts as recent.
 func (b *Bot) inUseElsewhere(key string, p prefs.PastSession) (age time.Duration, inUse bool) {
-	m := b.machineFor(key)
+	m := b.core.MachineFor(key)
 	past := m.PastStore()
 	if past == nil {
 		return 0, false
@@ -139,7 +139,7 @@ func (b *Bot) inUseElsewhere(key string, p prefs.PastSession) (age time.Duration
 // the store does not have is not refused here: resuming it falls back to
 // a fresh one.
 func (b *Bot) startedElsewhere(ctx context.Context, key string, p prefs.PastSession) bool {
-	m := b.machineFor(key)
+	m := b.core.MachineFor(key)
 	past := m.PastStore()
 	if past == nil {
 		return false
@@ -156,14 +156,7 @@ func (b *Bot) startedElsewhere(ctx context.Context, key string, p prefs.PastSess
 }
 
 // liveSession says whether one of the bot's own processes has session id.
-func (b *Bot) liveSession(id string) bool {
-	for _, a := range b.allActors() {
-		if c := a.liveConn(); c != nil && c.SessionID() == id {
-			return true
-		}
-	}
-	return false
-}
+func (b *Bot) liveSession(id string) bool { return b.core.LiveSession(id) }
 
 // askInUse answers a tap on a session that may be open elsewhere with a
 // warning and two buttons: resume anyway, or keep the chat as it is.

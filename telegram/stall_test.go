@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -47,8 +47,8 @@ func (f *fakeCPU) asked(pid int) bool {
 
 // stallScript runs "make build", which says nothing until gate closes or
 // the turn is interrupted.
-func stallScript(gate chan struct{}) runnertest.Script {
-	return func(tr *runnertest.Turn) {
+func stallScript(gate chan struct{}) enginetest.Script {
+	return func(tr *enginetest.Turn) {
 		tr.Start("m")
 		tr.Emit(engine.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "make build"})
 		select {
@@ -208,7 +208,7 @@ func TestStallEndsWithNews(t *testing.T) {
 // never a stall, however long.
 func TestStallNotWhileAwaitingApproval(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "rm -rf build"})
 			d := tr.Ask(engine.ApprovalRequest{RequestID: "r1", ToolName: "Bash", ToolUseID: "t1", Input: []byte(`{"command":"rm -rf build"}`)})
@@ -232,7 +232,7 @@ func TestStallNotWhileAwaitingApproval(t *testing.T) {
 // once it has been quiet for stall_after it is asked about like any other.
 func TestStallAfterApprovalGranted(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.ActionStarted{ToolUseID: "t1", Tool: "Bash", Kind: "command", Title: "git push"})
 			if d := tr.Ask(engine.ApprovalRequest{RequestID: "r1", ToolName: "Bash", ToolUseID: "t1", Input: []byte(`{"command":"git push"}`)}); d.Interrupted {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -98,7 +98,7 @@ func TestPressLimitPerUser(t *testing.T) {
 // stuckConn is a CLI that never answers a mode switch or a decision; it
 // gives up only when the caller's context ends (as runner.Session does).
 type stuckConn struct {
-	*runnertest.Session
+	*enginetest.Session
 	release <-chan struct{}
 }
 
@@ -124,7 +124,7 @@ func (h *harness) stickDM() {
 	key := strconv.FormatInt(h.dm.ID, 10)
 	h.eng.mu.Lock()
 	defer h.eng.mu.Unlock()
-	h.eng.wrap = func(spec engine.Spec, s *runnertest.Session) engine.Conn {
+	h.eng.wrap = func(spec engine.Spec, s *enginetest.Session) engine.Conn {
 		if spec.SessionKey == key {
 			return &stuckConn{Session: s, release: release}
 		}
@@ -185,7 +185,7 @@ func TestStuckModeSwitchIsBounded(t *testing.T) {
 func TestStuckTypedAnswerStallsOnlyItsChat(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ask := askReq(t, "q9", question{q: "Release name?", header: "Name", options: []string{"v1", "v2"}})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			if !strings.Contains(tr.Prompt, "release") {
 				echoScript(tr)
 				return

@@ -83,7 +83,7 @@ type streamer struct {
 // streamMode is how a turn of this chat shows Claude's text: drafts only
 // in private chats that did not refuse them.
 func (b *Bot) streamMode(key string, pl place) string {
-	mode := b.settings(key).Stream
+	mode := b.core.Settings(key).Stream
 	if mode == view.StreamDrafts {
 		if _, refused := b.noDrafts.Load(pl.ChatID); refused || isGroup(pl.ChatID) {
 			mode = view.StreamEdits
@@ -127,28 +127,13 @@ func (s *streamer) editing() bool {
 	return !s.drafts
 }
 
-// streamed adds a delta of the text Claude is writing.
-func (t *turn) streamed(delta string) {
-	if t.live == nil || !t.live.show {
-		return
-	}
-	t.live.setText(t.st.AppendStream(delta)) // a new block: the draft shows it alone
-	if t.live.editing() {
-		t.dirty = true
-		return
-	}
-	// A draft shows Claude at work: the progress message keeps still
-	// meanwhile (see draftHold), leaving the chat's budget to the answer.
-	t.lastDelta = time.Now()
-}
-
 // draftHold is how long progress edits wait because a draft is showing
 // Claude's text as it is written: until one edit interval after the last
 // delta, unless an action started or ended since (then the progress
 // message has news). The answer comes right after the text, and a
 // progress edit spent just before it would make it wait for the chat's
 // window.
-func (t *turn) draftHold() time.Duration {
+func (t *tgTurn) draftHold() time.Duration {
 	if t.lastDelta.IsZero() {
 		return 0
 	}
@@ -157,11 +142,11 @@ func (t *turn) draftHold() time.Duration {
 
 // streaming is what the progress message shows of the text being written:
 // nothing when a draft shows it.
-func (t *turn) streaming() string {
+func (t *tgTurn) streaming(text string) string {
 	if !t.live.editing() {
 		return ""
 	}
-	return t.a.b.redactor.Settled(t.st.Stream)
+	return t.b.redactor.Settled(text)
 }
 
 // invalidate says the chat got a message from the bot, which removes the

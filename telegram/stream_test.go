@@ -10,7 +10,7 @@ import (
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/tgtest"
@@ -20,8 +20,8 @@ import (
 // deltas, one every 1.5 s (each gets a draft of its own), as the CLI
 // streams them with --include-partial-messages, and ends with the whole
 // text.
-func writing(deltas ...string) runnertest.Script {
-	return func(tr *runnertest.Turn) {
+func writing(deltas ...string) enginetest.Script {
+	return func(tr *enginetest.Turn) {
 		tr.Start("m")
 		time.Sleep(time.Second)
 		for _, d := range deltas {
@@ -103,7 +103,7 @@ func TestDraftsStreamTheAnswer(t *testing.T) {
 func TestDraftRefreshedWhileTurnRuns(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		release := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.Text{Text: "Reading the logs…", Partial: true})
 			<-release
@@ -126,7 +126,7 @@ func TestDraftRefreshedWhileTurnRuns(t *testing.T) {
 // edit; the draft placeholder showed it was being worked on.
 func TestQuickTurnIsOneMessage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			time.Sleep(400 * time.Millisecond)
 			tr.Complete("**Answer:** " + tr.Prompt)
@@ -257,7 +257,7 @@ func TestPromptGoesToClaudeAtOnce(t *testing.T) {
 		got := make(chan time.Duration, 1)
 		var recorded []prefs.LiveMessage
 		var sent time.Time
-		h = newHarness(t, func(tr *runnertest.Turn) {
+		h = newHarness(t, func(tr *enginetest.Turn) {
 			recorded, _ = h.store.ListLive()
 			got <- time.Since(sent)
 			tr.Start("m")
@@ -334,7 +334,7 @@ func TestAnswerDoesNotWaitForPromptOutcome(t *testing.T) {
 func TestCommandShowsAsItIsWritten(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		step := make(chan struct{})
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			time.Sleep(2 * time.Second)
 			tr.Emit(engine.ActionStarted{ToolUseID: "b1", Tool: "Bash", Kind: "command", Title: "go te", Partial: true})
@@ -387,7 +387,7 @@ func TestMessageAfterAnswerIsNotQueued(t *testing.T) {
 func TestFirstTextShowsAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		wrote := make(chan time.Time, 1)
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			time.Sleep(100 * time.Millisecond)
 			wrote <- time.Now()
@@ -409,7 +409,7 @@ func TestFirstTextShowsAtOnce(t *testing.T) {
 // the answer right after the text finds the chat's window free.
 func TestProgressKeepsStillWhileDraftStreams(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.ActionStarted{ToolUseID: "r1", Tool: "Read", Kind: "tool", Title: "main.go"})
 			time.Sleep(2 * time.Second)
@@ -439,7 +439,7 @@ func TestProgressKeepsStillWhileDraftStreams(t *testing.T) {
 func TestQuickPressSpendsNoWaitingEdit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ask := oneAsk(toolReq(t, "r1", "Bash", map[string]any{"command": "make"}))
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			time.Sleep(3 * time.Second) // long enough to have a progress message, edited a while ago
 			ask(tr)
 		}, func(c *telegram.Config) { c.MinEdit = 2 * time.Second })
@@ -460,7 +460,7 @@ func TestQuickPressSpendsNoWaitingEdit(t *testing.T) {
 // action list is news.
 func TestProgressEditedWhenActionsFollowText(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			for i := range 16 {
 				id := "t" + strconv.Itoa(i)
@@ -490,7 +490,7 @@ func TestNoPlaceholderBeforeQuickWords(t *testing.T) {
 		if d := h.tg.Drafts(h.dm.ID); len(d) == 0 || d[0].Text != "" {
 			t.Fatalf("drafts %+v, want the placeholder first", d)
 		}
-		h2 := newHarness(t, func(tr *runnertest.Turn) {
+		h2 := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.Text{Text: "Sure.", Partial: true})
 			time.Sleep(time.Second)
@@ -509,7 +509,7 @@ func TestNoPlaceholderBeforeQuickWords(t *testing.T) {
 func TestFollowUpShowsDraftWhileAnswerWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ask := oneAsk(toolReq(t, "r1", "Bash", map[string]any{"command": "make"}))
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			if tr.Prompt == "first" {
 				tr.Start("m")
 				for i := range 6 {
@@ -577,9 +577,9 @@ func TestWaitingAnswerShowsAsDraft(t *testing.T) {
 
 // windowFiller answers "first" with three messages' worth (the chat's
 // window of three), any other prompt with answer.
-func windowFiller(answer string) runnertest.Script {
+func windowFiller(answer string) enginetest.Script {
 	long := strings.Repeat("word ", 1800)
-	return func(tr *runnertest.Turn) {
+	return func(tr *enginetest.Turn) {
 		tr.Start("m")
 		if tr.Prompt == "first" {
 			tr.Complete(long)
@@ -606,7 +606,7 @@ func TestMenuRefreshWaitsBehindFirstWords(t *testing.T) {
 		for i := range 6 {
 			users = append(users, tgtest.User{ID: int64(5000 + i), FirstName: "U" + strconv.Itoa(i)})
 		}
-		h := newHarness(t, func(tr *runnertest.Turn) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Emit(engine.Text{Text: "Hi " + tr.Prompt, Partial: true})
 			time.Sleep(5 * time.Second)

@@ -38,7 +38,7 @@ func (b *Bot) topicCommand(ctx context.Context, key string, pl place, replyTo in
 	}
 	// A project directory names the topic after itself and is its
 	// directory; any other name keeps the chat's directory.
-	st := b.settings(key)
+	st := b.core.Settings(key)
 	dir, name := st.WorkDir, arg
 	if d, err := b.resolveWorkDir(b.machines.Named(st.Host), st.WorkDir, arg); err == nil {
 		dir, name = d, filepath.Base(d)
@@ -93,7 +93,7 @@ type topicChoice struct {
 // than the default gets the button that opens a topic for it.
 func (b *Bot) cwdAnswer(ctx context.Context, c commandCall) {
 	text := b.cwdCommand(c.key, c.pl, c.m.ID, c.args)
-	st := b.settings(c.key)
+	st := b.core.Settings(c.key)
 	_, refused := b.noTopics.Load(c.pl.ChatID)
 	if c.group || c.pl.Thread != 0 || !b.me.Topics || refused || st.WorkDir == b.machines.Named(st.Host).WorkDir {
 		b.answer(c, text)

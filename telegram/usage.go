@@ -18,13 +18,12 @@ func (b *Bot) usageText(key string) string {
 	} else {
 		u.ChatToday, u.ChatMonth, u.AllToday, u.AllMonth = sp.ChatToday, sp.ChatMonth, sp.AllToday, sp.AllMonth
 	}
-	u.Limit, u.Seen = b.limits.status(now)
-	for _, a := range b.allActors() {
-		a.mu.Lock()
-		if a.conn != nil {
-			u.Procs = append(u.Procs, view.Proc{Chat: a.key, This: a.key == key, Age: now.Sub(a.connSince), Working: a.turn != nil})
-		}
-		a.mu.Unlock()
+	if l, seen := b.core.LastLimit(); l != nil {
+		lv := limitView(*l, now)
+		u.Limit, u.Seen = &lv, seen
+	}
+	for _, p := range b.core.Procs(now) {
+		u.Procs = append(u.Procs, view.Proc{Chat: p.Key, This: p.Key == key, Age: p.Age, Working: p.Working})
 	}
 	// This chat first, then the oldest.
 	slices.SortFunc(u.Procs, func(x, y view.Proc) int {

@@ -12,21 +12,21 @@ import (
 	"unicode/utf8"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner/runnertest"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/toolkinds"
 )
 
-// scripted hands every chat a scripted Claude (runnertest) in place of a CLI
+// scripted hands every chat a scripted Claude (enginetest) in place of a CLI
 // process, so the load measures the bot, not Claude.
 type scripted struct {
-	script func(chat int) runnertest.Script
+	script func(chat int) enginetest.Script
 	chatOf func(sessionKey string) (int, bool)
 
 	mu     sync.Mutex
 	starts int
 	// ledger continues a session's running cost when it is resumed, as
 	// Claude Code does.
-	ledger runnertest.Ledger
+	ledger enginetest.Ledger
 }
 
 func (e *scripted) Interactive() bool { return true }
@@ -44,7 +44,7 @@ func (e *scripted) Start(ctx context.Context, spec engine.Spec) (engine.Conn, er
 	if id == "" {
 		id = fmt.Sprintf("load-session-%d-%d", chat, n)
 	}
-	return runnertest.New(id, e.script(chat), runnertest.WithLedger(&e.ledger)), nil
+	return enginetest.New(id, e.script(chat), enginetest.WithLedger(&e.ledger)), nil
 }
 
 func (e *scripted) started() int {
@@ -79,8 +79,8 @@ func parsePrompt(p string) (turnID, bool) {
 // writes it (-stream-rate), and on some turns an approval request at the
 // end, after which the turn ends at once. A follow-up (the turn after the
 // last) is a quick question with a short answer.
-func (d *driver) turnScript(chat int) runnertest.Script {
-	return func(t *runnertest.Turn) {
+func (d *driver) turnScript(chat int) enginetest.Script {
+	return func(t *enginetest.Turn) {
 		id, ok := parsePrompt(t.Prompt)
 		if !ok || id.chat != chat {
 			t.Fail("load: unexpected prompt " + t.Prompt)
@@ -129,7 +129,7 @@ func (d *driver) turnScript(chat int) runnertest.Script {
 }
 
 // tools emits tool calls and results at the configured rate for work.
-func (d *driver) tools(t *runnertest.Turn, id turnID, work time.Duration) bool {
+func (d *driver) tools(t *enginetest.Turn, id turnID, work time.Duration) bool {
 	gap := time.Duration(float64(time.Second) / d.cfg.eventsPerSec)
 	end := time.Now().Add(work)
 	for n := 0; time.Now().Before(end); n++ {
@@ -166,7 +166,7 @@ func (d *driver) streamTime(text string) time.Duration {
 // stream emits text as Claude Code does with --include-partial-messages:
 // deltas as it is written, then the whole block. first stamps the turn's
 // first delta (see firstText).
-func (d *driver) stream(t *runnertest.Turn, id turnID, text string, first bool) bool {
+func (d *driver) stream(t *enginetest.Turn, id turnID, text string, first bool) bool {
 	if d.cfg.streamRate > 0 {
 		chunk := max(1, int(float64(d.cfg.streamRate)*deltaEvery.Seconds()))
 		for i := 0; i < len(text); {
@@ -198,7 +198,7 @@ func firstText(id turnID) string { return "Looking at " + turnMark(id) + " now."
 
 func turnMark(id turnID) string { return "[" + id.String() + "]" }
 
-func sleepOrInterrupt(t *runnertest.Turn, d time.Duration) bool {
+func sleepOrInterrupt(t *enginetest.Turn, d time.Duration) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {

@@ -9,7 +9,6 @@ import (
 // progress message's line about it, and the one message that asks the
 // owner whether to keep waiting.
 
-
 // Stall is a stalled tool (the core's value).
 type Stall = turnstate.Stall
 

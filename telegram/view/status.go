@@ -3,12 +3,14 @@ package view
 import (
 	"strconv"
 	"strings"
+
+	"github.com/untether/untether/chat"
 )
 
 // Where a setting comes from, as /status and the command replies say it.
 const (
-	SourceChat   = "chat setting" // the chat set it (/model, /planmode, ...)
-	SourceConfig = "config"       // the config file's value
+	SourceChat   = chat.SourceChat   // the chat set it (/model, /planmode, ...)
+	SourceConfig = chat.SourceConfig // the config file's value
 )
 
 // Status is what /status shows. Sources say where a setting comes from:

@@ -3,6 +3,7 @@ package view
 import (
 	"strings"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/telegram/render"
 )
 
@@ -12,17 +13,15 @@ import (
 // open (a code block runs to the end of the text, an unclosed ** stays
 // literal), so a half-written answer never yields HTML Telegram refuses.
 
-// The stream modes, as the config and /stream name them.
+// The stream modes, as the config and /stream name them (the core's).
 const (
-	StreamOff    = "off"    // nothing shown until the answer
-	StreamEdits  = "edits"  // the latest paragraph in the progress message
-	StreamDrafts = "drafts" // a live draft in private chats; edits elsewhere
+	StreamOff    = chat.StreamOff
+	StreamEdits  = chat.StreamEdits
+	StreamDrafts = chat.StreamDrafts
 )
 
 // ValidStream reports whether m names a stream mode.
-func ValidStream(m string) bool {
-	return m == StreamOff || m == StreamEdits || m == StreamDrafts
-}
+func ValidStream(m string) bool { return chat.ValidStream(m) }
 
 // streamTail bounds the paragraph the progress message shows: enough to
 // follow the answer, little enough to leave room for the action lines.

@@ -1,19 +1,17 @@
-package telegram
+package chat
 
 import (
 	"context"
 	"time"
 
-	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/telegram/view"
 )
 
 // A held Claude a restarted bot attached to (reattach, retryDeferred) is
 // not taken on trust: the config may have changed while the bot was down.
 // It goes on only if it passes what a new turn and a session start would:
-// its chat and the user of its turn still allowed (allowlist.held, as mayRun
+// its chat and the user of its turn still allowed (Access.Held, as mayRun
 // asks), and its directory where a session start would put the chat
 // (checkedWorkDir, with the same notice and fallback). One that fails is
 // ended as /new ends a process: its holder tells Claude to exit.
@@ -24,9 +22,9 @@ const heldEndWait = 10 * time.Second
 
 // keepHeld checks a held Claude conn attached to on m. It returns the
 // directory it may go on in (its send_file grant is made for that one),
-// or, when it was ended, what its turn's live messages say instead.
-func (b *Bot) keepHeld(conn engine.Conn, m *chat.Machine, rec prefs.HeldSession) (dir, stopped string) {
-	if chatOK, userOK := b.allow.held(rec); !chatOK || !userOK {
+// or, when it was ended (ok false), why.
+func (b *Core) keepHeld(conn engine.Conn, m *Machine, rec prefs.HeldSession) (dir string, stopped HeldEnd, ok bool) {
+	if chatOK, userOK := b.access.Held(rec); !chatOK || !userOK {
 		var user int64
 		if rec.Turn != nil {
 			user = rec.Turn.UserID
@@ -34,16 +32,19 @@ func (b *Bot) keepHeld(conn engine.Conn, m *chat.Machine, rec prefs.HeldSession)
 		b.log.Warn("a held claude process was ended: its chat or user is no longer allowed", "chat_id", rec.ChatID,
 			"session_key", rec.Key, "user_id", user, "chat_allowed", chatOK)
 		b.endHeld(conn, rec)
-		return "", view.HeldNotAllowedText(!chatOK)
+		if !chatOK {
+			return "", HeldChatRefused, false
+		}
+		return "", HeldUserRefused, false
 	}
-	dir, ok := b.heldDir(m, rec)
+	dir, ok = b.heldDir(m, rec)
 	if !ok {
 		b.log.Warn("a held claude process was ended: its directory is not where a session would start", "chat_id", rec.ChatID,
 			"session_key", rec.Key, "work_dir", rec.WorkDir)
 		b.endHeld(conn, rec)
-		return "", view.HeldDirRefusedText
+		return "", HeldDirRefused, false
 	}
-	return dir, ""
+	return dir, 0, true
 }
 
 // heldDir checks the directory of a held Claude as a session start checks
@@ -51,15 +52,15 @@ func (b *Bot) keepHeld(conn engine.Conn, m *chat.Machine, rec prefs.HeldSession)
 // sends the chat back to working_dir with the notice, its session set
 // aside), and the directory the process works in must be inside the roots
 // as it is today, links resolved to itself (the checked path is returned).
-func (b *Bot) heldDir(m *chat.Machine, rec prefs.HeldSession) (string, bool) {
+func (b *Core) heldDir(m *Machine, rec prefs.HeldSession) (string, bool) {
 	replyTo := 0
 	if rec.Turn != nil {
 		replyTo = rec.Turn.MessageID
 	}
 	fellBack := false
-	b.checkedWorkDir(rec.Key, place{ChatID: rec.ChatID, Thread: rec.ThreadID}, replyTo, func() {
+	b.checkedWorkDir(rec.Key, Place{ChatID: rec.ChatID, Thread: rec.ThreadID}, replyTo, func() {
 		fellBack = true
-		b.setSessionAside(rec.Key)
+		b.SetAside(rec.Key)
 	})
 	v := m.InRoots(rec.WorkDir, m.Roots())
 	return v.Path, !fellBack && v.Inside && v.Path == rec.WorkDir
@@ -68,7 +69,7 @@ func (b *Bot) heldDir(m *chat.Machine, rec prefs.HeldSession) (string, bool) {
 // endHeld ends a held Claude this bot will not carry on, and forgets it.
 // Claude is told to exit through its holder, as /new ends a process (its
 // turn interrupted first); start-up does not wait for it.
-func (b *Bot) endHeld(conn engine.Conn, rec prefs.HeldSession) {
+func (b *Core) endHeld(conn engine.Conn, rec prefs.HeldSession) {
 	if err := b.store.RemoveHeld(rec.Key); err != nil {
 		b.log.Warn("could not forget a held claude process", "chat_id", rec.ChatID, "session_key", rec.Key, "err", err)
 	}

@@ -1,21 +1,20 @@
-package telegram
+package chat
 
 import (
 	"time"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/telegram/view"
 )
 
 // Money: what each turn cost, the limits on spending ([claude]
-// daily_budget_usd, max_turn_usd) and the money lines of /status. The
-// amounts live in prefs; view shows them.
+// daily_budget_usd, max_turn_usd) and the money of /status. The amounts
+// live in prefs; a frontend shows them.
 
 // recordCost returns what the turn cost: the increase of the session's
 // running total (result.total_cost_usd keeps growing across turns and
 // --resume), which is also added to the chat's total and today's spend.
 func (t *turn) recordCost(tc engine.TurnCompleted) float64 {
-	a, b := t.a, t.a.b
+	a, b := t.a, t.a.c
 	id := tc.SessionID
 	if conn := a.liveConn(); id == "" && conn != nil {
 		id = conn.SessionID()
@@ -43,21 +42,21 @@ func (t *turn) recordCost(tc engine.TurnCompleted) float64 {
 
 // overBudget tells whether today's spend (the turns' real costs, see
 // turn.recordCost) reached [claude] daily_budget_usd,
-// with the message for the refused turn. A turn already running is never
+// with the failure of the refused turn. A turn already running is never
 // cut short: the budget is checked when a turn starts.
-func (b *Bot) overBudget() (view.TurnError, bool) {
+func (b *Core) overBudget() (Failure, bool) {
 	if b.cfg.DailyBudget <= 0 {
-		return view.TurnError{}, false
+		return Failure{}, false
 	}
 	spent, err := b.store.Spend(time.Now())
 	if err != nil {
 		b.log.Warn("could not read today's spend", "err", err)
-		return view.TurnError{}, false
+		return Failure{}, false
 	}
 	if spent < b.cfg.DailyBudget {
-		return view.TurnError{}, false
+		return Failure{}, false
 	}
-	return view.DailyBudgetReached(spent, b.cfg.DailyBudget), true
+	return Failure{Kind: FailDailyBudget, Spent: spent, Budget: b.cfg.DailyBudget}, true
 }
 
 // stoppedAtTurnLimit tells a turn Claude Code stopped at --max-budget-usd
@@ -66,15 +65,21 @@ func stoppedAtTurnLimit(tc engine.TurnCompleted) bool {
 	return tc.Subtype == "error_max_budget_usd" || tc.TerminalReason == "budget_exhausted"
 }
 
-// statusMoney fills the money lines of /status: the chat's total, today's
-// spend of all chats and the daily budget.
-func (b *Bot) statusMoney(key string, s *view.Status) {
+// Money is what a conversation and all of them spent: its total, today's
+// spend of all, and the daily budget (0: none).
+type Money struct {
+	ConversationUSD, SpentToday, DailyBudget float64
+}
+
+// Money is the money of /status for the conversation key.
+func (b *Core) Money(key string) Money {
+	m := Money{DailyBudget: b.cfg.DailyBudget}
 	var err error
-	if s.ChatCostUSD, err = b.store.Cost(key); err != nil {
+	if m.ConversationUSD, err = b.store.Cost(key); err != nil {
 		b.log.Warn("could not read the chat's cost", "session_key", key, "err", err)
 	}
-	if s.SpentToday, err = b.store.Spend(time.Now()); err != nil {
+	if m.SpentToday, err = b.store.Spend(time.Now()); err != nil {
 		b.log.Warn("could not read today's spend", "session_key", key, "err", err)
 	}
-	s.DailyBudget = b.cfg.DailyBudget
+	return m
 }

@@ -1,11 +1,10 @@
-package telegram
+package chat
 
 import (
 	"sync"
 	"time"
 
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/telegram/view"
 )
 
 // What Claude Code says about the owner's usage limits, API retries and
@@ -37,7 +36,7 @@ func (w *limitWatch) record(key string, e engine.RateLimited, now time.Time) (wa
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.last, w.seen = &e, now
-	if e.Status != view.LimitWarning && (e.Status != view.LimitRejected || !e.UsingOverage) {
+	if e.Status != engine.LimitWarning && (e.Status != engine.LimitRejected || !e.UsingOverage) {
 		return false
 	}
 	id := e.Limit + "@" + e.ResetsAt.String()
@@ -51,31 +50,29 @@ func (w *limitWatch) record(key string, e engine.RateLimited, now time.Time) (wa
 	return true
 }
 
-// status is the last status seen and when, shown as of now; nil if none.
-func (w *limitWatch) status(now time.Time) (*view.Limit, time.Time) {
+// LastLimit is the last usage-limit status an agent reported, of any
+// conversation (the limits are the subscription's), and when; nil if none.
+func (c *Core) LastLimit() (*engine.RateLimited, time.Time) {
+	w := &c.limits
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.last == nil {
 		return nil, time.Time{}
 	}
-	l := limitView(*w.last, now)
+	l := *w.last
 	return &l, w.seen
-}
-
-func limitView(e engine.RateLimited, now time.Time) view.Limit {
-	return view.Limit{Status: e.Status, Name: e.Limit, ResetsAt: e.ResetsAt, Used: e.Utilization, Now: now}
 }
 
 // note applies the events about limits, retries and compaction to the
 // turn's view.
 func (t *turn) note(ev engine.Event) {
-	a, b := t.a, t.a.b
+	a, b := t.a, t.a.c
 	switch e := ev.(type) {
 	case engine.RateLimited:
 		b.log.Info("claude code reported a usage limit status", "chat_id", a.place.ChatID, "status", e.Status,
 			"limit", e.Limit, "resets_at", e.ResetsAt, "utilization", e.Utilization)
 		if b.limits.record(a.key, e, time.Now()) {
-			b.api.notify(a.place, t.qp.MessageID, view.UsageWarningNotice(limitView(e, time.Now())))
+			b.surface.Note(a.place, t.qp.MessageID, NoteUsageWarning{Limit: e})
 		}
 	case engine.APIRetry:
 		b.log.Info("claude code retries an API call", "chat_id", a.place.ChatID, "attempt", e.Attempt,
@@ -86,24 +83,8 @@ func (t *turn) note(ev engine.Event) {
 	}
 }
 
-// limitStop tells whether tc ended at a usage limit, with the notice that
-// is then the turn's final message.
-func (t *turn) limitStop(tc engine.TurnCompleted) (string, bool) {
-	if tc.OK || (t.st.Limit == nil && tc.APIError != "usage_limit_reached") {
-		return "", false
-	}
-	l := view.Limit{Status: view.LimitRejected}
-	if t.st.Limit != nil {
-		l = limitView(*t.st.Limit, time.Now())
-	}
-	return view.UsageLimitNotice(l), true
-}
-
-// limitNote is the progress line of a usage limit reached in this turn.
-func (t *turn) limitNote() *view.Limit {
-	if t.st.Limit == nil {
-		return nil
-	}
-	l := limitView(*t.st.Limit, time.Now())
-	return &l
+// limitStop tells whether tc ended at a usage limit (its notice is then
+// the turn's final message).
+func (t *turn) limitStop(tc engine.TurnCompleted) bool {
+	return !tc.OK && (t.st.Limit != nil || tc.APIError == "usage_limit_reached")
 }

@@ -1,7 +1,7 @@
-// Package runnertest is an in-process, scripted Claude session for tests
+// Package enginetest is an in-process, scripted Claude session for tests
 // and load runs of the bot: it implements engine.Conn, as *runner.Session does, emits
 // runner events from a script, and records every answer written to it.
-package runnertest
+package enginetest
 
 import (
 	"context"
@@ -171,7 +171,7 @@ func (s *Session) Send(ctx context.Context, text string) error {
 		s.sent++
 		return nil
 	default:
-		return errors.New("runnertest: too many queued prompts")
+		return errors.New("enginetest: too many queued prompts")
 	}
 }
 

@@ -1,11 +1,10 @@
-package telegram
+package chat
 
 import (
 	"context"
 	"errors"
 
 	"github.com/untether/untether/projects"
-	"github.com/untether/untether/telegram/view"
 )
 
 // What a turn changed, and the command that continues a session at the
@@ -15,20 +14,20 @@ import (
 // starts, so that what the turn changed can be told from what was already
 // uncommitted. It returns "" when the directory is not in a git repository
 // or git fails (then the footer says nothing about changes).
-func (a *actor) snapshot(ctx context.Context) projects.Tree {
+func (a *session) snapshot(ctx context.Context) projects.Tree {
 	a.mu.Lock()
 	dir := a.startDir
 	a.mu.Unlock()
-	if dir == "" || a.b.slowGit.Skip(dir) {
+	if dir == "" || a.c.slowGit.Skip(dir) {
 		return ""
 	}
 	tree, err := a.machine().Git.Snapshot(ctx, dir)
 	if err != nil {
-		if a.b.slowGit.Note(dir, err) {
-			a.b.log.Warn("git ran out of time in this directory: the change footer is left out there for a while",
+		if a.c.slowGit.Note(dir, err) {
+			a.c.log.Warn("git ran out of time in this directory: the change footer is left out there for a while",
 				"chat_id", a.place.ChatID, "session_key", a.key, "dir", dir, "skip_for", projects.DefaultSlowFor, "err", err)
 		} else if !errors.Is(err, projects.ErrNotRepo) {
-			a.b.log.Warn("could not record the repository at turn start", "chat_id", a.place.ChatID, "session_key", a.key, "err", err)
+			a.c.log.Warn("could not record the repository at turn start", "chat_id", a.place.ChatID, "session_key", a.key, "err", err)
 		}
 		return ""
 	}
@@ -37,32 +36,32 @@ func (a *actor) snapshot(ctx context.Context) projects.Tree {
 
 // changes is what the turn changed in the repository: the files that
 // differ between the snapshots at its start and now.
-func (t *turn) changes(ctx context.Context) view.ChangeStat {
+func (t *turn) changes(ctx context.Context) ChangeStat {
 	a := t.a
 	if t.before == "" {
-		return view.ChangeStat{}
+		return ChangeStat{}
 	}
 	a.mu.Lock()
 	dir := a.startDir
 	a.mu.Unlock()
 	after := a.snapshot(ctx)
 	if after == "" {
-		return view.ChangeStat{}
+		return ChangeStat{}
 	}
 	files, err := a.machine().Git.Compare(ctx, dir, t.before, after)
 	if err != nil {
-		a.b.log.Warn("could not compare the repository with the turn's start", "chat_id", a.place.ChatID, "err", err)
-		return view.ChangeStat{}
+		a.c.log.Warn("could not compare the repository with the turn's start", "chat_id", a.place.ChatID, "err", err)
+		return ChangeStat{}
 	}
 	s := projects.Sum(files)
-	return view.ChangeStat{Files: s.Files, Added: s.Added, Removed: s.Removed}
+	return ChangeStat{Files: s.Files, Added: s.Added, Removed: s.Removed}
 }
 
 // deskLine is the footer's command to continue the session at the desk,
 // shown with /verbose only.
 func (t *turn) deskLine(sessionID string) string {
 	a := t.a
-	if sessionID == "" || !a.b.settings(a.key).Verbose {
+	if sessionID == "" || !a.c.Settings(a.key).Verbose {
 		return ""
 	}
 	a.mu.Lock()
@@ -83,7 +82,7 @@ type storeMark struct {
 }
 
 // markStore notes the session's file after a turn of the bot's own.
-func (a *actor) markStore(ctx context.Context, id string) {
+func (a *session) markStore(ctx context.Context, id string) {
 	a.mu.Lock()
 	dir := a.startDir
 	a.mu.Unlock()
@@ -103,7 +102,7 @@ func (a *actor) markStore(ctx context.Context, id string) {
 // does not know them, and writing on would mix two histories in one file.
 // Lines the CLI writes after its result (the last prompt, the cost) change
 // the size but not the prompts, so only new prompts count.
-func (a *actor) continuedElsewhere(ctx context.Context) bool {
+func (a *session) continuedElsewhere(ctx context.Context) bool {
 	a.mu.Lock()
 	m, dir := a.mark, a.startDir
 	a.mu.Unlock()

@@ -1,16 +1,16 @@
-package telegram
+package chat
 
 import (
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/telegram/view"
 )
 
-// A chat's effective settings: the chat's own value where it set one (see
+// A conversation's effective settings: its own value where it set one (see
 // the commands /model, /planmode, /verbose, /cwd), else the config's.
 
-// chatSettings are the effective per-chat values and where each comes from.
-type chatSettings struct {
+// Settings are the effective per-conversation values and where each comes
+// from (SourceChat or SourceConfig).
+type Settings struct {
 	Model, ModelSource   string
 	PlanMode, PlanSource string
 	Verbose              bool
@@ -18,21 +18,37 @@ type chatSettings struct {
 	PermissionMode       string // the mode a new process starts in
 	PermissionSource     string
 	WorkDir, WorkSource  string
-	Stream, StreamSource string // view.StreamOff, StreamEdits or StreamDrafts
-	// Host is the machine the chat works on (a name of Bot.machines);
+	Stream, StreamSource string // StreamOff, StreamEdits or StreamDrafts
+	// Host is the machine the conversation works on (a name of Machines);
 	// WorkDir's default is that machine's working directory.
 	Host, HostSource string
 }
 
+// Where a setting comes from.
 const (
-	fromChat   = view.SourceChat
-	fromConfig = view.SourceConfig
+	SourceChat   = "chat setting" // the conversation set it (/model, /planmode, ...)
+	SourceConfig = "config"       // the config file's value
 )
 
-// settings returns the session's effective settings. A store that cannot
-// be read leaves the config's values (and a line in the log).
-func (b *Bot) settings(key string) chatSettings {
-	s := chatSettings{Model: b.cfg.Model, ModelSource: fromConfig, PlanMode: b.cfg.PlanMode, PlanSource: fromConfig,
+const (
+	fromChat   = SourceChat
+	fromConfig = SourceConfig
+)
+
+// How the text the agent writes shows while it is written.
+const (
+	StreamOff    = "off"    // nothing shown until the answer
+	StreamEdits  = "edits"  // the latest paragraph in the progress message
+	StreamDrafts = "drafts" // a live draft in private chats; edits elsewhere
+)
+
+// ValidStream says whether m is one of the stream modes.
+func ValidStream(m string) bool { return m == StreamOff || m == StreamEdits || m == StreamDrafts }
+
+// Settings returns the conversation's effective settings. A store that
+// cannot be read leaves the config's values (and a line in the log).
+func (b *Core) Settings(key string) Settings {
+	s := Settings{Model: b.cfg.Model, ModelSource: fromConfig, PlanMode: b.cfg.PlanMode, PlanSource: fromConfig,
 		VerboseSource: fromConfig, WorkSource: fromConfig, Stream: b.cfg.Stream, StreamSource: fromConfig,
 		Host: b.machines.Default().Name, HostSource: fromConfig}
 	p, err := b.store.Prefs(key)
@@ -56,7 +72,7 @@ func (b *Bot) settings(key string) chatSettings {
 	if p.WorkDir != "" {
 		s.WorkDir, s.WorkSource = p.WorkDir, fromChat
 	}
-	if view.ValidStream(p.Stream) {
+	if ValidStream(p.Stream) {
 		s.Stream, s.StreamSource = p.Stream, fromChat
 	}
 	s.PermissionMode, s.PermissionSource = startMode(s.PlanMode, b.cfg.PermissionMode), s.PlanSource
@@ -75,10 +91,10 @@ func startMode(planMode, configured string) string {
 	return configured
 }
 
-// liveMode is the permission mode to switch a running process to: the
+// LiveMode is the permission mode to switch a running process to: the
 // CLI refuses an empty one, which means no mode was configured, the same
 // as a new process gets (engine.DefaultPermissionMode).
-func (s chatSettings) liveMode() string {
+func (s Settings) LiveMode() string {
 	if s.PermissionMode == "" {
 		return engine.DefaultPermissionMode
 	}

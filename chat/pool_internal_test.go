@@ -1,4 +1,4 @@
-package telegram
+package chat
 
 import (
 	"context"
@@ -9,20 +9,18 @@ import (
 	"time"
 
 	"github.com/untether/untether/approvals"
-	"github.com/untether/untether/chat"
-	"github.com/untether/untether/engine"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/runner/runnertest"
 )
 
-// onePoolBot is a bot with one machine of one slot, no Telegram.
-func onePoolBot() (*Bot, *chat.Machine) {
-	ms, err := chat.NewMachines(chat.MachineConfig{MaxLive: 1, Engine: struct{ engine.Engine }{}}, nil, "") // its engine is never asked to start
+// onePoolCore is a core with one machine of one slot, no frontend.
+func onePoolCore() (*Core, *Machine) {
+	ms, err := NewMachines(MachineConfig{MaxLive: 1, Engine: engineStub{}}, nil, "") // its engine is never asked to start
 	if err != nil {
 		panic(err)
 	}
-	return &Bot{cfg: Config{MaxLive: 1}, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		broker: approvals.New(approvals.Config{}), machines: ms, actors: map[string]*actor{}}, ms.Local()
+	return &Core{log: slog.New(slog.NewTextHandler(io.Discard, nil)), surface: quietSurface{},
+		broker: approvals.New(approvals.Config{}), machines: ms, sessions: map[string]*session{}}, ms.Local()
 }
 
 var busy = holderBusy
@@ -33,9 +31,9 @@ var busy = holderBusy
 func TestStaleEvictKeepsTheProcess(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		b, m := onePoolBot()
-		holder := newActor(b, "1", place{ChatID: 1}, false)
-		sess := runnertest.New("s1", func(*runnertest.Turn) {})
+		b, m := onePoolCore()
+		holder := newSession(b, "1", Place{ChatID: 1})
+		sess := enginetest.New("s1", func(*enginetest.Turn) {})
 		defer sess.Close(ctx)
 		holder.conn, holder.mach = sess, m
 		if err := m.Pool.Acquire(ctx, holder, busy, func() {}); err != nil {
@@ -43,7 +41,7 @@ func TestStaleEvictKeepsTheProcess(t *testing.T) {
 		}
 
 		// Another chat needs the only slot: the idle holder is asked for it.
-		other := newActor(b, "2", place{ChatID: 2}, false)
+		other := newSession(b, "2", Place{ChatID: 2})
 		other.mach = m
 		wctx, giveUp := context.WithCancel(ctx)
 		waited := make(chan error, 1)
@@ -74,20 +72,20 @@ func TestStaleEvictKeepsTheProcess(t *testing.T) {
 }
 
 // A holder with a turn coming (a queued prompt) keeps its warm process
-// from a turn that waits for a slot, for chat.QueuedGrace: that turn waits
+// from a turn that waits for a slot, for QueuedGrace: that turn waits
 // rather than make the holder start again for its next. Past the grace the
 // waiting turn gets the slot, so a chatty chat cannot keep it for ever.
 func TestQueuedHolderKeepsItsProcessForAWhile(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		b, m := onePoolBot()
-		holder := newActor(b, "1", place{ChatID: 1}, false)
+		b, m := onePoolCore()
+		holder := newSession(b, "1", Place{ChatID: 1})
 		holder.mach = m
 		holder.queue = []prefs.QueuedPrompt{{Key: "1", Seq: 7}} // its next turn is coming
 		if err := m.Pool.Acquire(ctx, holder, busy, func() {}); err != nil {
 			t.Fatal(err)
 		}
-		other := newActor(b, "2", place{ChatID: 2}, false)
+		other := newSession(b, "2", Place{ChatID: 2})
 		other.mach = m
 		told := false
 		waited := make(chan error, 1)
@@ -99,7 +97,7 @@ func TestQueuedHolderKeepsItsProcessForAWhile(t *testing.T) {
 		if !told {
 			t.Error("the waiting turn was not told it waits")
 		}
-		time.Sleep(chat.QueuedGrace + 6*time.Second) // past the grace and one re-check
+		time.Sleep(QueuedGrace + 6*time.Second) // past the grace and one re-check
 		synctest.Wait()
 		if len(holder.evict) != 1 {
 			t.Fatal("past the grace, the holder was not asked for its slot")

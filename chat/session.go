@@ -1,4 +1,4 @@
-package telegram
+package chat
 
 import (
 	"context"
@@ -6,21 +6,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/telegram/view"
 )
 
-// actor owns one session (chat or forum topic): its prompt queue, its live
-// Claude connection and its running turn. It runs a goroutine only while it
-// has work or a live process, so idle chats cost no goroutine.
-type actor struct {
-	b     *Bot
+// session owns one conversation (chat or forum topic): its prompt queue,
+// its live agent connection and its running turn. It runs a goroutine only
+// while it has work or a live process, so idle conversations cost none.
+type session struct {
+	c     *Core
 	key   string
-	place place
-	group bool
+	place Place
 
 	mu    sync.Mutex
 	queue []prefs.QueuedPrompt
@@ -46,45 +43,34 @@ type actor struct {
 	// started: tried again before the chat's next prompt runs (held.go).
 	deferred *prefs.HeldSession
 
-	// mach is the machine of conn's process, whose pool holds the actor's
+	// mach is the machine of conn's process, whose pool holds the session's
 	// slot: set before a start, kept until the slot is released.
-	mach *chat.Machine
+	mach *Machine
 
 	// startDir is the directory conn's process started in, links resolved
 	// then: the path rule's working directory, never the chat's setting
 	// read again later (its name may lead elsewhere by now).
 	startDir string
 
-	// notes are the "Queued" notices of queued prompts, by message id:
-	// the turn that runs the prompt makes its progress message of it
-	// (notice.go), one message fewer.
-	notes map[int]*notice
-
 	// A cancel belongs to the turn it was meant for (turn.requestCancel),
-	// never to the actor: a request left over must not stop a later turn.
+	// never to the session: a request left over must not stop a later turn.
 	wake  chan struct{} // new prompt or request (capacity 1)
 	evict chan struct{} // the pool asks for the idle process (capacity 1); a hint, see idle
 	quit  chan struct{} // bot shutdown
 	reset chan struct{} // /new: drop the process and the session (capacity 1)
 }
 
-func newActor(b *Bot, key string, p place, group bool) *actor {
-	return &actor{b: b, key: key, place: p, group: group,
+func newSession(c *Core, key string, p Place) *session {
+	return &session{c: c, key: key, place: p,
 		wake: make(chan struct{}, 1), evict: make(chan struct{}, 1), quit: make(chan struct{}), reset: make(chan struct{}, 1)}
 }
 
-// Evict asks the actor for its idle process (chat.Holder): its pool is
+// Evict asks the session for its idle process (Holder): its pool is
 // short of slots.
-func (a *actor) Evict() { signal(a.evict) }
+func (a *session) Evict() { signal(a.evict) }
 
-// holderBusy is actor.busy for the pool, whose holders are actors.
-func holderBusy(h chat.Holder, strict bool) bool { return h.(*actor).busy(strict) }
-
-// machineFor is the machine the chat works on now: its own choice (/host)
-// while that machine is configured, else the default.
-func (b *Bot) machineFor(key string) *chat.Machine {
-	return b.machines.Named(b.settings(key).Host)
-}
+// holderBusy is session.busy for the pool, whose holders are sessions.
+func holderBusy(h Holder, strict bool) bool { return h.(*session).busy(strict) }
 
 func signal(ch chan struct{}) {
 	select {
@@ -94,7 +80,7 @@ func signal(ch chan struct{}) {
 }
 
 // enqueue adds a prompt; the user is told when it waits behind a turn.
-func (a *actor) enqueue(qp prefs.QueuedPrompt) {
+func (a *session) enqueue(qp prefs.QueuedPrompt) {
 	a.mu.Lock()
 	if a.stopped {
 		a.mu.Unlock()
@@ -106,60 +92,41 @@ func (a *actor) enqueue(qp prefs.QueuedPrompt) {
 	// turn that answered is over for the user (it is only closing): the
 	// message runs next without a notice.
 	busy := a.turn != nil && !a.turn.answered.Load() && !(qp.Album != "" && ahead > 0 && a.queue[ahead-1].Album == qp.Album)
-	var note *notice
 	if busy {
 		ahead++
 		a.turn.setQueued(len(a.queue))
-	}
-	if busy && qp.Origin == nil { // a scheduled run has no message of its own yet: its note stays a note
-		note = a.b.api.newNotice(a.place, qp.MessageID)
-		if a.notes == nil {
-			a.notes = map[int]*notice{}
-		}
-		a.notes[qp.MessageID] = note
+		// The frontend's note of it: a scheduled run has no message of its
+		// own yet, its note stays a note; a typed one may become the
+		// turn's progress message.
+		a.c.surface.Queued(a.place, qp.MessageID, qp.Origin, ahead)
 	}
 	a.startLocked()
 	a.mu.Unlock()
 	signal(a.wake)
-	switch {
-	case busy && qp.Origin != nil:
-		a.b.api.notify(a.place, 0, view.QueuedRunNote(qp.Origin.Label, ahead))
-	case note != nil:
-		note.start(view.QueuedNote(ahead))
-	}
 }
 
-// takeNote is the queued notice of the prompt of message msgID, if any.
-func (a *actor) takeNote(msgID int) *notice {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	n := a.notes[msgID]
-	delete(a.notes, msgID)
-	return n
-}
-
-func (a *actor) startLocked() {
+func (a *session) startLocked() {
 	if a.running || a.stopped {
 		return
 	}
 	a.running = true
-	a.b.wg.Add(1)
+	a.c.wg.Add(1)
 	go a.loop()
 }
 
 // requestCancel interrupts the running turn, if any. It never waits. A
 // turn whose answer is already being sent is over for the user: there is
-// nothing left to cancel. A notice (the reply to /cancel), if not nil,
-// is edited to the turn's outcome.
-func (a *actor) requestCancel(n *notice) bool {
+// nothing left to cancel. before, if not nil, is given the turn's surface
+// first (the reply to /cancel waits there for the turn's outcome).
+func (a *session) requestCancel(before func(TurnSurface)) bool {
 	a.mu.Lock()
 	t := a.turn
 	a.mu.Unlock()
 	if t == nil || t.answered.Load() {
 		return false
 	}
-	if n != nil {
-		t.addNotice(n, cancelOutcome)
+	if before != nil {
+		before(t.v)
 	}
 	t.requestCancel()
 	return true
@@ -169,26 +136,28 @@ func (a *actor) requestCancel(n *notice) bool {
 // starts a fresh Claude session. The dropped prompts are marked done in one
 // write, after the lock is released: /cancel on the polling loop takes the
 // same lock, and must not wait for the disk. A running turn is cancelled;
-// n (the reply to /new, if not nil) stands for its "Cancelled" message,
-// which would contradict the fresh start.
-func (a *actor) requestReset(n *notice) (dropped int) {
+// before, if not nil, is given its surface first while it has not
+// answered (the reply to /new stands for its "Cancelled" message, which
+// would contradict the fresh start).
+func (a *session) requestReset(before func(TurnSurface)) (dropped int) {
 	seqs := a.dropKept()
 	a.mu.Lock()
 	for _, qp := range a.queue {
 		seqs = append(seqs, qp.Seq)
 	}
-	a.queue, a.notes = nil, nil
+	a.queue = nil
 	if a.turn != nil {
-		if n != nil && !a.turn.answered.Load() {
-			a.turn.addNotice(n, keepNotice)
+		if before != nil && !a.turn.answered.Load() {
+			before(a.turn.v)
 		}
 		a.turn.requestCancel()
 	}
 	a.startLocked()
 	a.mu.Unlock()
+	a.c.surface.QueueDropped(a.place)
 	if len(seqs) > 0 {
-		if err := a.b.store.DonePrompt(a.key, seqs...); err != nil {
-			a.b.log.Warn("could not drop queued prompts", "chat_id", a.place.ChatID, "count", len(seqs), "err", err)
+		if err := a.c.store.DonePrompt(a.key, seqs...); err != nil {
+			a.c.log.Warn("could not drop queued prompts", "chat_id", a.place.ChatID, "count", len(seqs), "err", err)
 		}
 	}
 	signal(a.reset)
@@ -197,7 +166,7 @@ func (a *actor) requestReset(n *notice) (dropped int) {
 
 // working reports a turn that has not answered yet, or queued prompts. A
 // turn that answered is only closing: the user sees it as over.
-func (a *actor) working() bool {
+func (a *session) working() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return len(a.queue) > 0 || len(a.again) > 0 || (a.turn != nil && !a.turn.answered.Load())
@@ -205,14 +174,14 @@ func (a *actor) working() bool {
 
 // requestNewSession closes the process and forgets the session before the
 // next turn, without touching a turn that is closing or the queue.
-func (a *actor) requestNewSession() {
+func (a *session) requestNewSession() {
 	a.mu.Lock()
 	a.startLocked()
 	a.mu.Unlock()
 	signal(a.reset)
 }
 
-func (a *actor) stop() {
+func (a *session) stop() {
 	a.mu.Lock()
 	if !a.stopped {
 		a.stopped = true
@@ -221,7 +190,8 @@ func (a *actor) stop() {
 	a.mu.Unlock()
 }
 
-type actorStatus struct {
+// Status is a conversation's session as /status shows it.
+type Status struct {
 	Queued  int
 	Running bool
 	Live    bool
@@ -232,10 +202,10 @@ type actorStatus struct {
 	Dir     string // the live process's working directory
 }
 
-func (a *actor) status() actorStatus {
+func (a *session) status() Status {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	st := actorStatus{Queued: len(a.queue), Running: a.turn != nil, Live: a.conn != nil, Held: heldOf(a.conn) != nil,
+	st := Status{Queued: len(a.queue), Running: a.turn != nil, Live: a.conn != nil, Held: heldOf(a.conn) != nil,
 		Model: a.model, Mode: a.mode}
 	if a.conn != nil {
 		st.Session, st.Dir = a.conn.SessionID(), a.startDir
@@ -245,20 +215,20 @@ func (a *actor) status() actorStatus {
 
 // restartAfterTurn makes the next turn start a new process that resumes
 // the conversation, so changed settings (the model) take effect.
-func (a *actor) restartAfterTurn() {
+func (a *session) restartAfterTurn() {
 	a.mu.Lock()
 	a.restart = true
 	a.mu.Unlock()
 }
 
 // liveConn returns the live connection, for switching modes on the fly.
-func (a *actor) liveConn() engine.Conn {
+func (a *session) liveConn() engine.Conn {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.conn
 }
 
-func (a *actor) pop() (prefs.QueuedPrompt, bool) {
+func (a *session) pop() (prefs.QueuedPrompt, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(a.queue) == 0 || a.stopped {
@@ -274,9 +244,9 @@ func (a *actor) pop() (prefs.QueuedPrompt, bool) {
 // config runs the stored queue). A refused prompt is marked done and its
 // chat told in one line, so it is neither run nor lost silently. A stored
 // prompt without a sender (user id 0) cannot be checked and is refused.
-func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
-	b := a.b
-	chatOK, userOK := b.allow.turn(qp.ChatID, qp.UserID, qp.Origin != nil && qp.Origin.Config)
+func (a *session) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
+	b := a.c
+	chatOK, userOK := b.access.Turn(qp.ChatID, qp.UserID, qp.Origin != nil && qp.Origin.Config)
 	if chatOK && userOK {
 		return true
 	}
@@ -286,14 +256,14 @@ func (a *actor) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
 	if err != nil {
 		b.log.Warn("could not drop a refused prompt", "chat_id", qp.ChatID, "session_key", a.key, "err", err)
 	}
-	b.api.notify(a.place, qp.MessageID, view.NotAllowedNote(!chatOK))
+	b.surface.Note(a.place, qp.MessageID, NoteNotAllowed{Chat: !chatOK})
 	return false
 }
 
 // loop runs turns one after another, then idles while the process is live.
-func (a *actor) loop() {
-	defer a.b.wg.Done()
-	ctx := a.b.baseCtx
+func (a *session) loop() {
+	defer a.c.wg.Done()
+	ctx := a.c.baseCtx
 	for {
 		select {
 		case <-a.reset:
@@ -340,7 +310,7 @@ func (a *actor) loop() {
 
 // idle waits for work while a process is live. It returns true when there
 // may be work, false when the goroutine can end (no process, nothing queued).
-func (a *actor) idle(ctx context.Context) bool {
+func (a *session) idle(ctx context.Context) bool {
 	a.mu.Lock()
 	conn := a.conn
 	a.mu.Unlock()
@@ -352,8 +322,8 @@ func (a *actor) idle(ctx context.Context) bool {
 		return false
 	}
 	var timeout <-chan time.Time
-	if a.b.cfg.IdleTimeout > 0 {
-		t := time.NewTimer(a.b.cfg.IdleTimeout)
+	if a.c.cfg.IdleTimeout > 0 {
+		t := time.NewTimer(a.c.cfg.IdleTimeout)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -366,12 +336,12 @@ func (a *actor) idle(ctx context.Context) bool {
 			return true
 		case <-a.quit:
 			if !a.detachHeld() { // a held process goes on for the next start
-				a.closeConn(ctx, view.ReasonBotStopping)
+				a.closeConn(ctx, ReasonBotStopping)
 			}
 			return false
 		case <-timeout:
-			a.b.log.Info("closing idle claude process", "chat_id", a.place.ChatID, "session_key", a.key)
-			a.closeConn(ctx, view.ReasonIdle)
+			a.c.log.Info("closing idle claude process", "chat_id", a.place.ChatID, "session_key", a.key)
+			a.closeConn(ctx, ReasonIdle)
 			return false
 		case <-a.evict:
 			// The request may be stale: the turn that asked got another
@@ -379,7 +349,7 @@ func (a *actor) idle(ctx context.Context) bool {
 			if !a.machine().Pool.Short() {
 				continue
 			}
-			a.closeConn(ctx, view.ReasonEvicted)
+			a.closeConn(ctx, ReasonEvicted)
 			return false
 		case ev, ok := <-conn.Events():
 			if !ok {
@@ -388,35 +358,35 @@ func (a *actor) idle(ctx context.Context) bool {
 			}
 			switch e := ev.(type) {
 			case engine.Exited:
-				a.b.log.Info("claude process ended between turns", "chat_id", a.place.ChatID, "exit_code", e.ExitCode)
+				a.c.log.Info("claude process ended between turns", "chat_id", a.place.ChatID, "exit_code", e.ExitCode)
 				a.forgetConn()
 				return false
 			case engine.PermissionModeChanged:
 				a.setMode(e.Mode)
 			case engine.ApprovalRequest:
 				// Nothing asks between turns; refuse so the CLI never waits.
-				_ = conn.Deny(ctx, e.RequestID, view.ReasonNoTurn, false)
+				_ = conn.Deny(ctx, e.RequestID, ReasonNoTurn, false)
 			}
 		}
 	}
 }
 
 // ensureConn returns the live connection, starting (or resuming) one.
-func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
-	b := a.b
+func (a *session) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
+	b := a.c
 	a.mu.Lock()
 	conn, restart := a.conn, a.restart
 	a.restart = false
 	a.mu.Unlock()
 	if conn != nil && restart {
-		a.closeConn(ctx, view.ReasonSettingsChanged)
+		a.closeConn(ctx, ReasonSettingsChanged)
 		conn = nil
 	}
 	if conn != nil && a.continuedElsewhere(ctx) {
 		// Resuming afresh loads what was said at the desk.
 		b.log.Info("the session was continued elsewhere: resuming it afresh", "chat_id", a.place.ChatID, "session_key", a.key)
-		b.api.notify(a.place, t.qp.MessageID, view.ContinuedElsewhere)
-		a.closeConn(ctx, view.ReasonContinuedElsewhere)
+		b.surface.Note(a.place, t.qp.MessageID, NoteContinuedElsewhere{})
+		a.closeConn(ctx, ReasonContinuedElsewhere)
 		conn = nil
 	}
 	if conn != nil {
@@ -431,12 +401,12 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 		a.machine().Pool.Touch(a)
 		return conn, nil
 	}
-	m := b.machineFor(a.key)
+	m := b.MachineFor(a.key)
 	a.mu.Lock()
 	a.mach = m
 	a.mu.Unlock()
 	err := m.Pool.Acquire(t.cancelReq, a, holderBusy, func() {
-		t.waitNotice(view.WaitingForSlot(m.MaxLive))
+		t.v.WaitingForSlot(m.MaxLive)
 	})
 	if err != nil {
 		if t.cancelReq.Err() != nil {
@@ -446,9 +416,9 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
 	startDir := m.ResolvedDir(workDir)
-	st := b.settings(a.key)
+	st := b.Settings(a.key)
 	spec := engine.Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir,
-		Partial: st.Stream != view.StreamOff}
+		Partial: st.Stream != StreamOff}
 	if rec, ok, err := b.store.Session(a.key); err != nil {
 		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
 	} else if ok {
@@ -463,8 +433,8 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	if err != nil {
 		closeGrant(grant)
 		m.Pool.Release(a)
-		if chat.Unreachable(err) {
-			return nil, &chat.UnreachableError{Machine: m.Name, Err: err}
+		if Unreachable(err) {
+			return nil, &UnreachableError{Machine: m.Name, Err: err}
 		}
 		return nil, err
 	}
@@ -477,7 +447,7 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	a.mark = storeMark{}
 	a.mu.Unlock()
 	a.noteHeld(conn, nil, false)
-	b.refreshMenu(ctx, a.place.ChatID, cmdDir{m.Name, startDir})
+	b.surface.SessionStarted(ctx, a.place, m.Name, startDir)
 	return conn, nil
 }
 
@@ -485,10 +455,10 @@ func (a *actor) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 // the directory it starts in (startDir, links resolved, as approvals take
 // it), the chat's upload folder, add_dirs. Without the tool (not
 // configured, or the grant failed) Claude runs all the same.
-func (a *actor) openGrant(m *chat.Machine, startDir string) *filesend.Grant {
-	b := a.b
+func (a *session) openGrant(m *Machine, startDir string) *filesend.Grant {
+	b := a.c
 	open := m.Grant
-	if m.Name == chat.LocalMachine && b.cfg.Files != nil {
+	if m.Name == LocalMachine && b.cfg.Files != nil {
 		open = b.cfg.Files.Open
 	}
 	if b.cfg.Files == nil || open == nil {
@@ -504,7 +474,7 @@ func (a *actor) openGrant(m *chat.Machine, startDir string) *filesend.Grant {
 
 // grantSession is what a process of session key started in startDir
 // (links resolved) on m may send.
-func (b *Bot) grantSession(m *chat.Machine, key, startDir string) filesend.Session {
+func (b *Core) grantSession(m *Machine, key, startDir string) filesend.Session {
 	rule := b.broker.PathRule(startDir, m.UploadFolder(key), m.Where())
 	rule.WorkDirResolved = true
 	return filesend.Session{Key: key, Rule: rule}
@@ -516,26 +486,26 @@ func closeGrant(g *filesend.Grant) {
 	}
 }
 
-// busy says whether the actor must keep its process: a turn is running
+// busy says whether the session must keep its process: a turn is running
 // (which includes waiting for an approval), or, when strict, one is coming
 // (queued, or put back by /retry). A chat with a turn coming does not lose
 // its warm process to one that waits for a slot: that one waits for a
 // holder with nothing left to do, so a burst costs a start per chat, not
 // per turn (see pool).
-func (a *actor) busy(strict bool) bool {
+func (a *session) busy(strict bool) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.turn != nil || strict && (len(a.queue) > 0 || len(a.again) > 0)
 }
 
-func (a *actor) setMode(m string) {
+func (a *session) setMode(m string) {
 	a.mu.Lock()
 	a.mode = m
 	a.mu.Unlock()
 }
 
 // closeConn ends the live process; its session id stays stored for --resume.
-func (a *actor) closeConn(ctx context.Context, why string) {
+func (a *session) closeConn(ctx context.Context, why string) {
 	a.mu.Lock()
 	conn, grant := a.conn, a.grant
 	a.conn, a.grant = nil, nil
@@ -545,13 +515,13 @@ func (a *actor) closeConn(ctx context.Context, why string) {
 	}
 	// The process may send no more files; it is asked to exit below.
 	closeGrant(grant)
-	if _, err := a.b.broker.CancelSession(ctx, a.key, view.SessionClosed(why)); err != nil {
-		a.b.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
+	if _, err := a.c.broker.CancelSession(ctx, a.key, SessionClosed(why)); err != nil {
+		a.c.log.Warn("cancel pending approvals", "chat_id", a.place.ChatID, "err", err)
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := conn.Close(cctx); err != nil {
-		a.b.log.Warn("closing claude failed", "chat_id", a.place.ChatID, "err", err)
+		a.c.log.Warn("closing claude failed", "chat_id", a.place.ChatID, "err", err)
 	}
 	if heldOf(conn) != nil {
 		a.forgetHeld()
@@ -563,19 +533,19 @@ func (a *actor) closeConn(ctx context.Context, why string) {
 	a.machine().Pool.Release(a)
 }
 
-// machine is the machine of the actor's process, or the one its next
+// machine is the machine of the session's process, or the one its next
 // process starts on when it has none.
-func (a *actor) machine() *chat.Machine {
+func (a *session) machine() *Machine {
 	a.mu.Lock()
 	m := a.mach
 	a.mu.Unlock()
 	if m == nil {
-		return a.b.machineFor(a.key)
+		return a.c.MachineFor(a.key)
 	}
 	return m
 }
 
-func (a *actor) forgetConn() {
+func (a *session) forgetConn() {
 	a.mu.Lock()
 	grant, held := a.grant, heldOf(a.conn) != nil
 	a.conn, a.grant = nil, nil
@@ -589,13 +559,13 @@ func (a *actor) forgetConn() {
 
 // dropSession is /new: close the process and end the session, which
 // /sessions can bring back.
-func (a *actor) dropSession(ctx context.Context) {
-	a.closeConn(ctx, view.ReasonNewSession)
+func (a *session) dropSession(ctx context.Context) {
+	a.closeConn(ctx, ReasonNewSession)
 	a.forgetDeferred()
-	if err := a.b.store.ArchiveSession(a.key); err != nil {
-		a.b.log.Warn("could not clear session", "chat_id", a.place.ChatID, "err", err)
+	if err := a.c.store.ArchiveSession(a.key); err != nil {
+		a.c.log.Warn("could not clear session", "chat_id", a.place.ChatID, "err", err)
 	}
-	a.b.broker.Forget(a.key)
+	a.c.broker.Forget(a.key)
 }
 
 // albumMax bounds the wait for an album's items, however they trickle in.
@@ -605,15 +575,15 @@ const albumMax = 10 * time.Second
 // AlbumWait, then takes every queued item of it out of the queue and merges
 // them into first: their files in order, their captions joined. It returns
 // the sequence numbers of the merged prompts, done when the turn begins.
-func (a *actor) gatherAlbum(first prefs.QueuedPrompt) (prefs.QueuedPrompt, []uint64) {
+func (a *session) gatherAlbum(first prefs.QueuedPrompt) (prefs.QueuedPrompt, []uint64) {
 	deadline := time.Now().Add(albumMax)
-	quiet := time.NewTimer(a.b.cfg.AlbumWait)
+	quiet := time.NewTimer(a.c.cfg.AlbumWait)
 	defer quiet.Stop()
 wait:
 	for time.Now().Before(deadline) {
 		select {
 		case <-a.wake: // something arrived: wait a full quiet period again
-			quiet.Reset(a.b.cfg.AlbumWait)
+			quiet.Reset(a.c.cfg.AlbumWait)
 		case <-quiet.C:
 			break wait
 		case <-a.quit:

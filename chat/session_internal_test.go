@@ -1,4 +1,4 @@
-package telegram
+package chat
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // TestResetDropsTheQueueInOneWrite: /new with prompts queued marks them
 // all done in one state-file transaction. Before, requestReset wrote each
-// one (a disk sync apiece) while holding the actor's lock, which /cancel
+// one (a disk sync apiece) while holding the session's lock, which /cancel
 // on the polling loop also takes: a long queue stalled the poll loop.
 func TestResetDropsTheQueueInOneWrite(t *testing.T) {
 	store, err := prefs.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
@@ -19,9 +19,9 @@ func TestResetDropsTheQueueInOneWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = store.Close() })
-	b := &Bot{store: store, log: slog.New(slog.DiscardHandler)}
-	a := newActor(b, "1", place{ChatID: 1}, false)
-	a.running = true // the test stands in for the actor's loop: none is started
+	c := &Core{store: store, log: slog.New(slog.DiscardHandler), surface: quietSurface{}}
+	a := newSession(c, "1", Place{ChatID: 1})
+	a.running = true // the test stands in for the session's loop: none is started
 	for i := range 5 {
 		p := prefs.Prompt{UpdateID: int64(100 + i), ChatID: 1, Text: "queued"}
 		seq, _, err := store.AcceptUpdate(p.UpdateID, "1", &p)

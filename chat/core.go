@@ -1,0 +1,163 @@
+package chat
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/filesend"
+	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/projects"
+	"github.com/untether/untether/redact"
+)
+
+// Config is what the core works with, as plain values.
+type Config struct {
+	// IdleTimeout closes a process with nothing to do after it (0: never).
+	IdleTimeout time.Duration
+	// AlbumWait is how long the items of an album are waited for after
+	// the last one arrived, to run them as one prompt.
+	AlbumWait time.Duration
+	// StallAfter is how long the agent may say nothing while a tool runs
+	// before the conversation is told (stall.go); negative: never.
+	StallAfter time.Duration
+	// MaxTurnUSD is the limit the engine gives each turn (0: none): a turn
+	// that spent starts the next one in a process of its own.
+	MaxTurnUSD float64
+	// DailyBudget stops new turns once today's turns cost it, in USD (0:
+	// no limit).
+	DailyBudget float64
+	// MaxBacklogAge: a message accepted before a restart and older than
+	// this is not run after it.
+	MaxBacklogAge time.Duration
+	// Model, PermissionMode, PlanMode and Stream are the config's
+	// defaults of a conversation's settings.
+	Model, PermissionMode, PlanMode, Stream string
+	// Files, when set, gives each agent process the send_file tool.
+	Files FileServer
+}
+
+// FileServer is the send_file tool's server: *filesend.Server, or a
+// stand-in in tests.
+type FileServer interface {
+	Open(filesend.Session) (*filesend.Grant, error)
+	// Restore gives back the grant of a held process a previous bot
+	// started, by its Key (docs/durability.md).
+	Restore(sess filesend.Session, key string) (*filesend.Grant, error)
+	Serve(ctx context.Context, deliver filesend.Deliver) error
+}
+
+// Access is who may run work: asked when a turn is about to run and when a
+// held process is found after a restart (the allowlist may have changed).
+type Access interface {
+	// Turn is the check a turn meets before it runs: its chat and the
+	// user it runs for (config: a run the owner set up, without a user).
+	Turn(chatID, userID int64, config bool) (chatOK, userOK bool)
+	// Held is Turn for a held process a restarted bot found.
+	Held(rec prefs.HeldSession) (chatOK, userOK bool)
+}
+
+// Core is the conversation core: every conversation's session, its queue
+// and turns, for any frontend (docs/architecture.md).
+type Core struct {
+	cfg      Config
+	log      *slog.Logger
+	store    *prefs.Store
+	machines *Machines
+	broker   *approvals.Broker
+	access   Access
+	surface  Surface
+	redactor *redact.Redactor
+	// limits is the last usage-limit status, for /usage.
+	limits  limitWatch
+	slowGit projects.SlowDirs
+
+	baseCtx  context.Context
+	stopping chan struct{}
+	wg       sync.WaitGroup
+
+	mu       sync.Mutex
+	sessions map[string]*session
+}
+
+// New builds the core. Start it with Start before anything runs.
+func New(cfg Config, store *prefs.Store, machines *Machines, broker *approvals.Broker, access Access,
+	surface Surface, redactor *redact.Redactor, log *slog.Logger) *Core {
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.AlbumWait <= 0 {
+		cfg.AlbumWait = time.Second
+	}
+	return &Core{cfg: cfg, log: log, store: store, machines: machines, broker: broker, access: access,
+		surface: surface, redactor: redactor, stopping: make(chan struct{}), sessions: map[string]*session{},
+		baseCtx: context.Background()}
+}
+
+// Start sets the context the sessions live in (a started process outlives
+// a request's context; ctx ending does not stop them: Stop does).
+func (c *Core) Start(ctx context.Context) { c.baseCtx = context.WithoutCancel(ctx) }
+
+// Stop tells running turns the bot stops and waits, until ctx ends, for
+// every session to close (a held process is left running).
+func (c *Core) Stop(ctx context.Context) error {
+	close(c.stopping)
+	for _, s := range c.all() {
+		s.stop()
+	}
+	done := make(chan struct{})
+	go func() { c.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return errors.New("sessions did not close in time")
+	}
+}
+
+// Broker is the approvals broker the core's turns submit to.
+func (c *Core) Broker() *approvals.Broker { return c.broker }
+
+// Machines are the machines a conversation can work on.
+func (c *Core) Machines() *Machines { return c.machines }
+
+// MachineFor is the machine the conversation works on now: its own choice
+// (/host) while that machine is configured, else the default.
+func (c *Core) MachineFor(key string) *Machine { return c.machines.Named(c.Settings(key).Host) }
+
+// sessionFor returns the conversation's session, creating it (without a
+// goroutine).
+func (c *Core) sessionFor(key string, p Place) *session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.sessions[key]
+	if s == nil {
+		s = newSession(c, key, p)
+		c.sessions[key] = s
+	}
+	return s
+}
+
+// existing is the conversation's session, nil when it has none.
+func (c *Core) existing(key string) *session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessions[key]
+}
+
+// all is a snapshot of every session.
+func (c *Core) all() []*session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]*session, 0, len(c.sessions))
+	for _, s := range c.sessions {
+		out = append(out, s)
+	}
+	return out
+}
+
+// redact removes secrets from a text that leaves the bot.
+func (c *Core) redact(s string) string { return c.redactor.String(s) }

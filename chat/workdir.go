@@ -1,0 +1,78 @@
+package chat
+
+import (
+	"context"
+	"path/filepath"
+)
+
+// sessionWorkDir is the directory a new Claude session of the chat starts
+// in, checked by checkedWorkDir. A failed check sets the session aside at
+// once: the process about to start must not resume it.
+func (a *session) sessionWorkDir(ctx context.Context, replyTo int) string {
+	return a.c.checkedWorkDir(a.key, a.place, replyTo, func() { a.dropSession(ctx) })
+}
+
+// checkedWorkDir is the one check of a chat's directory for use. A chat's
+// own directory was checked when /cwd set it, and is checked again here
+// each time: today's project_roots may be narrower, or the directory may
+// have been replaced by a link that leads elsewhere. One that fails sends
+// the chat back to working_dir: the setting is cleared, the session
+// (which belongs to the old directory) is set aside for /sessions by
+// setAside, and the chat is told why. The resolved path is returned, so a
+// link changed after this check cannot move what uses it.
+func (b *Core) checkedWorkDir(key string, pl Place, replyTo int, setAside func()) string {
+	st := b.Settings(key)
+	if st.WorkSource != fromChat {
+		return st.WorkDir
+	}
+	m := b.machines.Named(st.Host)
+	v := m.InRoots(st.WorkDir, m.Roots())
+	resolved := v.Path
+	fi, err := m.Host.Stat(context.Background(), resolved)
+	var why DirProblem
+	switch {
+	case v.Invisible:
+		why = DirInvisible
+	case err != nil:
+		why = DirGone
+	case !fi.IsDir():
+		why = DirNotDir
+	case !v.Inside && resolved != filepath.Clean(st.WorkDir):
+		why = DirLeadsOutside
+	case !v.Inside:
+		why = DirOutsideRoots
+	default:
+		return resolved
+	}
+	b.log.Warn("the chat's working directory is no longer allowed: back to the default", "chat_id", pl.ChatID,
+		"session_key", key, "work_dir", st.WorkDir, "resolved", resolved, "err", err)
+	if err := b.store.SetWorkDir(key, ""); err != nil {
+		b.log.Warn("could not clear the working directory", "chat_id", pl.ChatID, "session_key", key, "err", err)
+	}
+	setAside()
+	b.surface.Note(pl, replyTo, NoteWorkDirFallback{Stored: st.WorkDir, Why: why, Resolved: resolved, Default: m.WorkDir})
+	return m.WorkDir
+}
+
+// SetAside ends the conversation's session for /sessions from outside its
+// session (a command): the record is archived at once, so what runs next
+// (a list, a process starting) no longer takes it for current, and a live
+// process is closed by the actor itself, after a running turn. That turn
+// keeps its directory; if it records its session meanwhile, the actor's
+// drop archives that too.
+func (b *Core) SetAside(key string) {
+	if err := b.store.ArchiveSession(key); err != nil {
+		b.log.Warn("could not clear session", "session_key", key, "err", err)
+	}
+	if a := b.existing(key); a != nil {
+		a.requestNewSession()
+	}
+}
+
+// CheckedWorkDir is the conversation's directory for a frontend's own
+// commands (/get, /diff, /branch, /sessions, /status, /cwd, the agent's
+// commands), checked each time by checkedWorkDir exactly as a session start
+// checks it; a failed check sets the session aside for /sessions.
+func (b *Core) CheckedWorkDir(key string, pl Place, replyTo int) string {
+	return b.checkedWorkDir(key, pl, replyTo, func() { b.SetAside(key) })
+}
