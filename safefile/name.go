@@ -20,4 +20,3 @@ func Name(s string) string {
 	}
 	return strings.TrimLeft(b.String(), ".")
 }
-

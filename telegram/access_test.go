@@ -8,8 +8,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/engine/enginetest"
+	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/runner/claudefiles"
-	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/tgtest"

@@ -7,8 +7,8 @@ import (
 	"testing/synctest"
 
 	"github.com/untether/untether/chat"
-	"github.com/untether/untether/host/hosttest"
 	"github.com/untether/untether/engine/enginetest"
+	"github.com/untether/untether/host/hosttest"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )

@@ -10,8 +10,8 @@ import (
 	"testing/synctest"
 
 	"github.com/untether/untether/chat"
-	"github.com/untether/untether/host"
 	"github.com/untether/untether/engine/enginetest"
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/telegram"
 )
 

@@ -10,8 +10,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/untether/untether/runner/claudefiles"
 	"github.com/untether/untether/engine/enginetest"
+	"github.com/untether/untether/runner/claudefiles"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )

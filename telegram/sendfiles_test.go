@@ -11,8 +11,8 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/engine/enginetest"
+	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
