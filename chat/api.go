@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/prefs"
 )
 
@@ -172,4 +173,17 @@ func (c *Core) Edit(key string, msgID int, text string) EditResult {
 		}
 	}
 	return EditTooLate
+}
+
+// Press answers a request by its button's token, as userID pressed it in
+// chatID (approvals.Broker.Press: only allowed users, only in the
+// request's chat). A final result reaches the observers; the frontend that
+// took the press shows it, with who pressed.
+func (c *Core) Press(ctx context.Context, token string, userID, chatID int64) (approvals.Result, error) {
+	res, err := c.broker.Press(ctx, token, userID, chatID)
+	if err == nil && res.Final() && c.watched(res.Request.SessionKey) {
+		r := approvals.Resolution{Outcome: res.Outcome, Request: res.Request, Message: res.Message}
+		c.emit(Event{Kind: EvPromptResolved, Key: res.Request.SessionKey, Resolution: &r})
+	}
+	return res, err
 }

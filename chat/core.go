@@ -72,8 +72,9 @@ type Core struct {
 	surface  Surface
 	redactor *redact.Redactor
 	// limits is the last usage-limit status, for /usage.
-	limits  limitWatch
-	slowGit projects.SlowDirs
+	limits   limitWatch
+	slowGit  projects.SlowDirs
+	watchers watchers
 
 	baseCtx  context.Context
 	stopping chan struct{}
@@ -83,8 +84,10 @@ type Core struct {
 	sessions map[string]*session
 }
 
-// New builds the core. Start it with Start before anything runs.
-func New(cfg Config, store *prefs.Store, machines *Machines, broker *approvals.Broker, access Access,
+// New builds the core and its approvals broker (ac, whose OnResolved is
+// the core's: the owning frontend and the observers hear every
+// resolution). Start it with Start before anything runs.
+func New(cfg Config, store *prefs.Store, machines *Machines, ac approvals.Config, access Access,
 	surface Surface, redactor *redact.Redactor, log *slog.Logger) *Core {
 	if log == nil {
 		log = slog.Default()
@@ -92,9 +95,12 @@ func New(cfg Config, store *prefs.Store, machines *Machines, broker *approvals.B
 	if cfg.AlbumWait <= 0 {
 		cfg.AlbumWait = time.Second
 	}
-	return &Core{cfg: cfg, log: log, store: store, machines: machines, broker: broker, access: access,
+	c := &Core{cfg: cfg, log: log, store: store, machines: machines, access: access,
 		surface: surface, redactor: redactor, stopping: make(chan struct{}), sessions: map[string]*session{},
 		baseCtx: context.Background()}
+	ac.OnResolved = c.resolved
+	c.broker = approvals.New(ac)
+	return c
 }
 
 // Start sets the context the sessions live in (a started process outlives

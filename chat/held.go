@@ -318,8 +318,8 @@ func (a *session) resumeTurn(ctx context.Context, ad *adoption) {
 		MessageID: ht.MessageID, UserID: ht.UserID, Text: ht.Text}}
 	t := &turn{a: a, qp: qp, started: ht.Started, st: turnstate.New(), replaying: true, adopted: true, sent: ht.Sent,
 		heldFrom: ht.From, delivered: ht.Delivered, answeredAll: ht.Answered}
-	t.v = b.surface.StartTurn(TurnStart{Key: a.key, Place: a.place, MessageID: qp.MessageID, Started: t.started,
-		Adopted: true, Turn: t})
+	t.v = b.observe(t, b.surface.StartTurn(TurnStart{Key: a.key, Place: a.place, MessageID: qp.MessageID, Started: t.started,
+		Adopted: true, Turn: t}))
 	defer a.beginTurn(t)()
 	defer t.v.Stop()
 	t.st.Phase = turnstate.PhaseWorking

@@ -72,7 +72,7 @@ func (t *turn) note(ev engine.Event) {
 		b.log.Info("claude code reported a usage limit status", "chat_id", a.place.ChatID, "status", e.Status,
 			"limit", e.Limit, "resets_at", e.ResetsAt, "utilization", e.Utilization)
 		if b.limits.record(a.key, e, time.Now()) {
-			b.surface.Note(a.place, t.qp.MessageID, NoteUsageWarning{Limit: e})
+			b.note(a.key, a.place, t.qp.MessageID, NoteUsageWarning{Limit: e})
 		}
 	case engine.APIRetry:
 		b.log.Info("claude code retries an API call", "chat_id", a.place.ChatID, "attempt", e.Attempt,

@@ -29,7 +29,7 @@ func (c *Core) ResumeQueued() error {
 	for _, qp := range pending {
 		pl := Place{ChatID: qp.ChatID, Thread: qp.ThreadID}
 		if age := time.Since(qp.Date); age > c.cfg.MaxBacklogAge && qp.Origin == nil {
-			c.surface.Note(pl, qp.MessageID, NoteSkipped{Age: age})
+			c.note(qp.Key, pl, qp.MessageID, NoteSkipped{Age: age})
 			if err := c.store.DonePrompt(qp.Key, qp.Seq); err != nil {
 				return fmt.Errorf("drop stale prompt: %w", err)
 			}

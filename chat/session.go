@@ -99,6 +99,9 @@ func (a *session) enqueue(qp prefs.QueuedPrompt) {
 		// own yet, its note stays a note; a typed one may become the
 		// turn's progress message.
 		a.c.surface.Queued(a.place, qp.MessageID, qp.Origin, ahead)
+		if a.c.watched(a.key) {
+			a.c.emit(Event{Kind: EvQueued, Key: a.key, Place: a.place, Queued: ahead})
+		}
 	}
 	a.startLocked()
 	a.mu.Unlock()
@@ -256,7 +259,7 @@ func (a *session) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
 	if err != nil {
 		b.log.Warn("could not drop a refused prompt", "chat_id", qp.ChatID, "session_key", a.key, "err", err)
 	}
-	b.surface.Note(a.place, qp.MessageID, NoteNotAllowed{Chat: !chatOK})
+	b.note(a.key, a.place, qp.MessageID, NoteNotAllowed{Chat: !chatOK})
 	return false
 }
 
@@ -385,7 +388,7 @@ func (a *session) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) 
 	if conn != nil && a.continuedElsewhere(ctx) {
 		// Resuming afresh loads what was said at the desk.
 		b.log.Info("the session was continued elsewhere: resuming it afresh", "chat_id", a.place.ChatID, "session_key", a.key)
-		b.surface.Note(a.place, t.qp.MessageID, NoteContinuedElsewhere{})
+		b.note(a.key, a.place, t.qp.MessageID, NoteContinuedElsewhere{})
 		a.closeConn(ctx, ReasonContinuedElsewhere)
 		conn = nil
 	}

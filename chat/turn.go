@@ -78,7 +78,7 @@ func (a *session) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...
 	// The frontend shows the turn at once (a draft or typing), downloads
 	// and transcription included; its progress message waits: a quick
 	// turn needs none.
-	t.v = b.surface.StartTurn(TurnStart{Key: a.key, Place: a.place, MessageID: qp.MessageID, Started: t.started, Turn: t})
+	t.v = b.observe(t, b.surface.StartTurn(TurnStart{Key: a.key, Place: a.place, MessageID: qp.MessageID, Started: t.started, Turn: t}))
 	defer a.beginTurn(t)()
 	defer t.v.Stop() // every end delivers something, which stops it first; this is the backstop
 	log := b.log.With("chat_id", a.place.ChatID, "session_key", a.key)
@@ -252,7 +252,7 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event) (e
 		a.mu.Unlock()
 		t.storeSession(e.SessionID)
 		if !t.replaying {
-			b.surface.Note(a.place, t.qp.MessageID, NoteKeySource{Source: e.APIKeySource, Origin: t.qp.Origin})
+			b.note(a.key, a.place, t.qp.MessageID, NoteKeySource{Source: e.APIKeySource, Origin: t.qp.Origin})
 		}
 	case engine.ActionStarted:
 		if e.ParentToolUseID == "" {
@@ -319,7 +319,7 @@ func (t *turn) resumeFailed(ctx context.Context, e engine.Exited) (engine.Conn, 
 	if err := b.store.ClearSession(a.key); err != nil {
 		b.log.Warn("could not clear session", "err", err)
 	}
-	b.surface.Note(a.place, t.qp.MessageID, NoteResumeFailed{})
+	b.note(a.key, a.place, t.qp.MessageID, NoteResumeFailed{})
 	conn, err := a.ensureConn(ctx, t)
 	if err == nil {
 		err = conn.Send(ctx, t.qp.Text)

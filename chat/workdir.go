@@ -50,7 +50,7 @@ func (b *Core) checkedWorkDir(key string, pl Place, replyTo int, setAside func()
 		b.log.Warn("could not clear the working directory", "chat_id", pl.ChatID, "session_key", key, "err", err)
 	}
 	setAside()
-	b.surface.Note(pl, replyTo, NoteWorkDirFallback{Stored: st.WorkDir, Why: why, Resolved: resolved, Default: m.WorkDir})
+	b.note(key, pl, replyTo, NoteWorkDirFallback{Stored: st.WorkDir, Why: why, Resolved: resolved, Default: m.WorkDir})
 	return m.WorkDir
 }
 

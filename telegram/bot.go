@@ -346,7 +346,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 	}
 	b.out = outbox.New(ob)
 	b.api = &tgAPI{client: b.client, out: b.out, redactor: b.redactor, log: b.log}
-	b.broker = approvals.New(approvals.Config{
+	ac := approvals.Config{
 		AllowList:       cfg.AllowList,
 		Paths:           scope.Rule{Host: cfg.Host, Roots: cfg.AddDirs, Forbidden: append(slices.Clone(cfg.PrivatePaths), cfg.UploadDir)},
 		SkipPermissions: cfg.SkipPerms,
@@ -354,14 +354,14 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		Cooldown:        b.storedCooldown(),
 		TokenSeed:       b.approvalSeed(),
 		IsAllowed:       b.allow.user,
-		OnResolved:      func(r approvals.Resolution) { b.surf.PromptResolved(r) },
 		Logger:          log,
-	})
+	}
 	b.surf = newSurface(b)
 	b.core = chat.New(chat.Config{IdleTimeout: cfg.IdleTimeout, AlbumWait: cfg.AlbumWait, StallAfter: cfg.StallAfter,
 		MaxTurnUSD: cfg.MaxTurnUSD, DailyBudget: cfg.DailyBudget, MaxBacklogAge: cfg.MaxBacklogAge, Model: cfg.Model,
 		PermissionMode: cfg.PermissionMode, PlanMode: cfg.PlanMode, Stream: cfg.Stream, Files: cfg.Files},
-		store, b.machines, b.broker, b.allow, b.surf, b.redactor, log)
+		store, b.machines, ac, b.allow, b.surf, b.redactor, log)
+	b.broker = b.core.Broker()
 	b.sched = newScheduler(b)
 	b.subs = &subscriptionNotes{api: b.api, log: log}
 	return b, nil

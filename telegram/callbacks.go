@@ -65,7 +65,7 @@ func (b *Bot) pressApproval(ctx context.Context, cq *models.CallbackQuery, chatI
 		b.api.answerCallback(ctx, cq.ID, view.ToastNotApprover(b.approverList()))
 		return
 	}
-	res, err := b.broker.Press(ctx, tok, cq.From.ID, chatID)
+	res, err := b.core.Press(ctx, tok, cq.From.ID, chatID)
 	var ref *approvals.Refusal
 	if errors.As(err, &ref) {
 		b.api.answerCallback(ctx, cq.ID, view.RefusalToast(ref.Kind))
