@@ -108,8 +108,8 @@ func TestAPIRefusals(t *testing.T) {
 	srv := speaktest.NewServer(t)
 	a := &speak.API{URL: srv.URL, Model: "tts-1", Voice: "alloy"}
 	for name, body := range map[string][]byte{
-		"mp3":   []byte("ID3\x04\x00\x00\x00\x00\x00\x00 mpeg frames"),
-		"empty": nil,
+		"mp3":              []byte("ID3\x04\x00\x00\x00\x00\x00\x00 mpeg frames"),
+		"empty":            nil,
 		"ogg but not opus": append([]byte("OggS\x00\x02"), make([]byte, 21)...),
 	} {
 		srv.SetAnswer(func(speaktest.Request) (int, []byte) { return http.StatusOK, body })
