@@ -110,6 +110,9 @@ type Config struct {
 	// Voice transcribes voice notes, audio files and video notes into
 	// prompts; without a Transcriber they get a hint.
 	Voice Voice
+	// Speak sends answers also as voice notes (speak.go); without a
+	// Speaker, none.
+	Speak Speak
 	// Files, when set, offers Claude the send_file tool: each Claude
 	// process gets a grant (its MCP config and secret) from it, and the
 	// files it sends are delivered to the process's chat.
@@ -263,6 +266,7 @@ type Bot struct {
 	noRich   sync.Map              // chat id → Telegram refused a rich message there: plain answers (rich.go)
 	noTopics sync.Map              // chat id → Telegram refused a topic there: no topic buttons (topics.go)
 	richNos  sync.Map              // chat id → rich messages refused in a row (an int, rich.go)
+	speech   *voiceReplies         // answers as voice notes (speak.go)
 	baseCtx  context.Context
 	stopping chan struct{}
 
@@ -350,6 +354,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 	}
 	b.out = outbox.New(ob)
 	b.api = &tgAPI{client: b.client, out: b.out, redactor: b.redactor, log: b.log}
+	b.speech = newVoiceReplies(cfg.Speak, b)
 	b.broker = approvals.New(approvals.Config{
 		AllowList:       cfg.AllowList,
 		Paths:           scope.Rule{Host: cfg.Host, Roots: cfg.AddDirs, Forbidden: append(slices.Clone(cfg.PrivatePaths), cfg.UploadDir)},

@@ -60,6 +60,9 @@ var commandHandlers = map[string]commandHandler{
 	"stream": {run: func(b *Bot, _ context.Context, c commandCall) {
 		b.answer(c, b.streamCommand(c.key, c.group, strings.ToLower(c.args)))
 	}},
+	"speak": {run: func(b *Bot, _ context.Context, c commandCall) {
+		b.answer(c, b.speakCommand(c.key, strings.ToLower(c.args)))
+	}},
 	"cwd":      {run: func(b *Bot, ctx context.Context, c commandCall) { b.cwdAnswer(ctx, c) }},
 	"topic":    {run: func(b *Bot, ctx context.Context, c commandCall) { b.topicCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
 	"sessions": {run: func(b *Bot, ctx context.Context, c commandCall) { b.sessionsCommand(ctx, c.key, c.pl, c.m.ID) }},

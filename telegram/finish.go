@@ -47,8 +47,8 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 	}
 	if t.st.Phase == view.StateCancelled {
 		t.deliverCancelled(ctx, view.CancelledText)
-	} else {
-		t.deliverAnswer(ctx, rich, parts)
+	} else if answerID := t.deliverAnswer(ctx, rich, parts); tc.OK {
+		b.speech.follow(t.a.key, t.a.place, t.fromVoice, answerID, tc.Result) // voice reply (speak.go), off the turn's path
 	}
 	t.close(ctx, progress, tc.OK)
 	t.a.markStore(ctx, tc.SessionID)
@@ -59,8 +59,9 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 func (t *turn) deliver(ctx context.Context, parts []string) { t.deliverAnswer(ctx, "", parts) }
 
 // deliverAnswer is deliver with the answer's rich form first, when it has
-// one: the parts go only if Telegram refuses it.
-func (t *turn) deliverAnswer(ctx context.Context, rich string, parts []string) {
+// one: the parts go only if Telegram refuses it. It returns the id of the
+// answer's first message this process sent, 0 if none.
+func (t *turn) deliverAnswer(ctx context.Context, rich string, parts []string) (first int) {
 	a, b := t.a, t.a.b
 	t.answered.Store(true)
 	t.live.stop() // no draft may land after the answer: it would show again under it
@@ -71,13 +72,15 @@ func (t *turn) deliverAnswer(ctx context.Context, rich string, parts []string) {
 		t.live.bridge(parts[0], b.out.Delay(a.place.ChatID))
 	}
 	if t.answeredAll {
-		return // all of it reached Telegram before the restart (held.go)
+		return 0 // all of it reached Telegram before the restart (held.go)
 	}
-	if rich != "" && t.delivered == 0 && t.sendRichAnswer(ctx, rich) {
-		if !t.undelivered {
-			t.noteDelivered(1, true)
+	if rich != "" && t.delivered == 0 {
+		if id, ok := t.sendRichAnswer(ctx, rich); ok {
+			if !t.undelivered {
+				t.noteDelivered(1, true)
+			}
+			return id
 		}
-		return
 	}
 	for i, p := range parts {
 		if i < t.delivered {
@@ -87,7 +90,7 @@ func (t *turn) deliverAnswer(ctx context.Context, rich string, parts []string) {
 		if i == 0 {
 			replyTo = t.qp.MessageID
 		}
-		_, err := b.api.send(ctx, a.place, replyTo, p, nil, outbox.High)
+		id, err := b.api.send(ctx, a.place, replyTo, p, nil, outbox.High)
 		if isTooLong(err) {
 			// Parts are cut by what Telegram is known to count; should it
 			// count markup after all, cut by HTML length, which it never
@@ -104,12 +107,16 @@ func (t *turn) deliverAnswer(ctx context.Context, rich string, parts []string) {
 		switch {
 		case err == nil:
 			t.noteDelivered(i+1, i == len(parts)-1)
+			if first == 0 {
+				first = id
+			}
 		case errors.Is(err, outbox.ErrClosed):
 			t.undelivered = true // the bot stops: the next start sends the rest
 		default:
 			b.log.Error("final answer not delivered", "chat_id", a.place.ChatID, "part", i, "err", err)
 		}
 	}
+	return first
 }
 
 // errTurnCancelled: the turn was cancelled before Claude got its prompt

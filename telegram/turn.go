@@ -64,6 +64,7 @@ type turn struct {
 	delivered                int
 	answeredAll, undelivered bool
 	sent                     string // the prompt as Claude was given it
+	fromVoice                bool   // the prompt was a recording (its answer may be spoken: speak.go)
 	keptPrompts              []int  // prompts of the previous bot process asked again (held.go)
 	// before is the working directory's repository as the turn found it
 	// (see changes); "" when it is not a repository.
@@ -120,7 +121,7 @@ func (a *actor) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...ui
 			return
 		}
 		qp = heard
-		t.qp.Text, t.qp.Files = qp.Text, qp.Files
+		t.qp.Text, t.qp.Files, t.fromVoice = qp.Text, qp.Files, true
 	}
 	if len(qp.Files) > 0 {
 		text, err := b.withFiles(ctx, qp)
