@@ -142,6 +142,9 @@ func (b *Bot) statusText(key string, pl place, replyTo int) string {
 	if len(b.machines) > 1 {
 		s.Host, s.HostSource = st.Host, st.HostSource
 	}
+	if b.cfg.Speak.Speaker != nil {
+		s.Speak, s.SpeakSource = b.speech.mode(key)
+	}
 	deskDir := st.WorkDir
 	if rec, ok, err := b.store.Session(key); err == nil && ok {
 		s.SessionID = rec.SessionID

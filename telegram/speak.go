@@ -46,13 +46,20 @@ type voiceReplies struct {
 	redact   func(string) string
 	stopping <-chan struct{} // closed when the bot stops: a synthesis under way ends
 	guard    speak.Guard
+	// slots bounds the syntheses at once across chats: a speech program
+	// takes a core while it runs, and Claude's turns need the machine more.
+	slots chan struct{}
 }
+
+// maxSpeaking is how many voice notes are made at once.
+const maxSpeaking = 2
 
 func newVoiceReplies(cfg Speak, b *Bot) *voiceReplies {
 	if cfg.MaxChars <= 0 {
 		cfg.MaxChars = DefaultSpeakChars
 	}
-	return &voiceReplies{cfg: cfg, api: b.api, store: b.store, log: b.log, redact: b.redact, stopping: b.stopping}
+	return &voiceReplies{cfg: cfg, api: b.api, store: b.store, log: b.log, redact: b.redact, stopping: b.stopping,
+		slots: make(chan struct{}, maxSpeaking)}
 }
 
 // mode is key's /speak choice and where it comes from; auto by default.
@@ -98,6 +105,12 @@ func (v *voiceReplies) say(key string, pl place, answerID int, script string) {
 		}
 	}()
 	start := time.Now()
+	select {
+	case v.slots <- struct{}{}:
+		defer func() { <-v.slots }()
+	case <-ctx.Done():
+		return // the bot stops
+	}
 	audio, err := v.cfg.Speaker.Speak(ctx, script)
 	var length time.Duration
 	if err == nil {

@@ -123,6 +123,10 @@ func TestSpeakModes(t *testing.T) {
 		if p, _ := h.store.Prefs(key); p.Speak != "on" {
 			t.Errorf("stored %q, want on", p.Speak)
 		}
+		h.say("/status")
+		h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool {
+			return strings.Contains(m.Text, "Streaming:") && strings.Contains(m.Text, "Voice replies: on (chat setting)")
+		})
 		h.say("typed again")
 		answer = h.awaitText(h.dm.ID, "Answer: typed again")
 		h.awaitVoice(answer, wait)
