@@ -150,6 +150,15 @@ func (c *Core) observe(t *turn, v TurnSurface) TurnSurface {
 	return o
 }
 
+// frontOf is the frontend's own surface of a turn, under the observers'
+// wrapper: what it gave StartTurn, for it to find again.
+func frontOf(v TurnSurface) TurnSurface {
+	if o, ok := v.(*observed); ok {
+		return o.TurnSurface
+	}
+	return v
+}
+
 // emit sends ev for the turn, with its snapshot when withTurn; nothing is
 // built while nobody watches.
 func (o *observed) emit(ev Event, withTurn bool) {

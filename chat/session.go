@@ -129,7 +129,7 @@ func (a *session) requestCancel(before func(TurnSurface)) bool {
 		return false
 	}
 	if before != nil {
-		before(t.v)
+		before(frontOf(t.v))
 	}
 	t.requestCancel()
 	return true
@@ -151,7 +151,7 @@ func (a *session) requestReset(before func(TurnSurface)) (dropped int) {
 	a.queue = nil
 	if a.turn != nil {
 		if before != nil && !a.turn.answered.Load() {
-			before(a.turn.v)
+			before(frontOf(a.turn.v))
 		}
 		a.turn.requestCancel()
 	}

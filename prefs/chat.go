@@ -39,11 +39,14 @@ type Prefs struct {
 	// Host names the machine the chat works on ([hosts.NAME], or "local");
 	// "" is the configured default ([claude] host). WorkDir is a path on it.
 	Host string `json:"host,omitempty"`
+	// Speak is when answers also come as voice notes: "on", "off" or
+	// "auto" (answers to voice notes); "" is the default, auto.
+	Speak string `json:"speak,omitempty"`
 }
 
 // isZero reports whether nothing is set.
 func (p Prefs) isZero() bool {
-	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == "" && p.Stream == "" && p.Host == ""
+	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == "" && p.Stream == "" && p.Host == "" && p.Speak == ""
 }
 
 // SessionRecord is what is remembered about a session key's Claude session.
@@ -130,6 +133,12 @@ func (s *Store) SetVerbose(key string, v *bool) error {
 // SetStream sets key's streaming mode; "" clears it. The bot checks the value.
 func (s *Store) SetStream(key, mode string) error {
 	return s.updatePrefs(key, func(p *Prefs) { p.Stream = mode })
+}
+
+// SetSpeak sets key's voice replies ("on", "off", "auto"); "" clears
+// them. The bot checks the value.
+func (s *Store) SetSpeak(key, mode string) error {
+	return s.updatePrefs(key, func(p *Prefs) { p.Speak = mode })
 }
 
 // SetWorkDir sets key's working directory; "" returns to the config's.

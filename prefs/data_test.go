@@ -434,3 +434,20 @@ func must3(t *testing.T) func(uint64, bool, error) {
 		must(t, err)
 	}
 }
+
+// TestSpeakPref: /speak's choice is kept per key, and clearing it leaves
+// nothing stored.
+func TestSpeakPref(t *testing.T) {
+	s := openTest(t)
+	must(t, s.SetSpeak("42", "off"))
+	if p, _ := s.Prefs("42"); p.Speak != "off" {
+		t.Fatalf("speak = %q, want off", p.Speak)
+	}
+	if p, _ := s.Prefs("43"); p.Speak != "" {
+		t.Errorf("another chat got %q", p.Speak)
+	}
+	must(t, s.SetSpeak("42", ""))
+	if keys, _ := s.KnownChats(); slices.Contains(keys, "42") {
+		t.Errorf("a cleared speak setting is still stored: %v", keys)
+	}
+}

@@ -110,6 +110,9 @@ type Config struct {
 	// Voice transcribes voice notes, audio files and video notes into
 	// prompts; without a Transcriber they get a hint.
 	Voice Voice
+	// Speak sends answers also as voice notes (speak.go); without a
+	// Speaker, none.
+	Speak Speak
 	// Files, when set, offers Claude the send_file tool: each Claude
 	// process gets a grant (its MCP config and secret) from it, and the
 	// files it sends are delivered to the process's chat.
@@ -245,6 +248,7 @@ type Bot struct {
 	stalls   tokens[*stallAsk]     // Keep waiting buttons of stall questions
 	topicBtn tokens[topicChoice]   // "open a topic" buttons of /cwd answers (topics.go)
 	sched    *chat.Scheduler       // scheduled and triggered runs (schedules.go)
+	speech   *voiceReplies         // answers as voice notes (speak.go)
 	subs     *subscriptionNotes    // the note on runs on a subscription login
 	schedMsg tokens[scheduleRef]   // ✖ buttons of /schedules lists
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
@@ -346,6 +350,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 	}
 	b.out = outbox.New(ob)
 	b.api = &tgAPI{client: b.client, out: b.out, redactor: b.redactor, log: b.log}
+	b.speech = newVoiceReplies(cfg.Speak, b)
 	ac := approvals.Config{
 		AllowList:       cfg.AllowList,
 		Paths:           scope.Rule{Host: cfg.Host, Roots: cfg.AddDirs, Forbidden: append(slices.Clone(cfg.PrivatePaths), cfg.UploadDir)},

@@ -60,6 +60,9 @@ var commandHandlers = map[string]commandHandler{
 	"stream": {run: func(b *Bot, _ context.Context, c commandCall) {
 		b.answer(c, b.streamCommand(c.key, c.group, strings.ToLower(c.args)))
 	}},
+	"speak": {run: func(b *Bot, _ context.Context, c commandCall) {
+		b.answer(c, b.speakCommand(c.key, strings.ToLower(c.args)))
+	}},
 	"cwd":      {run: func(b *Bot, ctx context.Context, c commandCall) { b.cwdAnswer(ctx, c) }},
 	"topic":    {run: func(b *Bot, ctx context.Context, c commandCall) { b.topicCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
 	"sessions": {run: func(b *Bot, ctx context.Context, c commandCall) { b.sessionsCommand(ctx, c.key, c.pl, c.m.ID) }},
@@ -138,6 +141,9 @@ func (b *Bot) statusText(key string, pl place, replyTo int) string {
 		Stream: st.Stream, StreamSource: st.StreamSource, Version: b.cfg.Version, ClaudeVersion: m.ClaudeVersion}
 	if b.machines.Len() > 1 {
 		s.Host, s.HostSource = st.Host, st.HostSource
+	}
+	if b.cfg.Speak.Speaker != nil {
+		s.Speak, s.SpeakSource = b.speech.mode(key)
 	}
 	deskDir := st.WorkDir
 	if rec, ok, err := b.store.Session(key); err == nil && ok {

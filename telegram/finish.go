@@ -40,7 +40,9 @@ func (t *tgTurn) Answer(ctx context.Context, f chat.Final) {
 		parts = []string{view.ErrorText(view.TurnFailed(b.redact(f.Error)))}
 	}
 	t.dropProgressEdit()
-	t.deliverAnswer(ctx, rich, parts)
+	if answerID := t.deliverAnswer(ctx, rich, parts); f.Outcome == chat.OutcomeDone {
+		b.speech.follow(t.key, t.place, t.fromVoice, answerID, f.Result)
+	}
 }
 
 // dropProgressEdit drops a progress edit still queued: it would spend the
@@ -99,7 +101,7 @@ func (t *tgTurn) Stopping(ctx context.Context) { t.deliver(ctx, []string{view.St
 
 // deliver sends the final parts in order; a final is never dropped (the
 // outbox retries until delivered or the bot stops).
-func (t *tgTurn) deliver(ctx context.Context, parts []string) { t.deliverAnswer(ctx, "", parts) }
+func (t *tgTurn) deliver(ctx context.Context, parts []string) { _ = t.deliverAnswer(ctx, "", parts) }
 
 // undeliver notes that the bot stops before the answer went out: the next
 // start sends the rest (a held session).
@@ -109,8 +111,9 @@ func (t *tgTurn) undeliver() {
 }
 
 // deliverAnswer is deliver with the answer's rich form first, when it has
-// one: the parts go only if Telegram refuses it.
-func (t *tgTurn) deliverAnswer(ctx context.Context, rich string, parts []string) {
+// one: the parts go only if Telegram refuses it. It returns the id of the
+// answer's first message this process sent, 0 if none.
+func (t *tgTurn) deliverAnswer(ctx context.Context, rich string, parts []string) (first int) {
 	b := t.b
 	t.live.stop() // no draft may land after the answer: it would show again under it
 	switch {
@@ -121,13 +124,15 @@ func (t *tgTurn) deliverAnswer(ctx context.Context, rich string, parts []string)
 	}
 	delivered, all := t.info.Sent()
 	if all {
-		return // all of it reached Telegram before the restart (held.go)
+		return 0 // all of it reached Telegram before the restart (held.go)
 	}
-	if rich != "" && delivered == 0 && t.sendRichAnswer(ctx, rich) {
-		if !t.undelivered {
-			t.info.Delivered(1, true)
+	if rich != "" && delivered == 0 {
+		if id, ok := t.sendRichAnswer(ctx, rich); ok {
+			if !t.undelivered {
+				t.info.Delivered(1, true)
+			}
+			return id
 		}
-		return
 	}
 	for i, p := range parts {
 		if i < delivered {
@@ -137,7 +142,7 @@ func (t *tgTurn) deliverAnswer(ctx context.Context, rich string, parts []string)
 		if i == 0 {
 			replyTo = t.msgID
 		}
-		_, err := b.api.send(ctx, t.place, replyTo, p, nil, outbox.High)
+		id, err := b.api.send(ctx, t.place, replyTo, p, nil, outbox.High)
 		if isTooLong(err) {
 			// Parts are cut by what Telegram is known to count; should it
 			// count markup after all, cut by HTML length, which it never
@@ -154,12 +159,16 @@ func (t *tgTurn) deliverAnswer(ctx context.Context, rich string, parts []string)
 		switch {
 		case err == nil:
 			t.info.Delivered(i+1, i == len(parts)-1)
+			if first == 0 {
+				first = id
+			}
 		case errors.Is(err, outbox.ErrClosed):
 			t.undeliver() // the bot stops: the next start sends the rest
 		default:
 			b.log.Error("final answer not delivered", "chat_id", t.place.ChatID, "part", i, "err", err)
 		}
 	}
+	return first
 }
 
 // Close turns the progress message into its summary and forgets it.

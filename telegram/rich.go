@@ -64,18 +64,18 @@ func (b *Bot) richAnswer(chatID int64, result, footer string) string {
 }
 
 // sendRichAnswer tries the answer as a rich message and reports whether
-// it was delivered; when not, the caller sends it the plain way, and
+// it was delivered (and its id); when not, the caller sends it the plain way, and
 // richResult notes the refusal (a server that does not know the method
 // is not asked again in this chat, nor is one that refused three in a row).
-func (t *tgTurn) sendRichAnswer(ctx context.Context, html string) bool {
+func (t *tgTurn) sendRichAnswer(ctx context.Context, html string) (id int, ok bool) {
 	b := t.b
-	_, err := b.api.sendRich(ctx, t.place, t.msgID, html, outbox.High)
+	id, err := b.api.sendRich(ctx, t.place, t.msgID, html, outbox.High)
 	if errors.Is(err, outbox.ErrClosed) {
-		t.undeliver() // the bot is stopping: the next start sends it, if held
-		return true   // nothing else would go out either
+		t.undeliver()  // the bot is stopping: the next start sends it, if held
+		return 0, true // nothing else would go out either
 	}
 	b.richResult(t.place.ChatID, err, "an answer")
-	return err == nil
+	return id, err == nil
 }
 
 // richRefusalsMax is how many rich messages in a row Telegram may refuse

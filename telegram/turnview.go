@@ -52,6 +52,7 @@ type tgTurn struct {
 	live         *streamer // activity and Claude's text as it is written
 	lastDelta    time.Time // when a draft last got new text
 	undelivered  bool      // the bot stopped before the answer went out
+	fromVoice    bool      // the prompt was a recording (its answer may be spoken: speak.go)
 	keptPrompts  []int     // prompts of the previous bot process asked again (held.go)
 	ask          *stallAsk // the question about a stalled tool, if one was sent
 
@@ -171,6 +172,7 @@ func (t *tgTurn) Inputs(ctx context.Context, qp prefs.QueuedPrompt) (prefs.Queue
 			return qp, &inputError{view: b.voiceErrorView(err), err: err}
 		}
 		qp = heard
+		t.fromVoice = true
 	}
 	if len(qp.Files) > 0 {
 		text, err := b.withFiles(ctx, qp)

@@ -139,8 +139,29 @@ type VoiceConfig struct {
 	Timeout     time.Duration `toml:"timeout"`
 	MaxDuration time.Duration `toml:"max_duration"`
 	MaxSizeMB   int           `toml:"max_size_mb"`
-	// APIKey is the value of $api_key_env, read at load.
-	APIKey Secret `toml:"-"`
+	// Voice replies (answers also as voice notes): an OpenAI-compatible
+	// speech API (speak_url, speak_key_env, speak_model, speak_voice) or a
+	// local command (text on stdin, OGG/Opus on stdout); neither: none.
+	SpeakURL     string   `toml:"speak_url"`
+	SpeakKeyEnv  string   `toml:"speak_key_env"` // "" with speak_url: api_key_env's
+	SpeakModel   string   `toml:"speak_model"`
+	SpeakVoice   string   `toml:"speak_voice"`
+	SpeakCommand []string `toml:"speak_command"`
+	// SpeakMax bounds how much of an answer is spoken, as a length of
+	// speech; a closing line says the rest is in the message.
+	SpeakMax time.Duration `toml:"speak_max"`
+	// APIKey is the value of $api_key_env, read at load; SpeakKey is the
+	// speech API's ($speak_key_env, else $api_key_env).
+	APIKey   Secret `toml:"-"`
+	SpeakKey Secret `toml:"-"`
+}
+
+// speakKeyEnv is the variable the speech API's key is read from.
+func (v *VoiceConfig) speakKeyEnv() string {
+	if v.SpeakKeyEnv != "" || v.SpeakURL == "" {
+		return v.SpeakKeyEnv
+	}
+	return v.APIKeyEnv
 }
 
 // ProjectsConfig is about the owner's repositories: /diff, /branch and
@@ -189,7 +210,7 @@ func defaultConfig() Config {
 		},
 		Cooldown: CooldownConfig{Base: 30 * time.Second, Max: 120 * time.Second},
 		State:    StateConfig{UploadsKeep: 7 * 24 * time.Hour},
-		Voice:    VoiceConfig{Timeout: 2 * time.Minute, MaxDuration: 10 * time.Minute, MaxSizeMB: 20},
+		Voice:    VoiceConfig{Timeout: 2 * time.Minute, MaxDuration: 10 * time.Minute, MaxSizeMB: 20, SpeakMax: 90 * time.Second},
 		Projects: ProjectsConfig{GitTimeout: projects.DefaultGitTimeout},
 		Log:      LogConfig{Format: "text", Level: "info"},
 	}
@@ -277,6 +298,9 @@ func decodeConfig(path string, getenv func(string) string) (*Config, error) {
 	}
 	if name := cfg.Voice.APIKeyEnv; name != "" {
 		cfg.Voice.APIKey = Secret(strings.TrimSpace(getenv(name)))
+	}
+	if name := cfg.Voice.speakKeyEnv(); name != "" {
+		cfg.Voice.SpeakKey = Secret(strings.TrimSpace(getenv(name)))
 	}
 
 	var errs []error

@@ -177,7 +177,7 @@ func (c *Config) Secrets() []string {
 // BotSecrets are the secrets the bot holds for itself, which no program it
 // starts gets under any name (runner.Options.StripValues, the ssh
 // client's environment) and the redactor knows: the bot token, the voice
-// API key, each trigger's secret. A new secret of the bot's goes here.
+// API keys (transcription and speech), each trigger's secret. A new secret of the bot's goes here.
 func (c *Config) BotSecrets() []string {
 	var out []string
 	if c.Telegram.BotToken != "" {
@@ -185,6 +185,9 @@ func (c *Config) BotSecrets() []string {
 	}
 	if c.Voice.APIKey != "" {
 		out = append(out, c.Voice.APIKey.Reveal())
+	}
+	if c.Voice.SpeakKey != "" {
+		out = append(out, c.Voice.SpeakKey.Reveal())
 	}
 	for _, h := range c.Triggers.Hooks {
 		if h.Secret != "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/claudefiles"
 	"github.com/untether/untether/scope"
+	"github.com/untether/untether/speak"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/voice"
 )
@@ -189,6 +191,7 @@ func botConfig(cfg *Config) telegram.Config {
 		CooldownMax:    cfg.Cooldown.Max,
 		Secrets:        chatSecrets(cfg),
 		Voice:          voiceConfig(cfg),
+		Speak:          speakConfig(cfg),
 		WorktreesDir:   cfg.Projects.WorktreesDir,
 		Git:            projects.Git{Timeout: cfg.Projects.GitTimeout, Env: helperEnv(cfg)},
 	}
@@ -210,6 +213,9 @@ func stripEnv(cfg *Config) []string {
 	out := []string{envBotToken}
 	if cfg.Voice.APIKeyEnv != "" {
 		out = append(out, cfg.Voice.APIKeyEnv)
+	}
+	if name := cfg.Voice.speakKeyEnv(); name != "" {
+		out = append(out, name)
 	}
 	for _, h := range cfg.Triggers.Hooks { // Claude must not sign its own triggers
 		out = append(out, h.SecretEnv)
@@ -240,6 +246,25 @@ func voiceConfig(cfg *Config) telegram.Voice {
 		out.Transcriber = &voice.API{URL: v.APIURL, Key: v.APIKey.Reveal(), Model: v.Model, Timeout: v.Timeout}
 	case len(v.Command) > 0:
 		out.Transcriber = &voice.Command{Args: v.Command, Timeout: v.Timeout, Env: helperEnv(cfg)}
+	}
+	return out
+}
+
+// defaultSpeakVoice is speak_voice's default: a voice OpenAI's speech
+// models all have.
+const defaultSpeakVoice = "alloy"
+
+// speakConfig is the bot's voice replies: the speech backend chosen, the
+// length spoken. The command's environment is the helpers' (no secrets).
+func speakConfig(cfg *Config) telegram.Speak {
+	v := cfg.Voice
+	out := telegram.Speak{MaxChars: int(v.SpeakMax.Seconds() * speak.CharsPerSecond)}
+	switch {
+	case v.SpeakURL != "":
+		name := cmp.Or(v.SpeakVoice, defaultSpeakVoice)
+		out.Speaker = &speak.API{URL: v.SpeakURL, Key: v.SpeakKey.Reveal(), Model: v.SpeakModel, Voice: name, Timeout: v.Timeout}
+	case len(v.SpeakCommand) > 0:
+		out.Speaker = &speak.Command{Args: v.SpeakCommand, Timeout: v.Timeout, Env: helperEnv(cfg)}
 	}
 	return out
 }

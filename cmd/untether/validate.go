@@ -238,16 +238,13 @@ func (c *Config) validateVoice(bad func(section, key, format string, args ...any
 			bad("voice", "command", "no argument holds {file}, so the recording would not reach the program")
 		}
 	}
+	// api_key_env serves the speech API too when it has no key of its own.
 	switch name := v.APIKeyEnv; {
 	case name == "":
-	case !api:
-		bad("voice", "api_key_env", "is only used with api_url")
-	case strings.ContainsAny(name, "=\x00 "):
-		bad("voice", "api_key_env", "%q is not a valid environment variable name", name)
-	case name == envBotToken:
-		bad("voice", "api_key_env", "%s is the bot's token, not an API key", envBotToken)
-	case v.APIKey == "":
-		bad("voice", "api_key_env", "$%s is empty or not set in the bot's environment", name)
+	case !api && (v.SpeakURL == "" || v.SpeakKeyEnv != ""):
+		bad("voice", "api_key_env", "is only used with api_url (or speak_url without speak_key_env)")
+	default:
+		checkKeyEnv(bad, "api_key_env", name, api && v.APIKey == "" || !api && v.SpeakKey == "")
 	}
 	if v.Model != "" && !api {
 		bad("voice", "model", "is only used with api_url")
@@ -260,6 +257,58 @@ func (c *Config) validateVoice(bad func(section, key, format string, args ...any
 	}
 	if v.MaxSizeMB < 1 || v.MaxSizeMB > 20 {
 		bad("voice", "max_size_mb", "%d is outside 1..20 (Telegram lets bots download files of up to 20 MB)", v.MaxSizeMB)
+	}
+	c.validateSpeak(bad)
+}
+
+// validateSpeak checks [voice]'s speak_* keys: one speech backend, each
+// complete, like transcription's.
+func (c *Config) validateSpeak(bad func(section, key, format string, args ...any)) {
+	v := &c.Voice
+	api, cmd := v.SpeakURL != "", len(v.SpeakCommand) > 0
+	switch {
+	case api && cmd:
+		bad("voice", "speak_command", "set either speak_url or speak_command, not both")
+	case api:
+		if !urlHasHTTPScheme(v.SpeakURL) {
+			bad("voice", "speak_url", "%q is not an http:// or https:// URL (the API's base, e.g. https://api.openai.com/v1)", v.SpeakURL)
+		}
+		if v.SpeakModel == "" {
+			bad("voice", "speak_model", "is needed with speak_url (e.g. gpt-4o-mini-tts or tts-1 for OpenAI)")
+		}
+	case cmd:
+		if strings.TrimSpace(v.SpeakCommand[0]) == "" {
+			bad("voice", "speak_command", "the program's name is empty")
+		}
+	}
+	switch name := v.SpeakKeyEnv; {
+	case name == "":
+	case !api:
+		bad("voice", "speak_key_env", "is only used with speak_url")
+	default:
+		checkKeyEnv(bad, "speak_key_env", name, v.SpeakKey == "")
+	}
+	if !api && v.SpeakModel != "" {
+		bad("voice", "speak_model", "is only used with speak_url")
+	}
+	if !api && v.SpeakVoice != "" {
+		bad("voice", "speak_voice", "is only used with speak_url")
+	}
+	if v.SpeakMax < 5*time.Second || v.SpeakMax > 10*time.Minute {
+		bad("voice", "speak_max", "%v is outside 5s..10m", v.SpeakMax)
+	}
+}
+
+// checkKeyEnv checks a variable that holds an API key: its name, and
+// that it is set (empty: it is not).
+func checkKeyEnv(bad func(section, key, format string, args ...any), key, name string, empty bool) {
+	switch {
+	case strings.ContainsAny(name, "=\x00 "):
+		bad("voice", key, "%q is not a valid environment variable name", name)
+	case name == envBotToken:
+		bad("voice", key, "%s is the bot's token, not an API key", envBotToken)
+	case empty:
+		bad("voice", key, "$%s is empty or not set in the bot's environment", name)
 	}
 }
 

@@ -38,6 +38,7 @@ func init() {
 		{"sendDocument", (*Server).sendDocument},
 		{"sendPhoto", (*Server).sendPhoto},
 		{"sendMediaGroup", (*Server).sendMediaGroup},
+		{"sendVoice", (*Server).sendVoice},
 		{"getUpdates", nil}, // served by serveGetUpdates: it waits outside the lock
 	} {
 		methods[strings.ToLower(m.name)] = m

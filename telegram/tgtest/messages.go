@@ -36,6 +36,7 @@ type Message struct {
 	Document  *Document       // the file of a sendDocument (Text is then its caption); see FileData
 	Photo     []PhotoSize     // the sizes of a sendPhoto, largest last (Text is then its caption)
 	Album     string          // media_group_id of a sendMediaGroup's message
+	Voice     *Voice          // the recording of a sendVoice (Text is then its caption); see FileData and OggOpus
 }
 
 func (m *storedMsg) public(chatID int64) Message {
@@ -50,6 +51,10 @@ func (m *storedMsg) public(chatID int64) Message {
 	}
 	if m.media != nil {
 		out.Photo, out.Album = slices.Clone(m.media.photo), m.media.album
+	}
+	if m.media != nil && m.media.voice != nil {
+		v := *m.media.voice
+		out.Voice = &v
 	}
 	if m.kb != nil {
 		out.Markup = m.kb.canonical

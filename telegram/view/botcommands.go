@@ -55,6 +55,8 @@ func BotCommands() []BotCommand {
 		{Name: "verbose", Args: "on|off", Menu: "more detail in progress", Help: "more detail in progress messages"},
 		{Name: "stream", Args: "off|edits|drafts", Menu: "see the answer as it is written",
 			Help: "see the answer as Claude writes it: drafts in private chats, the progress message in groups"},
+		{Name: "speak", Args: "on|off|auto", Menu: "answers as voice notes too",
+			Help: "answers also as voice notes, after the text: on for every answer, auto for answers to your voice notes, off for none"},
 		{Name: "cwd", Aliases: []string{"cd"}, Args: "<dir>|show|clear", Menu: "this chat's project directory",
 			Help: "the project directory of this chat (a fresh session starts there)"},
 		{Name: "topic", Args: "<name>", Menu: "open a topic for a project",

@@ -40,6 +40,9 @@ type Status struct {
 	// Desk is the shell command that continues the session at the desk
 	// (cd DIR && claude --resume ID); "" leaves the line out.
 	Desk string
+	// Speak is /speak's mode, "" when no speech backend is configured
+	// (the line is left out).
+	Speak, SpeakSource string
 	// Host names the machine the chat works on, with where the choice
 	// comes from; "" (only the bot's own machine exists) leaves it out.
 	Host, HostSource string
@@ -77,6 +80,9 @@ func StatusText(s Status) string {
 		"Verbose: "+setting(onOff(s.Verbose), "", s.VerboseSource),
 		"Streaming: "+setting(s.Stream, StreamDrafts, s.StreamSource),
 	)
+	if s.Speak != "" {
+		lines = append(lines, "Voice replies: "+setting(s.Speak, "", s.SpeakSource))
+	}
 	if s.ChatCostUSD > 0 {
 		lines = append(lines, "Spent in this chat: "+Dollars(s.ChatCostUSD))
 	}
