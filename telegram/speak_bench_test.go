@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/engine/enginetest"
+	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/speak"
 	"github.com/untether/untether/speak/speaktest"
 	"github.com/untether/untether/telegram"
