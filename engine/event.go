@@ -148,27 +148,33 @@ type Denial struct {
 	ToolInput json.RawMessage `json:"tool_input"`
 }
 
-// TurnCompleted is the result line. OK is false for any error, including
-// an API error that the CLI reports as subtype "success" with is_error.
+// TurnCompleted ends a turn. OK is Outcome == OutcomeDone.
 type TurnCompleted struct {
-	SessionID      string
-	OK             bool
-	Subtype        string
-	Result         string
-	ErrorText      string
-	TerminalReason string
-	// TotalCostUSD is total_cost_usd: the session's running total so far
-	// (it keeps growing across turns and --resume), not this turn's cost.
-	// 0 when the CLI gave no figure (it zeroes crash results).
-	TotalCostUSD float64
-	Duration     time.Duration
-	APIDuration  time.Duration
-	NumTurns     int
-	Usage        Usage
-	Denials      []Denial
-	// APIError names an API failure the turn ended on (api_error), e.g.
-	// "usage_limit_reached" after a RateLimited with Status "rejected".
-	APIError string
+	SessionID string
+	OK        bool
+	// Outcome is how the turn ended, decided by the engine from its
+	// agent's own report.
+	Outcome Outcome
+	// Reason is the agent's own words for how the turn ended, for logs
+	// only (Claude Code: its subtype, terminal_reason and api_error).
+	Reason    string
+	Result    string
+	ErrorText string
+	// SessionCostUSD is what the session has cost so far, all its turns
+	// together, as the engine counts it: it keeps growing from turn to
+	// turn, also in a new process that resumes the session and after a
+	// re-attach; a new session id starts again at 0. 0 when the engine
+	// gave no figure. A turn's own cost is the increase over the figure
+	// of the session's previous turn, which the bot keeps per session
+	// (prefs.Store.RecordTurnCost): a Conn that takes a session over
+	// does not know it, and a result replayed after a re-attach must not
+	// count twice (docs/protocol.md).
+	SessionCostUSD float64
+	Duration       time.Duration
+	APIDuration    time.Duration
+	NumTurns       int
+	Usage          Usage
+	Denials        []Denial
 	// ContextTokens is how much of the context window the conversation
 	// fills: the input of the turn's last main-thread model call (cached
 	// and uncached), 0 when the turn made none. ContextWindow is that
@@ -177,6 +183,26 @@ type TurnCompleted struct {
 	ContextWindow int
 }
 
+// Outcome is how a turn ended, in the bot's words: each engine maps its
+// agent's report to one of these.
+type Outcome string
+
+const (
+	// OutcomeDone: the turn ended with an answer.
+	OutcomeDone Outcome = "done"
+	// OutcomeCancelled: the turn was interrupted (Conn.Interrupt).
+	OutcomeCancelled Outcome = "cancelled"
+	// OutcomeFailed: any other error (an API error, a crash's result).
+	OutcomeFailed Outcome = "failed"
+	// OutcomeBudgetStop: the agent stopped at the spending limit it was
+	// started with (Claude Code's --max-budget-usd, the bot's
+	// max_turn_usd).
+	OutcomeBudgetStop Outcome = "budget_stop"
+	// OutcomeUsageLimit: the account's usage limit is reached (a
+	// subscription's; see RateLimited).
+	OutcomeUsageLimit Outcome = "usage_limit"
+)
+
 // RateLimited mirrors rate_limit_event: the state of the account's usage
 // limits changed. Only subscriptions (claude.ai login) have them; with an
 // API key the CLI sends none. The CLI sends one when the state changes,
@@ -184,7 +210,7 @@ type TurnCompleted struct {
 type RateLimited struct {
 	// Status is "allowed", "allowed_warning" (a threshold of a limit was
 	// passed) or "rejected" (the limit is reached: the turn ends with
-	// APIError "usage_limit_reached").
+	// OutcomeUsageLimit).
 	Status string
 	// Limit names the limit: "five_hour", "seven_day", "seven_day_opus",
 	// "seven_day_sonnet", "overage", ... ("" when not given).

@@ -45,8 +45,8 @@ func TestContractUsageLimitReached(t *testing.T) {
 		t.Errorf("RateLimited = %+v, want rejected five_hour resetting at %v", l, resets)
 	}
 	tc := log.done
-	t.Logf("result: ok=%v api_error=%q reason=%q text=%q", tc.OK, tc.APIError, tc.TerminalReason, tc.ErrorText)
-	if tc.OK || tc.APIError != "usage_limit_reached" || tc.TerminalReason != "api_error" || !strings.Contains(tc.ErrorText, "limit") {
+	t.Logf("result: ok=%v outcome=%s reason=%q text=%q", tc.OK, tc.Outcome, tc.Reason, tc.ErrorText)
+	if tc.OK || tc.Outcome != engine.OutcomeUsageLimit || !saidReason(tc, "usage_limit_reached") || !saidReason(tc, "api_error") || !strings.Contains(tc.ErrorText, "limit") {
 		t.Errorf("turn = %+v, want an api_error turn with usage_limit_reached", tc)
 	}
 	if n := len(r.api.Requests()); n != 1 {

@@ -381,21 +381,21 @@ func (d *decoder) streamEvent(l *line) []engine.Event {
 }
 
 func (d *decoder) result(l *line) engine.Event {
+	apiError := str(l.APIError)
 	t := engine.TurnCompleted{
 		SessionID:      l.SessionID,
-		Subtype:        l.Subtype,
-		OK:             !l.IsError && l.Subtype == "success",
-		TerminalReason: l.TerminalReason,
-		TotalCostUSD:   l.TotalCostUSD,
+		Outcome:        outcome(l.IsError, l.Subtype, l.TerminalReason, apiError),
+		Reason:         reason(l.Subtype, l.TerminalReason, apiError),
+		SessionCostUSD: l.TotalCostUSD,
 		Duration:       time.Duration(l.DurationMS * float64(time.Millisecond)),
 		APIDuration:    time.Duration(l.DurationAPIMS * float64(time.Millisecond)),
 		NumTurns:       l.NumTurns,
 		Usage:          l.Usage,
 		Denials:        l.PermissionDenials,
-		APIError:       str(l.APIError),
 		ContextTokens:  d.context,
 		ContextWindow:  contextWindow(l.ModelUsage, d.model),
 	}
+	t.OK = t.Outcome == engine.OutcomeDone
 	d.context, d.model = 0, ""
 	if l.Result != nil {
 		t.Result = d.clean(*l.Result)
@@ -409,8 +409,7 @@ func (d *decoder) result(l *line) engine.Event {
 }
 
 func resultError(l *line, result string) string {
-	switch l.TerminalReason {
-	case "aborted_streaming", "aborted_tools":
+	if interrupted(l.TerminalReason) {
 		// The CLI's errors list holds internal diagnostics here; the
 		// person only needs to know the turn was stopped.
 		return "interrupted"

@@ -50,7 +50,7 @@ func TestDecodeRateLimit(t *testing.T) {
 	// context; the result names the API error.
 	decodeOne(t, d, lineSynthetic)
 	tc := decodeOne(t, d, lineLimitResult).(engine.TurnCompleted)
-	if tc.OK || tc.APIError != "usage_limit_reached" || tc.ContextTokens != 0 || tc.ContextWindow != 0 {
+	if tc.OK || tc.Outcome != engine.OutcomeUsageLimit || !saidReason(tc, "usage_limit_reached") || tc.ContextTokens != 0 || tc.ContextWindow != 0 {
 		t.Errorf("result after the limit: %+v", tc)
 	}
 	// A shape we do not know is still an event, with what could be read.

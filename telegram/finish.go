@@ -34,10 +34,11 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted, progress cha
 	case limited:
 		t.st.Phase = view.StateLimitStopped
 		parts = []string{limitNotice}
-	case tc.TerminalReason == "aborted_streaming" || tc.TerminalReason == "aborted_tools" || t.cancelled:
+	case tc.Outcome == engine.OutcomeCancelled || t.cancelled:
 		t.st.Phase = view.StateCancelled
 	default:
 		t.st.Phase = view.StateFailed
+		b.log.Info("the turn failed", "chat_id", t.a.place.ChatID, "outcome", tc.Outcome, "reason", tc.Reason)
 		parts = []string{view.ErrorText(view.TurnFailed(b.redact(tc.ErrorText)))}
 	}
 	// A progress edit still queued would spend the chat's budget between

@@ -89,7 +89,7 @@ func (t *turn) note(ev engine.Event) {
 // limitStop tells whether tc ended at a usage limit, with the notice that
 // is then the turn's final message.
 func (t *turn) limitStop(tc engine.TurnCompleted) (string, bool) {
-	if tc.OK || (t.st.Limit == nil && tc.APIError != "usage_limit_reached") {
+	if tc.OK || (t.st.Limit == nil && tc.Outcome != engine.OutcomeUsageLimit) {
 		return "", false
 	}
 	l := view.Limit{Status: view.LimitRejected}

@@ -131,7 +131,7 @@ func TestContextFillInFooter(t *testing.T) {
 			if tr.Prompt == "full" {
 				used = 156_000
 			}
-			tr.Emit(engine.TurnCompleted{SessionID: tr.Session().SessionID(), OK: true, Subtype: "success", Result: "answer " + tr.Prompt,
+			tr.Emit(engine.TurnCompleted{SessionID: tr.Session().SessionID(), OK: true, Outcome: engine.OutcomeDone, Result: "answer " + tr.Prompt,
 				NumTurns: 1, Duration: time.Second, ContextTokens: used, ContextWindow: 200_000})
 		})
 		h.say("light")
