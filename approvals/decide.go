@@ -2,6 +2,8 @@ package approvals
 
 import (
 	"encoding/json"
+
+	"github.com/untether/untether/engine"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -23,14 +25,14 @@ func autoDeny(msg, reason string) *autoAnswer {
 }
 
 // decideLocked answers req at once, or returns the pending entry to keep.
-// ExitPlanMode and AskUserQuestion are about talking to the user, so neither
-// the allow list nor skip-permissions nor bypass mode answers them; nor a
-// request Claude Code's safety checks flagged.
+// A plan and questions are about talking to the user, so neither the allow
+// list nor skip-permissions nor bypass mode answers them; nor a request
+// Claude Code's safety checks flagged.
 func (b *Broker) decideLocked(req Request) (*autoAnswer, *pending) {
-	switch req.ToolName {
-	case ToolExitPlanMode:
+	switch req.Kind {
+	case engine.RequestPlan:
 		return b.decidePlanLocked(req)
-	case ToolAskUserQuestion:
+	case engine.RequestQuestion:
 		q, err := parseQuestions(req.Input)
 		if err != nil {
 			return autoDeny(msgBadQuestions, "unreadable questions"), nil

@@ -67,13 +67,23 @@ type Thinking struct {
 	Text      string
 }
 
-// ApprovalRequest is a can_use_tool control request: the CLI waits (forever)
-// until it is answered with Session.Allow or Session.Deny.
+// ApprovalRequest asks whether the agent may go on (Claude Code: a
+// can_use_tool control request): the agent waits until it is answered with
+// Conn.Allow or Conn.Deny. Kind says what it asks about; the other fields
+// are the engine's extras, each optional, which the bot shows and which
+// the owner's allow rules (written in the agent's own syntax) match.
 type ApprovalRequest struct {
-	RequestID   string
+	RequestID string
+	Kind      RequestKind
+	// ToolName is the agent's own name of the tool ("Bash", "Edit").
 	ToolName    string
 	DisplayName string
-	Input       json.RawMessage
+	// Input is the tool's input as the agent wrote it; an answer to a
+	// question or a plan goes back in it (Conn.Allow's updatedInput).
+	Input json.RawMessage
+	// Suggestions are the agent's own offers to remember the answer
+	// (Claude Code's permission_suggestions), passed back as
+	// updatedPermissions when the user chooses one.
 	Suggestions []json.RawMessage
 	ToolUseID   string
 	BlockedPath string
@@ -89,6 +99,26 @@ type ApprovalRequest struct {
 	ClassifierApprovable    *bool
 	RequiresUserInteraction bool
 }
+
+// RequestKind is what an approval request asks about, in the bot's words:
+// each engine maps its agent's tools to one of these.
+type RequestKind string
+
+const (
+	// RequestCommand: run a shell command.
+	RequestCommand RequestKind = "command"
+	// RequestFileChange: write, edit or create a file.
+	RequestFileChange RequestKind = "file_change"
+	// RequestTool: any other tool (reads, searches, fetches, MCP tools);
+	// also a request whose kind the engine does not know.
+	RequestTool RequestKind = "tool"
+	// RequestQuestion: the agent asks the user questions; the answers go
+	// back in the input.
+	RequestQuestion RequestKind = "question"
+	// RequestPlan: the agent presents its plan and asks to leave plan
+	// mode and carry it out.
+	RequestPlan RequestKind = "plan"
+)
 
 // ApprovalCancelled means the CLI withdrew a request (control_cancel_request),
 // e.g. after an interrupt: answering it is no longer possible or needed.

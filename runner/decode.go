@@ -445,6 +445,7 @@ func (d *decoder) controlRequest(l *line) decoded {
 	}
 	return decoded{request: in, events: []engine.Event{engine.ApprovalRequest{
 		RequestID:               l.RequestID,
+		Kind:                    requestKind(c.ToolName),
 		ToolName:                c.ToolName,
 		DisplayName:             c.DisplayName,
 		Input:                   c.Input,

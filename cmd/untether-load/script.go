@@ -115,7 +115,7 @@ func (d *driver) turnScript(chat int) runnertest.Script {
 		}
 		if !followup && d.asks(id) {
 			d.rec.asked(id)
-			dec := t.Ask(engine.ApprovalRequest{RequestID: "req-" + id.String(), ToolName: "Bash",
+			dec := t.Ask(engine.ApprovalRequest{RequestID: "req-" + id.String(), Kind: engine.RequestCommand, ToolName: "Bash",
 				Input:     json.RawMessage(`{"command":"rm -rf ./build && make release","description":"clean rebuild"}`),
 				ToolUseID: id.String() + "-ask"})
 			if dec.Interrupted || dec.Closed {
