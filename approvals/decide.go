@@ -3,10 +3,11 @@ package approvals
 import (
 	"encoding/json"
 
-	"github.com/untether/untether/engine"
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/untether/untether/engine"
 )
 
 // autoAnswer is a decision made without asking the user.
@@ -50,8 +51,8 @@ func (b *Broker) decideLocked(req Request) (*autoAnswer, *pending) {
 	case safety:
 	case b.skip:
 		return autoAllow(req, "skip permissions"), nil
-	case req.PermissionMode == "bypassPermissions":
-		return autoAllow(req, "bypassPermissions mode"), nil
+	case req.PermissionMode == engine.ModeBypass:
+		return autoAllow(req, engine.ModeBypass+" mode"), nil
 	}
 	// A listed file tool is allowed only on paths inside the session's
 	// scope; anything else is shown, with the paths that are outside.

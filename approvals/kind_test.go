@@ -20,12 +20,12 @@ func TestDecidesByKind(t *testing.T) {
 	}
 
 	b, _ = newTestBroker(Config{SkipPermissions: true})
-	plan := withMode(toolReq("p", "present_plan", planInputJSON), "plan", PlanOn)
+	plan := withMode(toolReq("p", "present_plan", planInputJSON), engine.ModePlan, PlanOn)
 	plan.Kind = engine.RequestPlan
 	if p := mustPrompt(t, b, plan, r); p.Kind != KindPlan {
 		t.Errorf("a plan under another name: prompt kind %q, want %q", p.Kind, KindPlan)
 	}
-	auto := withMode(toolReq("p2", "present_plan", planInputJSON), "plan", PlanAuto)
+	auto := withMode(toolReq("p2", "present_plan", planInputJSON), engine.ModePlan, PlanAuto)
 	auto.Kind = engine.RequestPlan
 	if sub := mustSubmit(t, b, auto, r); !sub.Auto() || sub.Reason != "plan mode auto" {
 		t.Errorf("a plan in auto plan mode: %+v, want approved by plan mode auto", sub)

@@ -47,9 +47,8 @@ type Request struct {
 	// (e.g. "<chat>" or "<chat>:<topic>"): cooldown, outline gate and
 	// CancelSession are keyed by it alone.
 	SessionKey string
-	// PermissionMode is the session's current Claude permission mode
-	// ("default", "plan", "acceptEdits", "bypassPermissions", ...).
-	// "bypassPermissions" means nothing is asked.
+	// PermissionMode is the session's current permission mode, one of
+	// engine.Modes; engine.ModeBypass means nothing is asked.
 	PermissionMode string
 	// PlanMode is the chat's plan-mode setting: PlanOn, PlanOff or PlanAuto.
 	// With PlanAuto an ExitPlanMode is approved without asking.

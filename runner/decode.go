@@ -206,14 +206,14 @@ func (d *decoder) system(l *line) []engine.Event {
 			SessionID:      l.SessionID,
 			Model:          l.Model,
 			Cwd:            l.Cwd,
-			PermissionMode: l.PermissionMode,
+			PermissionMode: fromClaudeMode(l.PermissionMode),
 			Tools:          l.Tools,
 			Version:        l.Version,
 			APIKeySource:   l.APIKeySource,
 		}}
 	case "status":
 		if l.PermissionMode != "" {
-			return []engine.Event{engine.PermissionModeChanged{Mode: l.PermissionMode}}
+			return []engine.Event{engine.PermissionModeChanged{Mode: fromClaudeMode(l.PermissionMode)}}
 		}
 		if str(l.Status) == "compacting" {
 			return []engine.Event{engine.Compacting{}}

@@ -309,7 +309,7 @@ func (s *Session) Interrupt(ctx context.Context) error {
 
 // SetPermissionMode switches the permission mode of the live session.
 func (s *Session) SetPermissionMode(ctx context.Context, mode string) error {
-	_, err := s.control(ctx, map[string]any{"subtype": "set_permission_mode", "mode": mode})
+	_, err := s.control(ctx, map[string]any{"subtype": "set_permission_mode", "mode": toClaudeMode(mode)})
 	return err
 }
 
