@@ -132,9 +132,6 @@ type Config struct {
 	// nothing while a tool runs before the chat is told (stall.go);
 	// default 3m, negative: never.
 	StallAfter time.Duration
-	// CPU measures Claude's process trees for the stall watchdog (the
-	// wiring gives the host Claude runs on); nil: never known.
-	CPU CPUMeter
 	// Host is the machine Claude works on: the path rule resolves links
 	// there, uploads are written there, /get reads there. Nil: this one
 	// (host.Local).
@@ -214,9 +211,6 @@ func (c *Config) defaults() {
 	}
 	if c.StallAfter == 0 {
 		c.StallAfter = defaultStallAfter
-	}
-	if c.CPU == nil {
-		c.CPU = noCPU{}
 	}
 	c.Host = host.Or(c.Host)
 	c.Voice.defaults()

@@ -39,6 +39,16 @@ type fakeEngine struct {
 	// (session store, commands, the desk command); the store only once a
 	// test gave it a configuration directory (setClaudeDir).
 	claude claudefiles.Files
+	// cpu measures the sessions' process trees (engine.CPUMeter); nil:
+	// never known.
+	cpu runnertest.Meter
+}
+
+// setCPU measures the sessions started from now on with m.
+func (e *fakeEngine) setCPU(m runnertest.Meter) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cpu = m
 }
 
 func (e *fakeEngine) Interactive() bool { return true }
@@ -72,7 +82,7 @@ func (e *fakeEngine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, 
 	if id == "" {
 		id = fmt.Sprintf("sess-%d", len(e.specs))
 	}
-	s := runnertest.New(id, e.script, runnertest.WithLedger(&e.ledger))
+	s := runnertest.New(id, e.script, runnertest.WithLedger(&e.ledger), runnertest.WithCPU(e.cpu))
 	e.sessions = append(e.sessions, s)
 	if e.wrap != nil {
 		return e.wrap(spec, s), nil

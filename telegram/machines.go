@@ -31,8 +31,6 @@ type Machine struct {
 	Host   host.Host
 	// Git runs git there (its Host is the machine's).
 	Git projects.Git
-	// CPU is the stall watchdog's meter there; nil: never known.
-	CPU CPUMeter
 	// WorkDir and ProjectRoots are as Config's, paths on the machine.
 	WorkDir      string
 	ProjectRoots []string
@@ -68,7 +66,7 @@ type machine struct {
 // newMachines builds the bot's machines: the local one from cfg and the
 // engine New was given, then cfg.Machines. A name used twice is refused.
 func newMachines(cfg *Config, eng engine.Engine) (map[string]*machine, error) {
-	local := Machine{Name: LocalMachine, Engine: eng, Host: cfg.Host, Git: cfg.Git, CPU: cfg.CPU,
+	local := Machine{Name: LocalMachine, Engine: eng, Host: cfg.Host, Git: cfg.Git,
 		WorkDir: cfg.WorkDir, ProjectRoots: cfg.ProjectRoots, UploadDir: cfg.UploadDir, MaxLive: cfg.MaxLive,
 		ClaudeVersion: cfg.ClaudeVersion}
 	out := map[string]*machine{}
@@ -82,9 +80,6 @@ func newMachines(cfg *Config, eng engine.Engine) (map[string]*machine, error) {
 		m.Host = host.Or(m.Host)
 		if m.Git.Host == nil {
 			m.Git.Host = m.Host
-		}
-		if m.CPU == nil {
-			m.CPU = noCPU{}
 		}
 		if m.MaxLive <= 0 {
 			m.MaxLive = 4

@@ -22,20 +22,9 @@ import (
 // is busy, not stuck: the progress says so and nobody is asked. A turn
 // waiting for an approval is not stalled either: it waits for the owner.
 
-// CPUMeter tells how much CPU time a process and every process below it
-// have used so far: the process table of the host Claude runs on (a
-// host.Host is one; host.Local reads /proc); tests give scripted figures.
-type CPUMeter interface {
-	TreeCPU(ctx context.Context, pid int) (time.Duration, error)
-}
-
-// noCPU is the meter of a bot given none: the CPU time is never known, so
-// a quiet tool is taken for a stalled one.
-type noCPU struct{}
-
-func (noCPU) TreeCPU(context.Context, int) (time.Duration, error) {
-	return 0, errors.New("no CPU meter")
-}
+// errNoCPU: the live Conn offers no engine.CPUMeter, so the CPU time is
+// never known and a quiet tool is taken for a stalled one.
+var errNoCPU = errors.New("the session offers no CPU meter")
 
 // busyShare is the share of the time since the last look that a process
 // tree must have used the CPU to count as busy. An idle CLI waiting on a
@@ -123,13 +112,13 @@ func (t *turn) endWatch() {
 func (t *turn) sampleCPU(ctx context.Context) (busy bool) {
 	a, w := t.a, &t.watch
 	now := time.Now()
-	pid := 0
-	if p, ok := a.liveConn().(interface{ Pid() int }); ok {
-		pid = p.Pid()
+	var cpu time.Duration
+	err := errNoCPU
+	if m, ok := a.liveConn().(engine.CPUMeter); ok {
+		cpu, err = m.TreeCPU(ctx)
 	}
-	cpu, err := a.machine().CPU.TreeCPU(ctx, pid)
 	if err != nil {
-		a.b.log.Debug("could not read the CPU time of claude's processes", "chat_id", a.place.ChatID, "pid", pid, "err", err)
+		a.b.log.Debug("could not read the CPU time of claude's processes", "chat_id", a.place.ChatID, "err", err)
 	}
 	if err == nil && w.cpuOK {
 		busy = float64(cpu-w.cpu) >= busyShare*float64(now.Sub(w.cpuAt))

@@ -76,7 +76,7 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 			}
 		}
 		out = append(out, telegram.Machine{
-			Name: name, Engine: eng, Host: h, CPU: h,
+			Name: name, Engine: eng, Host: h,
 			Git:     projects.Git{Timeout: cfg.Projects.GitTimeout, Host: h},
 			WorkDir: hc.WorkingDir, ProjectRoots: hc.ProjectRoots,
 			UploadDir: hostUploadDir(h),

@@ -41,11 +41,11 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer store.Close()
 	// The one host Claude works on today: this machine. Everything done
-	// there (Claude's processes, git, the path rule, uploads, /get, the
-	// stall watchdog's CPU meter) goes through it.
+	// there (Claude's processes and their CPU time for the stall watchdog,
+	// git, the path rule, uploads, /get) goes through it.
 	h := host.Local{}
 	bc := botConfig(cfg)
-	bc.Host, bc.CPU, bc.Git.Host = h, h, h
+	bc.Host, bc.Git.Host = h, h
 	bc.MaxLive = maxLive(ctx, cfg.Claude.MaxLiveSessions, h, log.With("host", localHost))
 	bc.DefaultMachine = cfg.Claude.Host
 	bc.Version, bc.ClaudeVersion = buildVersion(), startClaudeVersion(ctx, cfg, log)

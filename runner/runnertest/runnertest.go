@@ -54,6 +54,7 @@ type Session struct {
 	interrupt bool // an interrupt came before the script took the sent prompt
 	closeOnce sync.Once
 	ledger    *Ledger
+	cpu       Meter
 	pid       int
 }
 
@@ -147,8 +148,25 @@ func (s *Session) loop() {
 }
 
 // Pid is a made-up process id, unique among the sessions of a test run:
-// give the bot a CPUMeter that knows it (telegram.Config.CPU).
+// the meter given WithCPU is asked about it.
 func (s *Session) Pid() int { return s.pid }
+
+// Meter stands for a host's TreeCPU in tests.
+type Meter interface {
+	TreeCPU(ctx context.Context, pid int) (time.Duration, error)
+}
+
+// WithCPU measures the session's process tree with m (engine.CPUMeter);
+// without it the CPU time is never known.
+func WithCPU(m Meter) Option { return func(s *Session) { s.cpu = m } }
+
+// TreeCPU implements engine.CPUMeter through the meter given WithCPU.
+func (s *Session) TreeCPU(ctx context.Context) (time.Duration, error) {
+	if s.cpu == nil {
+		return 0, errors.New("no CPU meter")
+	}
+	return s.cpu.TreeCPU(ctx, s.pid)
+}
 
 // Events implements engine.Conn.
 func (s *Session) Events() <-chan engine.Event { return s.events }
