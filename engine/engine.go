@@ -66,9 +66,6 @@ type Spec struct {
 // Engine starts sessions.
 type Engine interface {
 	Start(ctx context.Context, spec Spec) (Conn, error)
-	// Interactive reports whether sessions have a control channel
-	// (approvals, interrupt, live mode switches).
-	Interactive() bool
 }
 
 // Permission modes: what a session may do without asking, in the bot's

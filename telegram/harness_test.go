@@ -51,8 +51,6 @@ func (e *fakeEngine) setCPU(m runnertest.Meter) {
 	e.cpu = m
 }
 
-func (e *fakeEngine) Interactive() bool { return true }
-
 // setClaudeDir gives the engine Claude Code's configuration directory: its
 // session store and the user's commands.
 func (e *fakeEngine) setClaudeDir(dir string) {

@@ -29,8 +29,6 @@ type scripted struct {
 	ledger runnertest.Ledger
 }
 
-func (e *scripted) Interactive() bool { return true }
-
 func (e *scripted) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
 	chat, ok := e.chatOf(spec.SessionKey)
 	if !ok {
