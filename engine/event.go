@@ -21,12 +21,23 @@ type SessionStarted struct {
 	PermissionMode string
 	Tools          []string
 	Version        string
-	// APIKeySource is how the agent pays for its model calls, as it says:
-	// for Claude Code "none" when it runs on a claude.ai subscription
-	// login, else where its API key comes from ("ANTHROPIC_API_KEY",
-	// "apiKeyHelper", …); "" when not reported.
-	APIKeySource string
+	// Billing is how the agent pays for its model calls, as it says;
+	// BillingUnknown when it does not say.
+	Billing Billing
 }
+
+// Billing is how an agent pays for its model calls.
+type Billing string
+
+const (
+	// BillingUnknown: the agent did not say.
+	BillingUnknown Billing = ""
+	// BillingSubscription: a consumer subscription login (claude.ai),
+	// whose terms restrict automated use (docs/schedules.md).
+	BillingSubscription Billing = "subscription"
+	// BillingAPIKey: an API key (from the environment, a helper, …).
+	BillingAPIKey Billing = "api_key"
+)
 
 // ActionStarted is a tool_use block from the assistant.
 type ActionStarted struct {

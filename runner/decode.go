@@ -209,7 +209,7 @@ func (d *decoder) system(l *line) []engine.Event {
 			PermissionMode: fromClaudeMode(l.PermissionMode),
 			Tools:          l.Tools,
 			Version:        l.Version,
-			APIKeySource:   l.APIKeySource,
+			Billing:        billing(l.APIKeySource),
 		}}
 	case "status":
 		if l.PermissionMode != "" {
@@ -457,4 +457,18 @@ func (d *decoder) controlRequest(l *line) decoded {
 		ClassifierApprovable:    c.ClassifierApprovable,
 		RequiresUserInteraction: c.RequiresUserInteraction,
 	}}}
+}
+
+// billing says how the CLI pays from init's apiKeySource: "none" when it
+// runs on a claude.ai subscription login (no key), else where its key
+// comes from ("ANTHROPIC_API_KEY", "apiKeyHelper", …); absent in old
+// versions.
+func billing(apiKeySource string) engine.Billing {
+	switch apiKeySource {
+	case "":
+		return engine.BillingUnknown
+	case "none":
+		return engine.BillingSubscription
+	}
+	return engine.BillingAPIKey
 }

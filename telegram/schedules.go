@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/schedule"
 	"github.com/untether/untether/telegram/outbox"
@@ -56,9 +57,6 @@ type HookServer interface {
 const (
 	defaultMaxSchedules      = 20
 	defaultMaxQueuedTriggers = 3
-	// keySubscription is what Claude Code's init says as its key source
-	// when it runs on a claude.ai login.
-	keySubscription = "none"
 )
 
 // scheduler owns the timing of schedules and the way in for triggers.
@@ -290,16 +288,17 @@ func (a *actor) announce(ctx context.Context, qp prefs.QueuedPrompt) prefs.Queue
 	return qp
 }
 
-// sawKeySource notes how Claude pays, from the init of a turn that ran
+// sawBilling notes how Claude pays, from the init of a turn that ran
 // the prompt of origin (nil: typed); a repeated or triggered run on a
 // subscription login tells its chat once. A one-off /at is a message
 // sent later, not automation: it says nothing.
-func (s *scheduler) sawKeySource(pl place, replyTo int, source string, origin *prefs.Origin) {
-	if source == "" {
+func (s *scheduler) sawBilling(pl place, replyTo int, billing engine.Billing, origin *prefs.Origin) {
+	if billing == engine.BillingUnknown {
 		return
 	}
-	s.subscription.Store(source == keySubscription)
-	if origin != nil && !origin.Once && source == keySubscription {
+	sub := billing == engine.BillingSubscription
+	s.subscription.Store(sub)
+	if origin != nil && !origin.Once && sub {
 		s.tellSubscription(pl, replyTo)
 	}
 }

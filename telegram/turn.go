@@ -302,7 +302,7 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event, pr
 		a.mu.Unlock()
 		t.storeSession(e.SessionID)
 		if !t.replaying {
-			b.sched.sawKeySource(a.place, t.qp.MessageID, e.APIKeySource, t.qp.Origin)
+			b.sched.sawBilling(a.place, t.qp.MessageID, e.Billing, t.qp.Origin)
 		}
 	case engine.ActionStarted:
 		if e.ParentToolUseID == "" {
