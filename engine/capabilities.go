@@ -22,6 +22,15 @@ type Commander interface {
 	CommandSource() CommandSource // nil: none
 }
 
+// Builtins is an Engine whose agent has slash commands of its own that
+// make sense from a chat (Claude Code's /compact, /clear, …): the bot
+// passes them on as prompts, and in a group lets them through without
+// naming the bot, like the project's commands.
+type Builtins interface {
+	// BuiltinCommands names them, lower case, without the slash.
+	BuiltinCommands() []string
+}
+
 // DeskHandoff is an Engine whose sessions can be continued at a terminal.
 type DeskHandoff interface {
 	// ResumeCommand is the shell command that continues session id in

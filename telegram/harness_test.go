@@ -67,6 +67,7 @@ func (e *fakeEngine) files() claudefiles.Files {
 
 func (e *fakeEngine) SessionStore() engine.SessionStore   { return e.files().SessionStore() }
 func (e *fakeEngine) CommandSource() engine.CommandSource { return e.files().CommandSource() }
+func (e *fakeEngine) BuiltinCommands() []string           { return e.files().BuiltinCommands() }
 func (e *fakeEngine) ResumeCommand(dir, id string) string { return e.files().ResumeCommand(dir, id) }
 
 func (e *fakeEngine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
