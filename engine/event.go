@@ -249,10 +249,9 @@ const (
 // API key the CLI sends none. The CLI sends one when the state changes,
 // not on every call.
 type RateLimited struct {
-	// Status is "allowed", "allowed_warning" (a threshold of a limit was
-	// passed) or "rejected" (the limit is reached: the turn ends with
-	// OutcomeUsageLimit).
-	Status string
+	// Status is the limit's state; LimitUnknown for one this version of
+	// the engine cannot read.
+	Status LimitStatus
 	// Limit names the limit: "five_hour", "seven_day", "seven_day_opus",
 	// "seven_day_sonnet", "overage", ... ("" when not given).
 	Limit    string
@@ -262,6 +261,20 @@ type RateLimited struct {
 	UsingOverage bool
 	Raw          json.RawMessage
 }
+
+// LimitStatus is the state of a usage limit, in the bot's words.
+type LimitStatus string
+
+const (
+	LimitUnknown LimitStatus = ""
+	// LimitAllowed: within the limit.
+	LimitAllowed LimitStatus = "allowed"
+	// LimitWarning: a threshold of the limit was passed.
+	LimitWarning LimitStatus = "warning"
+	// LimitReached: the limit is used up; unless extra usage pays for it
+	// (RateLimited.UsingOverage) the turn ends with OutcomeUsageLimit.
+	LimitReached LimitStatus = "reached"
+)
 
 // Exited is always the last event of a process. Err is set when the process
 // could not be waited for or ended without a result mid-turn.

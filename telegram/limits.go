@@ -37,7 +37,7 @@ func (w *limitWatch) record(key string, e engine.RateLimited, now time.Time) (wa
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.last, w.seen = &e, now
-	if e.Status != view.LimitWarning && (e.Status != view.LimitRejected || !e.UsingOverage) {
+	if e.Status != engine.LimitWarning && (e.Status != engine.LimitReached || !e.UsingOverage) {
 		return false
 	}
 	id := e.Limit + "@" + e.ResetsAt.String()
@@ -63,7 +63,12 @@ func (w *limitWatch) status(now time.Time) (*view.Limit, time.Time) {
 }
 
 func limitView(e engine.RateLimited, now time.Time) view.Limit {
-	return view.Limit{Status: e.Status, Name: e.Limit, ResetsAt: e.ResetsAt, Used: e.Utilization, Now: now}
+	return view.Limit{Status: limitStatuses[e.Status], Name: e.Limit, ResetsAt: e.ResetsAt, Used: e.Utilization, Now: now}
+}
+
+// limitStatuses are view's statuses of the engine's.
+var limitStatuses = map[engine.LimitStatus]string{
+	engine.LimitAllowed: view.LimitAllowed, engine.LimitWarning: view.LimitWarning, engine.LimitReached: view.LimitRejected,
 }
 
 // note applies the events about limits, retries and compaction to the

@@ -405,7 +405,7 @@ func (t *Turn) Fail(msg string) {
 // "rejected", then an api_error result, no retry (docs/protocol.md).
 func (t *Turn) LimitReached(limit string, resets time.Time) {
 	msg := "You've hit your limit · resets " + resets.Format("3:04pm")
-	t.Emit(engine.RateLimited{Status: "rejected", Limit: limit, ResetsAt: resets},
+	t.Emit(engine.RateLimited{Status: engine.LimitReached, Limit: limit, ResetsAt: resets},
 		engine.TurnCompleted{SessionID: t.s.id, Outcome: engine.OutcomeUsageLimit, Reason: "success/api_error/usage_limit_reached",
 			Result: msg, ErrorText: msg, NumTurns: 1, SessionCostUSD: t.s.ledger.Total(t.s.id)})
 }

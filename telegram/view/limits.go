@@ -16,7 +16,7 @@ import (
 // Limit is a usage limit of the Claude subscription as Claude Code last
 // reported it (its rate_limit_event).
 type Limit struct {
-	// Status is "allowed", "allowed_warning" or "rejected".
+	// Status is LimitAllowed, LimitWarning, LimitRejected or "" (unknown).
 	Status string
 	// Name is the CLI's name of the limit: "five_hour", "seven_day", ...
 	Name     string
@@ -26,11 +26,11 @@ type Limit struct {
 	Now time.Time
 }
 
-// Limit statuses as the CLI names them.
+// Limit statuses.
 const (
 	LimitAllowed  = "allowed"
-	LimitWarning  = "allowed_warning"
-	LimitRejected = "rejected"
+	LimitWarning  = "warning"
+	LimitRejected = "reached"
 )
 
 var limitNames = map[string]string{
