@@ -193,7 +193,7 @@ func (b *Broker) Submit(ctx context.Context, req Request, r Responder) (Submissi
 		if auto.dec.allow {
 			level = slog.LevelDebug // allow-listed reads would flood the log
 		}
-		log.Log(ctx, level, "approval answered automatically", "tool", req.ToolName, "outcome", auto.outcome, "reason", auto.reason)
+		log.Log(ctx, level, "approval answered automatically", "request_kind", req.Kind, "tool", req.ToolName, "outcome", auto.outcome, "reason", auto.reason)
 		if err := auto.dec.write(ctx, r, req.RequestID); err != nil {
 			return sub, fmt.Errorf("approvals: auto-answer %s: %w", req.RequestID, err)
 		}
@@ -207,7 +207,7 @@ func (b *Broker) Submit(ctx context.Context, req Request, r Responder) (Submissi
 	b.armTimerLocked(p)
 	prompt := b.promptLocked(p)
 	b.mu.Unlock()
-	log.Info("approval pending", "tool", req.ToolName, "kind", p.kind)
+	log.Info("approval pending", "request_kind", req.Kind, "tool", req.ToolName, "kind", p.kind)
 	return Submission{Prompt: &prompt}, nil
 }
 

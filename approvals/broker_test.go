@@ -33,10 +33,10 @@ func TestAutoApprove(t *testing.T) {
 		{"skip permissions", Config{SkipPermissions: true}, toolReq("1", "Bash", `{"command":"touch a.txt"}`), true, "skip permissions"},
 		{"bypass mode", Config{}, withMode(toolReq("1", "Write", `{}`), "bypassPermissions", ""), true, "bypassPermissions mode"},
 		{"acceptEdits mode still asks", Config{}, withMode(toolReq("1", "Bash", `{"command":"x"}`), "acceptEdits", ""), false, ""},
-		{"ExitPlanMode in auto plan mode", Config{}, withMode(toolReq("1", ToolExitPlanMode, planInputJSON), "plan", PlanAuto), true, "plan mode auto"},
-		{"ExitPlanMode plan on asks", Config{}, withMode(toolReq("1", ToolExitPlanMode, planInputJSON), "plan", PlanOn), false, ""},
-		{"ExitPlanMode asks despite skip", Config{SkipPermissions: true, AllowList: []string{ToolExitPlanMode}}, withMode(toolReq("1", ToolExitPlanMode, planInputJSON), "plan", ""), false, ""},
-		{"AskUserQuestion asks despite bypass", Config{SkipPermissions: true}, withMode(toolReq("1", ToolAskUserQuestion, questionsJSON), "bypassPermissions", PlanAuto), false, ""},
+		{"ExitPlanMode in auto plan mode", Config{}, withMode(toolReq("1", "ExitPlanMode", planInputJSON), "plan", PlanAuto), true, "plan mode auto"},
+		{"ExitPlanMode plan on asks", Config{}, withMode(toolReq("1", "ExitPlanMode", planInputJSON), "plan", PlanOn), false, ""},
+		{"ExitPlanMode asks despite skip", Config{SkipPermissions: true, AllowList: []string{"ExitPlanMode"}}, withMode(toolReq("1", "ExitPlanMode", planInputJSON), "plan", ""), false, ""},
+		{"AskUserQuestion asks despite bypass", Config{SkipPermissions: true}, withMode(toolReq("1", "AskUserQuestion", questionsJSON), "bypassPermissions", PlanAuto), false, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -373,7 +373,7 @@ func TestCancelSession(t *testing.T) {
 	b, hook := newTestBroker(Config{})
 	r := &fakeResponder{}
 	p1 := mustPrompt(t, b, toolReq("r1", "Bash", `{}`), r)
-	mustPrompt(t, b, toolReq("r2", ToolExitPlanMode, planInputJSON), r)
+	mustPrompt(t, b, toolReq("r2", "ExitPlanMode", planInputJSON), r)
 	other := toolReq("r3", "Bash", `{}`)
 	other.ChatID, other.SessionKey = chatB, "200"
 	rb := &fakeResponder{}

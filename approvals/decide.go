@@ -2,9 +2,12 @@ package approvals
 
 import (
 	"encoding/json"
+
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/untether/untether/engine"
 )
 
 // autoAnswer is a decision made without asking the user.
@@ -23,14 +26,14 @@ func autoDeny(msg, reason string) *autoAnswer {
 }
 
 // decideLocked answers req at once, or returns the pending entry to keep.
-// ExitPlanMode and AskUserQuestion are about talking to the user, so neither
-// the allow list nor skip-permissions nor bypass mode answers them; nor a
-// request Claude Code's safety checks flagged.
+// A plan and questions are about talking to the user, so neither the allow
+// list nor skip-permissions nor bypass mode answers them; nor a request
+// Claude Code's safety checks flagged.
 func (b *Broker) decideLocked(req Request) (*autoAnswer, *pending) {
-	switch req.ToolName {
-	case ToolExitPlanMode:
+	switch req.Kind {
+	case engine.RequestPlan:
 		return b.decidePlanLocked(req)
-	case ToolAskUserQuestion:
+	case engine.RequestQuestion:
 		q, err := parseQuestions(req.Input)
 		if err != nil {
 			return autoDeny(msgBadQuestions, "unreadable questions"), nil
@@ -48,8 +51,8 @@ func (b *Broker) decideLocked(req Request) (*autoAnswer, *pending) {
 	case safety:
 	case b.skip:
 		return autoAllow(req, "skip permissions"), nil
-	case req.PermissionMode == "bypassPermissions":
-		return autoAllow(req, "bypassPermissions mode"), nil
+	case req.PermissionMode == engine.ModeBypass:
+		return autoAllow(req, engine.ModeBypass+" mode"), nil
 	}
 	// A listed file tool is allowed only on paths inside the session's
 	// scope; anything else is shown, with the paths that are outside.

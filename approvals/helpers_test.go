@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/untether/untether/engine"
 )
 
 const (
@@ -97,6 +99,7 @@ func newTestBroker(cfg Config) (*Broker, *resolutions) {
 func toolReq(id, tool, input string) Request {
 	return Request{
 		RequestID:  id,
+		Kind:       kindOf(tool),
 		ToolName:   tool,
 		Input:      json.RawMessage(input),
 		ToolUseID:  "toolu_" + id,
@@ -164,4 +167,19 @@ func sameJSON(t *testing.T, got, want []byte) {
 	if !reflect.DeepEqual(g, w) {
 		t.Fatalf("JSON differs\n got: %s\nwant: %s", got, want)
 	}
+}
+
+// kindOf is the kind the runner gives a request for Claude Code's tool.
+func kindOf(tool string) engine.RequestKind {
+	switch tool {
+	case "Bash":
+		return engine.RequestCommand
+	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+		return engine.RequestFileChange
+	case "AskUserQuestion":
+		return engine.RequestQuestion
+	case "ExitPlanMode":
+		return engine.RequestPlan
+	}
+	return engine.RequestTool
 }

@@ -14,7 +14,7 @@ import (
 
 func planReq(id, plan string) Request {
 	in, _ := json.Marshal(map[string]string{"plan": plan, "planFilePath": "/home/user/.claude/plans/p.md"})
-	r := toolReq(id, ToolExitPlanMode, string(in))
+	r := toolReq(id, "ExitPlanMode", string(in))
 	r.PermissionMode, r.PlanMode = "plan", PlanOn
 	return r
 }

@@ -48,7 +48,7 @@ func optionToken(t *testing.T, v *QuestionView, label string) string {
 func TestSingleQuestion(t *testing.T) {
 	b, _ := newTestBroker(Config{})
 	r := &fakeResponder{}
-	p := mustPrompt(t, b, toolReq("q1", ToolAskUserQuestion, questionsJSON), r)
+	p := mustPrompt(t, b, toolReq("q1", "AskUserQuestion", questionsJSON), r)
 	v := p.Question
 	if p.Kind != KindQuestion || v == nil || v.Index != 0 || v.Total != 1 || v.Header != "Colour" ||
 		v.Question != "Which colour should the button be?" || len(v.Options) != 2 || v.MultiSelect ||
@@ -70,7 +70,7 @@ func TestSingleQuestion(t *testing.T) {
 func TestQuestionSequence(t *testing.T) {
 	b, _ := newTestBroker(Config{})
 	r := &fakeResponder{}
-	p := mustPrompt(t, b, toolReq("q1", ToolAskUserQuestion, threeQuestions), r)
+	p := mustPrompt(t, b, toolReq("q1", "AskUserQuestion", threeQuestions), r)
 	first := p.Question
 
 	res := mustPress(t, b, optionToken(t, first, "Red"))
@@ -149,7 +149,7 @@ func TestQuestionOtherThenOption(t *testing.T) {
 	b, _ := newTestBroker(Config{})
 	r := &fakeResponder{}
 	const multi = `{"questions":[{"question":"Pick","header":"H","options":[{"label":"A"},{"label":"B"}],"multiSelect":true}]}`
-	p := mustPrompt(t, b, toolReq("q1", ToolAskUserQuestion, multi), r)
+	p := mustPrompt(t, b, toolReq("q1", "AskUserQuestion", multi), r)
 	v := p.Question
 	mustPress(t, b, v.OtherToken)
 	mustPress(t, b, optionToken(t, v, "A")) // a toggle ends the wait for text
@@ -167,7 +167,7 @@ func TestQuestionOtherThenOption(t *testing.T) {
 func TestQuestionDismissAndBadInput(t *testing.T) {
 	b, _ := newTestBroker(Config{})
 	r := &fakeResponder{}
-	p := mustPrompt(t, b, toolReq("q1", ToolAskUserQuestion, questionsJSON), r)
+	p := mustPrompt(t, b, toolReq("q1", "AskUserQuestion", questionsJSON), r)
 	res := mustPress(t, b, p.Question.DenyToken)
 	c := r.only(t)
 	if res.Outcome != OutcomeDenied || c.allow || c.message != msgQuestionsDismissed {
@@ -176,7 +176,7 @@ func TestQuestionDismissAndBadInput(t *testing.T) {
 
 	for _, in := range []string{`{}`, `{"questions":[]}`, `{"questions":[{"question":""}]}`, `nope`} {
 		r := &fakeResponder{}
-		sub := mustSubmit(t, b, toolReq("bad", ToolAskUserQuestion, in), r)
+		sub := mustSubmit(t, b, toolReq("bad", "AskUserQuestion", in), r)
 		if !sub.Auto() || sub.Outcome != OutcomeDenied || r.only(t).message != msgBadQuestions {
 			t.Fatalf("input %s: %+v", in, sub)
 		}
@@ -187,7 +187,7 @@ func TestQuestionProgressExtendsTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		b, hook := newTestBroker(Config{Timeout: 10 * time.Minute})
 		r := &fakeResponder{}
-		p := mustPrompt(t, b, toolReq("q1", ToolAskUserQuestion, threeQuestions), r)
+		p := mustPrompt(t, b, toolReq("q1", "AskUserQuestion", threeQuestions), r)
 		time.Sleep(9 * time.Minute)
 		res := mustPress(t, b, optionToken(t, p.Question, "Blue"))
 		time.Sleep(9 * time.Minute)

@@ -74,7 +74,7 @@ func TestDefaultAutoApprove(t *testing.T) {
 			t.Errorf("default lacks %s", name)
 		}
 	}
-	for _, name := range []string{"Bash", "Write", "Edit", "WebFetch", ToolExitPlanMode, ToolAskUserQuestion} {
+	for _, name := range []string{"Bash", "Write", "Edit", "WebFetch", "ExitPlanMode", "AskUserQuestion"} {
 		if slices.Contains(d, name) {
 			t.Errorf("default must not contain %s", name)
 		}

@@ -3,6 +3,8 @@ package approvals
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/untether/untether/engine"
 )
 
 // suggestion is the part of a permission_suggestions entry we can put into
@@ -109,15 +111,15 @@ func behaviorWords(b string) string {
 
 func modeWords(m string) string {
 	switch m {
-	case "acceptEdits":
+	case engine.ModeAcceptEdits:
 		return "accept file edits"
-	case "bypassPermissions":
+	case engine.ModeBypass:
 		return "skip all permission prompts"
-	case "plan":
+	case engine.ModePlan:
 		return "switch to plan mode"
-	case "default":
+	case engine.ModeDefault:
 		return "ask again as usual"
-	case "dontAsk":
+	case engine.ModeDontAsk:
 		return "deny anything not already allowed"
 	}
 	return "switch to " + m + " mode"

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/untether/untether/engine"
 )
 
 // Responder writes the answer to one can_use_tool request of a live Claude
@@ -14,11 +16,14 @@ type Responder interface {
 	Deny(ctx context.Context, requestID, message string, interrupt bool) error
 }
 
-// Request is one can_use_tool request plus the session it belongs to. The
-// bot copies the first fields from engine.ApprovalRequest and fills the rest
-// from its session state.
+// Request is one approval request plus the session it belongs to. The bot
+// copies the first fields from engine.ApprovalRequest and fills the rest
+// from its session state. The broker decides on Kind; ToolName and the
+// fields after it are the engine's extras (optional), which allow rules
+// (in the agent's own syntax) and prompts use.
 type Request struct {
 	RequestID   string
+	Kind        engine.RequestKind
 	ToolName    string
 	Input       json.RawMessage
 	Suggestions []json.RawMessage // permission_suggestions, opaque
@@ -42,9 +47,8 @@ type Request struct {
 	// (e.g. "<chat>" or "<chat>:<topic>"): cooldown, outline gate and
 	// CancelSession are keyed by it alone.
 	SessionKey string
-	// PermissionMode is the session's current Claude permission mode
-	// ("default", "plan", "acceptEdits", "bypassPermissions", ...).
-	// "bypassPermissions" means nothing is asked.
+	// PermissionMode is the session's current permission mode, one of
+	// engine.Modes; engine.ModeBypass means nothing is asked.
 	PermissionMode string
 	// PlanMode is the chat's plan-mode setting: PlanOn, PlanOff or PlanAuto.
 	// With PlanAuto an ExitPlanMode is approved without asking.
@@ -61,6 +65,10 @@ type Request struct {
 	Where Where
 }
 
+// IsQuestion reports that the request asks the user questions (it is
+// answered, or dismissed, rather than allowed or denied).
+func (r Request) IsQuestion() bool { return r.Kind == engine.RequestQuestion }
+
 // SafetyCheck reports that Claude Code's own safety checks are behind the
 // ask. Such a request is always shown to the owner (see decideLocked).
 func (r Request) SafetyCheck() bool {
@@ -73,12 +81,6 @@ const (
 	PlanOn   = "on"
 	PlanOff  = "off"
 	PlanAuto = "auto"
-)
-
-// Tool names with a flow of their own.
-const (
-	ToolExitPlanMode    = "ExitPlanMode"
-	ToolAskUserQuestion = "AskUserQuestion"
 )
 
 // Outcome is what became of a request (or of one press on it).

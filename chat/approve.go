@@ -17,7 +17,7 @@ func (t *turn) approval(ctx context.Context, conn engine.Conn, e engine.Approval
 	mode, startDir := a.mode, a.startDir
 	a.mu.Unlock()
 	m := a.machine()
-	req := approvals.Request{RequestID: e.RequestID, ToolName: e.ToolName, Input: e.Input, Suggestions: e.Suggestions,
+	req := approvals.Request{RequestID: e.RequestID, Kind: e.Kind, ToolName: e.ToolName, Input: e.Input, Suggestions: e.Suggestions,
 		ToolUseID: e.ToolUseID, BlockedPath: e.BlockedPath, Description: e.Description,
 		DecisionReasonType: e.DecisionReasonType, ClassifierApprovable: e.ClassifierApprovable,
 		ChatID: a.place.ChatID, SessionKey: a.key, PermissionMode: mode, PlanMode: st.PlanMode,

@@ -225,4 +225,3 @@ func TestPromptApprovalPressAnswer(t *testing.T) {
 	})
 }
 
-func (fakeEngine) Interactive() bool { return true }

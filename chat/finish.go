@@ -30,10 +30,11 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted) {
 	case limited:
 		t.st.Phase = turnstate.PhaseLimitStopped
 		f.Outcome, f.Limit = OutcomeLimitStop, t.st.Limit
-	case tc.TerminalReason == "aborted_streaming" || tc.TerminalReason == "aborted_tools" || t.cancelled:
+	case tc.Outcome == engine.OutcomeCancelled || t.cancelled:
 		t.st.Phase = turnstate.PhaseCancelled
 	default:
 		t.st.Phase = turnstate.PhaseFailed
+		b.log.Info("the turn failed", "chat_id", t.a.place.ChatID, "outcome", tc.Outcome, "reason", tc.Reason)
 		f.Outcome, f.Error = OutcomeFailed, tc.ErrorText
 	}
 	t.answered.Store(true)

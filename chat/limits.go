@@ -36,7 +36,7 @@ func (w *limitWatch) record(key string, e engine.RateLimited, now time.Time) (wa
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.last, w.seen = &e, now
-	if e.Status != engine.LimitWarning && (e.Status != engine.LimitRejected || !e.UsingOverage) {
+	if e.Status != engine.LimitWarning && (e.Status != engine.LimitReached || !e.UsingOverage) {
 		return false
 	}
 	id := e.Limit + "@" + e.ResetsAt.String()
@@ -86,5 +86,5 @@ func (t *turn) note(ev engine.Event) {
 // limitStop tells whether tc ended at a usage limit (its notice is then
 // the turn's final message).
 func (t *turn) limitStop(tc engine.TurnCompleted) bool {
-	return !tc.OK && (t.st.Limit != nil || tc.APIError == "usage_limit_reached")
+	return !tc.OK && (t.st.Limit != nil || tc.Outcome == engine.OutcomeUsageLimit)
 }

@@ -33,8 +33,6 @@ type MachineConfig struct {
 	Host   host.Host
 	// Git runs git there (its Host is the machine's).
 	Git projects.Git
-	// CPU is the stall watchdog's meter there; nil: never known.
-	CPU CPUMeter
 	// WorkDir and ProjectRoots are as Config's, paths on the machine.
 	WorkDir      string
 	ProjectRoots []string
@@ -89,9 +87,6 @@ func NewMachines(local MachineConfig, others []MachineConfig, def string) (*Mach
 		m.Host = host.Or(m.Host)
 		if m.Git.Host == nil {
 			m.Git.Host = m.Host
-		}
-		if m.CPU == nil {
-			m.CPU = NoCPU{}
 		}
 		if m.MaxLive <= 0 {
 			m.MaxLive = 4
@@ -245,19 +240,4 @@ func (m *Machine) DeskCommand(sessionID, dir string) string {
 		return ""
 	}
 	return d.ResumeCommand(dir, sessionID)
-}
-
-// CPUMeter tells how much CPU time a process and every process below it
-// have used so far: the process table of the host the agent runs on (a
-// host.Host is one; host.Local reads /proc); tests give scripted figures.
-type CPUMeter interface {
-	TreeCPU(ctx context.Context, pid int) (time.Duration, error)
-}
-
-// NoCPU is the meter of a machine given none: the CPU time is never known,
-// so a quiet tool is taken for a stalled one.
-type NoCPU struct{}
-
-func (NoCPU) TreeCPU(context.Context, int) (time.Duration, error) {
-	return 0, errors.New("no CPU meter")
 }

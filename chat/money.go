@@ -10,9 +10,10 @@ import (
 // daily_budget_usd, max_turn_usd) and the money of /status. The amounts
 // live in prefs; a frontend shows them.
 
-// recordCost returns what the turn cost: the increase of the session's
-// running total (result.total_cost_usd keeps growing across turns and
-// --resume), which is also added to the chat's total and today's spend.
+// recordCost returns what the turn cost: the increase of what the engine
+// says the session has cost so far (engine.TurnCompleted.SessionCostUSD,
+// which keeps growing across turns, --resume and re-attach), which is also
+// added to the chat's total and today's spend.
 func (t *turn) recordCost(tc engine.TurnCompleted) float64 {
 	a, b := t.a, t.a.c
 	id := tc.SessionID
@@ -20,12 +21,12 @@ func (t *turn) recordCost(tc engine.TurnCompleted) float64 {
 		id = conn.SessionID()
 	}
 	if id == "" {
-		if tc.TotalCostUSD > 0 {
-			b.log.Warn("a turn's cost was not counted: no session id", "chat_id", a.place.ChatID, "total_usd", tc.TotalCostUSD)
+		if tc.SessionCostUSD > 0 {
+			b.log.Warn("a turn's cost was not counted: no session id", "chat_id", a.place.ChatID, "total_usd", tc.SessionCostUSD)
 		}
 		return 0
 	}
-	cost, err := b.store.RecordTurnCost(a.key, id, tc.TotalCostUSD, time.Now())
+	cost, err := b.store.RecordTurnCost(a.key, id, tc.SessionCostUSD, time.Now())
 	if err != nil {
 		b.log.Warn("could not record the turn's cost", "chat_id", a.place.ChatID, "session_id", id, "err", err)
 		return 0
@@ -59,10 +60,10 @@ func (b *Core) overBudget() (Failure, bool) {
 	return Failure{Kind: FailDailyBudget, Spent: spent, Budget: b.cfg.DailyBudget}, true
 }
 
-// stoppedAtTurnLimit tells a turn Claude Code stopped at --max-budget-usd
-// ([claude] max_turn_usd).
+// stoppedAtTurnLimit tells a turn the engine stopped at the spending limit
+// it was started with ([claude] max_turn_usd).
 func stoppedAtTurnLimit(tc engine.TurnCompleted) bool {
-	return tc.Subtype == "error_max_budget_usd" || tc.TerminalReason == "budget_exhausted"
+	return tc.Outcome == engine.OutcomeBudgetStop
 }
 
 // Money is what a conversation and all of them spent: its total, today's

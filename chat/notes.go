@@ -36,12 +36,12 @@ type NoteWorkDirFallback struct {
 	Default  string
 }
 
-// NoteKeySource: a turn's agent said how it pays for its model calls
-// (engine.SessionStarted.APIKeySource), running the prompt of origin (nil:
+// NoteBilling: a turn's agent said how it pays for its model calls
+// (engine.SessionStarted.Billing), running the prompt of origin (nil:
 // typed).
-type NoteKeySource struct {
-	Source string
-	Origin *prefs.Origin
+type NoteBilling struct {
+	Billing engine.Billing
+	Origin  *prefs.Origin
 }
 
 // NoteSkipped: a message accepted before a restart was too old to run.
@@ -52,7 +52,7 @@ func (NoteContinuedElsewhere) note() {}
 func (NoteResumeFailed) note()       {}
 func (NoteUsageWarning) note()       {}
 func (NoteWorkDirFallback) note()    {}
-func (NoteKeySource) note()          {}
+func (NoteBilling) note()            {}
 func (NoteSkipped) note()            {}
 
 // DirProblem says why a conversation's stored working directory cannot be

@@ -83,10 +83,10 @@ func (b *Core) Settings(key string) Settings {
 func startMode(planMode, configured string) string {
 	switch planMode {
 	case "on", "auto":
-		return "plan"
+		return engine.ModePlan
 	}
-	if configured == "plan" {
-		return "default" // plan mode off overrides a configured plan mode
+	if configured == engine.ModePlan {
+		return engine.ModeDefault // plan mode off overrides a configured plan mode
 	}
 	return configured
 }

@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/untether/untether/chat/turnstate"
@@ -16,6 +17,10 @@ import (
 // waiting and Cancel. A tool whose processes use the CPU (a build, tests)
 // is busy, not stuck: the progress says so and nobody is asked. A turn
 // waiting for an approval is not stalled either: it waits for the owner.
+
+// errNoCPU: the live Conn offers no engine.CPUMeter, so the CPU time is
+// never known and a quiet tool is taken for a stalled one.
+var errNoCPU = errors.New("the session offers no CPU meter")
 
 // busyShare is the share of the time since the last look that a process
 // tree must have used the CPU to count as busy. An idle CLI waiting on a
@@ -103,13 +108,13 @@ func (t *turn) endWatch() {
 func (t *turn) sampleCPU(ctx context.Context) (busy bool) {
 	a, w := t.a, &t.watch
 	now := time.Now()
-	pid := 0
-	if p, ok := a.liveConn().(interface{ Pid() int }); ok {
-		pid = p.Pid()
+	var cpu time.Duration
+	err := errNoCPU
+	if m, ok := a.liveConn().(engine.CPUMeter); ok {
+		cpu, err = m.TreeCPU(ctx)
 	}
-	cpu, err := a.machine().CPU.TreeCPU(ctx, pid)
 	if err != nil {
-		a.c.log.Debug("could not read the CPU time of claude's processes", "chat_id", a.place.ChatID, "pid", pid, "err", err)
+		a.c.log.Debug("could not read the CPU time of claude's processes", "chat_id", a.place.ChatID, "err", err)
 	}
 	if err == nil && w.cpuOK {
 		busy = float64(cpu-w.cpu) >= busyShare*float64(now.Sub(w.cpuAt))

@@ -252,7 +252,7 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event) (e
 		a.mu.Unlock()
 		t.storeSession(e.SessionID)
 		if !t.replaying {
-			b.note(a.key, a.place, t.qp.MessageID, NoteKeySource{Source: e.APIKeySource, Origin: t.qp.Origin})
+			b.note(a.key, a.place, t.qp.MessageID, NoteBilling{Billing: e.Billing, Origin: t.qp.Origin})
 		}
 	case engine.ActionStarted:
 		if e.ParentToolUseID == "" {

@@ -8,7 +8,7 @@ import (
 
 // Capabilities some engines have. An Engine offers one by implementing
 // its accessor (Stores, Commander, DeskHandoff); an accessor may answer
-// nil when this configuration lacks it. The bot asks each time it needs
+// nil when this configuration lacks it. A Conn may offer CPUMeter. The bot asks each time it needs
 // one and goes without when it is missing: no store in /sessions, no
 // project commands in the menu, no desk command in /status.
 
@@ -22,11 +22,32 @@ type Commander interface {
 	CommandSource() CommandSource // nil: none
 }
 
+// Builtins is an Engine whose agent has slash commands of its own that
+// make sense from a chat (Claude Code's /compact, /clear, …): the bot
+// passes them on as prompts, and in a group lets them through without
+// naming the bot, like the project's commands.
+type Builtins interface {
+	// BuiltinCommands names them, lower case, without the slash.
+	BuiltinCommands() []string
+}
+
 // DeskHandoff is an Engine whose sessions can be continued at a terminal.
 type DeskHandoff interface {
 	// ResumeCommand is the shell command that continues session id in
 	// dir at a terminal.
 	ResumeCommand(dir, id string) string
+}
+
+// CPUMeter is a Conn whose agent's processes can be measured: the stall
+// watch tells a tool that works (a build, tests) from one that waits (a
+// password prompt) by the CPU time of the agent's process tree. Without
+// it the CPU time is never known and every quiet spell counts as idle.
+type CPUMeter interface {
+	// TreeCPU is the CPU time the agent's process and every process
+	// below it have used so far (user and system); an error when it
+	// cannot be read now (no process between turns, a host that does not
+	// answer).
+	TreeCPU(ctx context.Context) (time.Duration, error)
 }
 
 // SessionStore is an engine's own record of past sessions on the machine

@@ -66,12 +66,34 @@ type Spec struct {
 // Engine starts sessions.
 type Engine interface {
 	Start(ctx context.Context, spec Spec) (Conn, error)
-	// Interactive reports whether sessions have a control channel
-	// (approvals, interrupt, live mode switches).
-	Interactive() bool
 }
+
+// Permission modes: what a session may do without asking, in the bot's
+// words (Spec.PermissionMode, Conn.SetPermissionMode, SessionStarted and
+// PermissionModeChanged). Each engine maps them to its agent's own and
+// back (runner/modes.go). They are spelled as owners write [claude]
+// permission_mode and as the state file keeps a chat's mode, which is
+// also how Claude Code spells its own today.
+const (
+	// ModeDefault: anything that needs permission is asked.
+	ModeDefault = "default"
+	// ModeAcceptEdits: file changes in the project go without asking.
+	ModeAcceptEdits = "acceptEdits"
+	// ModePlan: the agent plans and changes nothing until its plan is
+	// approved (a RequestPlan).
+	ModePlan = "plan"
+	// ModeBypass: nothing is asked.
+	ModeBypass = "bypassPermissions"
+	// ModeDontAsk: whatever is not allowed beforehand is refused.
+	ModeDontAsk = "dontAsk"
+	// ModeAuto: the agent's own classifier decides what to ask.
+	ModeAuto = "auto"
+)
+
+// Modes are the permission modes, in the order help texts list them.
+var Modes = []string{ModeDefault, ModeAcceptEdits, ModePlan, ModeBypass, ModeDontAsk, ModeAuto}
 
 // DefaultPermissionMode is the mode of a session when none is configured;
 // an engine says it on every start and resume (a resumed session must not
 // keep a mode it was given elsewhere).
-const DefaultPermissionMode = "default"
+const DefaultPermissionMode = ModeDefault

@@ -21,12 +21,23 @@ type SessionStarted struct {
 	PermissionMode string
 	Tools          []string
 	Version        string
-	// APIKeySource is how the agent pays for its model calls, as it says:
-	// for Claude Code "none" when it runs on a claude.ai subscription
-	// login, else where its API key comes from ("ANTHROPIC_API_KEY",
-	// "apiKeyHelper", …); "" when not reported.
-	APIKeySource string
+	// Billing is how the agent pays for its model calls, as it says;
+	// BillingUnknown when it does not say.
+	Billing Billing
 }
+
+// Billing is how an agent pays for its model calls.
+type Billing string
+
+const (
+	// BillingUnknown: the agent did not say.
+	BillingUnknown Billing = ""
+	// BillingSubscription: a consumer subscription login (claude.ai),
+	// whose terms restrict automated use (docs/schedules.md).
+	BillingSubscription Billing = "subscription"
+	// BillingAPIKey: an API key (from the environment, a helper, …).
+	BillingAPIKey Billing = "api_key"
+)
 
 // ActionStarted is a tool_use block from the assistant.
 type ActionStarted struct {
@@ -67,13 +78,23 @@ type Thinking struct {
 	Text      string
 }
 
-// ApprovalRequest is a can_use_tool control request: the CLI waits (forever)
-// until it is answered with Session.Allow or Session.Deny.
+// ApprovalRequest asks whether the agent may go on (Claude Code: a
+// can_use_tool control request): the agent waits until it is answered with
+// Conn.Allow or Conn.Deny. Kind says what it asks about; the other fields
+// are the engine's extras, each optional, which the bot shows and which
+// the owner's allow rules (written in the agent's own syntax) match.
 type ApprovalRequest struct {
-	RequestID   string
+	RequestID string
+	Kind      RequestKind
+	// ToolName is the agent's own name of the tool ("Bash", "Edit").
 	ToolName    string
 	DisplayName string
-	Input       json.RawMessage
+	// Input is the tool's input as the agent wrote it; an answer to a
+	// question or a plan goes back in it (Conn.Allow's updatedInput).
+	Input json.RawMessage
+	// Suggestions are the agent's own offers to remember the answer
+	// (Claude Code's permission_suggestions), passed back as
+	// updatedPermissions when the user chooses one.
 	Suggestions []json.RawMessage
 	ToolUseID   string
 	BlockedPath string
@@ -89,6 +110,26 @@ type ApprovalRequest struct {
 	ClassifierApprovable    *bool
 	RequiresUserInteraction bool
 }
+
+// RequestKind is what an approval request asks about, in the bot's words:
+// each engine maps its agent's tools to one of these.
+type RequestKind string
+
+const (
+	// RequestCommand: run a shell command.
+	RequestCommand RequestKind = "command"
+	// RequestFileChange: write, edit or create a file.
+	RequestFileChange RequestKind = "file_change"
+	// RequestTool: any other tool (reads, searches, fetches, MCP tools);
+	// also a request whose kind the engine does not know.
+	RequestTool RequestKind = "tool"
+	// RequestQuestion: the agent asks the user questions; the answers go
+	// back in the input.
+	RequestQuestion RequestKind = "question"
+	// RequestPlan: the agent presents its plan and asks to leave plan
+	// mode and carry it out.
+	RequestPlan RequestKind = "plan"
+)
 
 // ApprovalCancelled means the CLI withdrew a request (control_cancel_request),
 // e.g. after an interrupt: answering it is no longer possible or needed.
@@ -148,27 +189,33 @@ type Denial struct {
 	ToolInput json.RawMessage `json:"tool_input"`
 }
 
-// TurnCompleted is the result line. OK is false for any error, including
-// an API error that the CLI reports as subtype "success" with is_error.
+// TurnCompleted ends a turn. OK is Outcome == OutcomeDone.
 type TurnCompleted struct {
-	SessionID      string
-	OK             bool
-	Subtype        string
-	Result         string
-	ErrorText      string
-	TerminalReason string
-	// TotalCostUSD is total_cost_usd: the session's running total so far
-	// (it keeps growing across turns and --resume), not this turn's cost.
-	// 0 when the CLI gave no figure (it zeroes crash results).
-	TotalCostUSD float64
-	Duration     time.Duration
-	APIDuration  time.Duration
-	NumTurns     int
-	Usage        Usage
-	Denials      []Denial
-	// APIError names an API failure the turn ended on (api_error), e.g.
-	// "usage_limit_reached" after a RateLimited with Status "rejected".
-	APIError string
+	SessionID string
+	OK        bool
+	// Outcome is how the turn ended, decided by the engine from its
+	// agent's own report.
+	Outcome Outcome
+	// Reason is the agent's own words for how the turn ended, for logs
+	// only (Claude Code: its subtype, terminal_reason and api_error).
+	Reason    string
+	Result    string
+	ErrorText string
+	// SessionCostUSD is what the session has cost so far, all its turns
+	// together, as the engine counts it: it keeps growing from turn to
+	// turn, also in a new process that resumes the session and after a
+	// re-attach; a new session id starts again at 0. 0 when the engine
+	// gave no figure. A turn's own cost is the increase over the figure
+	// of the session's previous turn, which the bot keeps per session
+	// (prefs.Store.RecordTurnCost): a Conn that takes a session over
+	// does not know it, and a result replayed after a re-attach must not
+	// count twice (docs/protocol.md).
+	SessionCostUSD float64
+	Duration       time.Duration
+	APIDuration    time.Duration
+	NumTurns       int
+	Usage          Usage
+	Denials        []Denial
 	// ContextTokens is how much of the context window the conversation
 	// fills: the input of the turn's last main-thread model call (cached
 	// and uncached), 0 when the turn made none. ContextWindow is that
@@ -177,23 +224,34 @@ type TurnCompleted struct {
 	ContextWindow int
 }
 
+// Outcome is how a turn ended, in the bot's words: each engine maps its
+// agent's report to one of these.
+type Outcome string
+
+const (
+	// OutcomeDone: the turn ended with an answer.
+	OutcomeDone Outcome = "done"
+	// OutcomeCancelled: the turn was interrupted (Conn.Interrupt).
+	OutcomeCancelled Outcome = "cancelled"
+	// OutcomeFailed: any other error (an API error, a crash's result).
+	OutcomeFailed Outcome = "failed"
+	// OutcomeBudgetStop: the agent stopped at the spending limit it was
+	// started with (Claude Code's --max-budget-usd, the bot's
+	// max_turn_usd).
+	OutcomeBudgetStop Outcome = "budget_stop"
+	// OutcomeUsageLimit: the account's usage limit is reached (a
+	// subscription's; see RateLimited).
+	OutcomeUsageLimit Outcome = "usage_limit"
+)
+
 // RateLimited mirrors rate_limit_event: the state of the account's usage
 // limits changed. Only subscriptions (claude.ai login) have them; with an
 // API key the CLI sends none. The CLI sends one when the state changes,
 // not on every call.
-// The statuses of a usage limit (RateLimited.Status): the engine's words,
-// which an engine maps its own to.
-const (
-	LimitAllowed  = "allowed"
-	LimitWarning  = "allowed_warning" // a threshold of the limit was passed
-	LimitRejected = "rejected"        // the limit is reached: the turn ends
-)
-
 type RateLimited struct {
-	// Status is "allowed", "allowed_warning" (a threshold of a limit was
-	// passed) or "rejected" (the limit is reached: the turn ends with
-	// APIError "usage_limit_reached").
-	Status string
+	// Status is the limit's state; LimitUnknown for one this version of
+	// the engine cannot read.
+	Status LimitStatus
 	// Limit names the limit: "five_hour", "seven_day", "seven_day_opus",
 	// "seven_day_sonnet", "overage", ... ("" when not given).
 	Limit    string
@@ -203,6 +261,20 @@ type RateLimited struct {
 	UsingOverage bool
 	Raw          json.RawMessage
 }
+
+// LimitStatus is the state of a usage limit, in the bot's words.
+type LimitStatus string
+
+const (
+	LimitUnknown LimitStatus = ""
+	// LimitAllowed: within the limit.
+	LimitAllowed LimitStatus = "allowed"
+	// LimitWarning: a threshold of the limit was passed.
+	LimitWarning LimitStatus = "warning"
+	// LimitReached: the limit is used up; unless extra usage pays for it
+	// (RateLimited.UsingOverage) the turn ends with OutcomeUsageLimit.
+	LimitReached LimitStatus = "reached"
+)
 
 // Exited is always the last event of a process. Err is set when the process
 // could not be waited for or ended without a result mid-turn.

@@ -24,10 +24,10 @@ func spendKey(day time.Time) []byte { return []byte(spendPrefix + day.Format(tim
 
 func chatSpendKey(key string, day time.Time) []byte { return append(spendKey(day), ":"+key...) }
 
-// RecordTurnCost turns the running total Claude Code reported at the end of
-// a turn of session sessionID (result.total_cost_usd: the session's spend so
-// far, which keeps growing across turns, idle closes and --resume) into the
-// turn's cost, and adds that cost to key's total and to the spend of now's
+// RecordTurnCost turns what the engine said session sessionID has cost so
+// far at the end of a turn (engine.TurnCompleted.SessionCostUSD; Claude
+// Code's result.total_cost_usd, which keeps growing across turns, idle
+// closes and --resume) into the turn's cost, and adds that cost to key's total and to the spend of now's
 // day. All of it is one transaction, so two chats finishing at once, or a
 // crash half-way, never count a turn twice or lose one.
 //
@@ -49,7 +49,7 @@ func (s *Store) RecordTurnCost(key, sessionID string, total float64, now time.Ti
 		return 0, fmt.Errorf("record turn cost for %q: empty session id", key)
 	}
 	if math.IsNaN(total) || math.IsInf(total, 0) || total <= 0 {
-		s.opts.log.Warn("Claude Code reported no usable session total; the turn counts as free",
+		s.opts.log.Warn("the engine reported no usable session total; the turn counts as free",
 			"session_key", key, "session_id", sessionID, "total_usd", fmt.Sprint(total))
 		return 0, nil
 	}
@@ -84,7 +84,7 @@ func (s *Store) RecordTurnCost(key, sessionID string, total float64, now time.Ti
 		return 0, fmt.Errorf("record turn cost for %q: %w", key, err)
 	}
 	if total < before {
-		s.opts.log.Warn("Claude Code's session total went down; counting it as a new start",
+		s.opts.log.Warn("the engine's session total went down; counting it as a new start",
 			"session_key", key, "session_id", sessionID, "total_usd", total, "stored_usd", before)
 	}
 	return turnCost, nil

@@ -131,7 +131,7 @@ func TestContractDenyWithInterrupt(t *testing.T) {
 		}
 	})
 	tc := log.done
-	if tc.OK || tc.Subtype != "error_during_execution" || tc.TerminalReason != "aborted_tools" || tc.ErrorText != "interrupted" {
+	if tc.OK || tc.Outcome != engine.OutcomeCancelled || tc.Reason != "error_during_execution/aborted_tools" || tc.ErrorText != "interrupted" {
 		t.Errorf("interrupted turn = %+v", tc)
 	}
 	if exists(r.path("a.txt")) {
@@ -306,7 +306,7 @@ func TestContractInterruptWithPendingApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := runTurn(t, s, nil)
-	if tc := log.done; tc.OK || tc.TerminalReason != "aborted_tools" {
+	if tc := log.done; tc.OK || !saidReason(tc, "aborted_tools") {
 		t.Errorf("turn = %+v", tc)
 	}
 	if done := eventsOf[engine.ActionCompleted](log.events); len(done) != 1 || done[0].OK || done[0].ToolUseID != req.ToolUseID {

@@ -36,7 +36,7 @@ func TestContractInterruptMidStream(t *testing.T) {
 	log := runTurn(t, s, nil)
 	t.Logf("interrupt to result: %v", time.Since(began))
 	tc := log.done
-	if tc.OK || tc.Subtype != "error_during_execution" || tc.TerminalReason != "aborted_streaming" || tc.ErrorText != "interrupted" {
+	if tc.OK || tc.Outcome != engine.OutcomeCancelled || tc.Reason != "error_during_execution/aborted_streaming" || tc.ErrorText != "interrupted" {
 		t.Errorf("interrupted turn = %+v", tc)
 	}
 	// Measured: the CLI commits what streamed so far as an assistant line,

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"github.com/untether/untether/engine"
 	"math"
 	"testing"
 
@@ -29,11 +30,11 @@ func TestContractCostIsRunningTotal(t *testing.T) {
 	var ids []string
 	for _, p := range []string{"first", "second"} {
 		tc := turn(t, s, p, nil).done
-		totals, ids = append(totals, tc.TotalCostUSD), append(ids, tc.SessionID)
+		totals, ids = append(totals, tc.SessionCostUSD), append(ids, tc.SessionID)
 	}
 	s = r.resumeAfterClose(t, s)
 	tc := turn(t, s, "third", nil).done
-	totals, ids = append(totals, tc.TotalCostUSD), append(ids, tc.SessionID)
+	totals, ids = append(totals, tc.SessionCostUSD), append(ids, tc.SessionID)
 	t.Logf("running totals %v, session ids %v", totals, ids)
 
 	if ids[0] == "" || ids[1] != ids[0] || ids[2] != ids[0] {
@@ -63,7 +64,7 @@ func TestContractMaxBudget(t *testing.T) {
 	}
 	r := newRig(t, true).serve(steps...)
 	s := r.start()
-	c := turn(t, s, "measure a turn", nil).done.TotalCostUSD
+	c := turn(t, s, "measure a turn", nil).done.SessionCostUSD
 	limit := math.Round(1.5*c*1e4) / 1e4 // room for one turn, not two
 	budget := func(o *Options) { o.MaxBudgetUSD = limit }
 	s = r.resumeAfterClose(t, s, budget)
@@ -76,25 +77,25 @@ func TestContractMaxBudget(t *testing.T) {
 	over := turn(t, s, "over the budget", nil).done
 	t.Logf("limit %v, turn cost about %v: %+v", limit, c, over)
 	wantErr := fmt.Sprintf("Reached maximum budget ($%s)", fmt.Sprint(limit))
-	if over.OK || over.Subtype != "error_max_budget_usd" || over.TerminalReason != "budget_exhausted" ||
+	if over.OK || over.Outcome != engine.OutcomeBudgetStop || over.Reason != "error_max_budget_usd/budget_exhausted" ||
 		over.ErrorText != wantErr || over.Result != "" {
 		t.Errorf("turn over the budget = %+v, want error_max_budget_usd / budget_exhausted / %q", over, wantErr)
 	}
 	if n := len(r.api.Requests()); n != calls+1 {
 		t.Errorf("the turn over the budget made %d model calls, want 1 (checked after the call)", n-calls)
 	}
-	if over.TotalCostUSD <= first.TotalCostUSD {
-		t.Errorf("the stopped turn's call is not in the total: %v then %v", first.TotalCostUSD, over.TotalCostUSD)
+	if over.SessionCostUSD <= first.SessionCostUSD {
+		t.Errorf("the stopped turn's call is not in the total: %v then %v", first.SessionCostUSD, over.SessionCostUSD)
 	}
 
 	calls = len(r.api.Requests())
 	again := turn(t, s, "same process", nil).done
-	if again.Subtype != "error_max_budget_usd" || len(r.api.Requests()) != calls || again.TotalCostUSD != over.TotalCostUSD {
+	if again.Outcome != engine.OutcomeBudgetStop || !saidReason(again, "error_max_budget_usd") || len(r.api.Requests()) != calls || again.SessionCostUSD != over.SessionCostUSD {
 		t.Errorf("a later turn of the same process = %+v (%d new calls), want refused at once", again, len(r.api.Requests())-calls)
 	}
 
 	s = r.resumeAfterClose(t, s, budget)
-	if fresh := turn(t, s, "new process", nil).done; !fresh.OK || fresh.TotalCostUSD <= over.TotalCostUSD {
+	if fresh := turn(t, s, "new process", nil).done; !fresh.OK || fresh.SessionCostUSD <= over.SessionCostUSD {
 		t.Errorf("a new process under the same limit = %+v, want a normal turn with the total still growing", fresh)
 	}
 }

@@ -41,12 +41,12 @@ func TestContractUsageLimitReached(t *testing.T) {
 	}
 	l := limits[0]
 	t.Logf("rate_limit_event: %s", l.Raw)
-	if l.Status != "rejected" || l.Limit != "five_hour" || !l.ResetsAt.Equal(resets) {
+	if l.Status != engine.LimitReached || l.Limit != "five_hour" || !l.ResetsAt.Equal(resets) {
 		t.Errorf("RateLimited = %+v, want rejected five_hour resetting at %v", l, resets)
 	}
 	tc := log.done
-	t.Logf("result: ok=%v api_error=%q reason=%q text=%q", tc.OK, tc.APIError, tc.TerminalReason, tc.ErrorText)
-	if tc.OK || tc.APIError != "usage_limit_reached" || tc.TerminalReason != "api_error" || !strings.Contains(tc.ErrorText, "limit") {
+	t.Logf("result: ok=%v outcome=%s reason=%q text=%q", tc.OK, tc.Outcome, tc.Reason, tc.ErrorText)
+	if tc.OK || tc.Outcome != engine.OutcomeUsageLimit || !saidReason(tc, "usage_limit_reached") || !saidReason(tc, "api_error") || !strings.Contains(tc.ErrorText, "limit") {
 		t.Errorf("turn = %+v, want an api_error turn with usage_limit_reached", tc)
 	}
 	if n := len(r.api.Requests()); n != 1 {
@@ -58,7 +58,7 @@ func TestContractUsageLimitReached(t *testing.T) {
 	}
 	// The next call goes through: the CLI says the limit is lifted, with
 	// nothing but the status.
-	if lifted := eventsOf[engine.RateLimited](next.events); len(lifted) != 1 || lifted[0].Status != "allowed" || lifted[0].Limit != "" {
+	if lifted := eventsOf[engine.RateLimited](next.events); len(lifted) != 1 || lifted[0].Status != engine.LimitAllowed || lifted[0].Limit != "" {
 		t.Errorf("rate limit events of the next turn: %+v, want one allowed", lifted)
 	}
 }
@@ -74,7 +74,7 @@ func TestContractUsageWarning(t *testing.T) {
 	s := r.start()
 	first := turn(t, s, "first", nil)
 	limits := eventsOf[engine.RateLimited](first.events)
-	if len(limits) != 1 || limits[0].Status != "allowed_warning" || limits[0].Limit != "seven_day" ||
+	if len(limits) != 1 || limits[0].Status != engine.LimitWarning || limits[0].Limit != "seven_day" ||
 		limits[0].Utilization != 0.8 || !limits[0].ResetsAt.Equal(resets) || !first.done.OK {
 		t.Errorf("first turn: limits %+v, result %+v", limits, first.done)
 	}

@@ -232,11 +232,11 @@ func TestContractPlainAnswer(t *testing.T) {
 		t.Errorf("text events = %+v", texts)
 	}
 	tc := log.done
-	if !tc.OK || tc.Subtype != "success" || tc.Result != answer || tc.TerminalReason != "completed" || tc.ErrorText != "" {
+	if !tc.OK || tc.Outcome != engine.OutcomeDone || tc.Result != answer || tc.Reason != "success/completed" || tc.ErrorText != "" {
 		t.Errorf("turn = %+v", tc)
 	}
-	if tc.NumTurns != 1 || tc.TotalCostUSD <= 0 || tc.Usage.InputTokens <= 0 || tc.Usage.OutputTokens <= 0 || tc.Duration <= 0 {
-		t.Errorf("turn accounting = turns %d cost %v usage %+v duration %v", tc.NumTurns, tc.TotalCostUSD, tc.Usage, tc.Duration)
+	if tc.NumTurns != 1 || tc.SessionCostUSD <= 0 || tc.Usage.InputTokens <= 0 || tc.Usage.OutputTokens <= 0 || tc.Duration <= 0 {
+		t.Errorf("turn accounting = turns %d cost %v usage %+v duration %v", tc.NumTurns, tc.SessionCostUSD, tc.Usage, tc.Duration)
 	}
 	if tc.SessionID != init.SessionID || s.SessionID() != init.SessionID {
 		t.Errorf("session ids: init %q, result %q, SessionID() %q", init.SessionID, tc.SessionID, s.SessionID())
@@ -347,14 +347,14 @@ func TestContractAPIErrorThenRecovery(t *testing.T) {
 	s := r.start()
 	log := turn(t, s, "Fail please.", nil)
 	tc := log.done
-	t.Logf("API error turn: subtype %q, error text %q", tc.Subtype, tc.ErrorText)
-	if tc.OK || !strings.Contains(tc.ErrorText, msg) || tc.TerminalReason != "api_error" {
+	t.Logf("API error turn: reason %q, error text %q", tc.Reason, tc.ErrorText)
+	if tc.OK || tc.Outcome != engine.OutcomeFailed || !strings.Contains(tc.ErrorText, msg) || !saidReason(tc, "api_error") {
 		t.Errorf("failed turn = %+v", tc)
 	}
 	// Measured: the CLI reports the failure as subtype "success" with
 	// is_error, so OK must not be derived from the subtype alone.
-	if tc.Subtype != "success" {
-		t.Errorf("API error subtype = %q, want success (with is_error)", tc.Subtype)
+	if !saidReason(tc, "success") {
+		t.Errorf("API error reason = %q, want subtype success (with is_error)", tc.Reason)
 	}
 	if n := len(r.api.Requests()); n != 6 {
 		t.Errorf("the CLI sent %d requests for a 400, want 6", n)
@@ -469,7 +469,7 @@ func TestContractKeyStrippedWithoutAPIBilling(t *testing.T) {
 	log := runTurn(t, s, nil)
 	t.Logf("without a key: %+v", log.done)
 	// Measured: a turn-shaped failure, not an exit, with the CLI's own hint.
-	if log.done.OK || log.done.TerminalReason != "api_error" || !strings.Contains(log.done.ErrorText, "Not logged in") {
+	if log.done.OK || !saidReason(log.done, "api_error") || !strings.Contains(log.done.ErrorText, "Not logged in") {
 		t.Errorf("turn without credentials = %+v", log.done)
 	}
 	if n := len(r.api.Requests()); n != 0 {

@@ -206,14 +206,14 @@ func (d *decoder) system(l *line) []engine.Event {
 			SessionID:      l.SessionID,
 			Model:          l.Model,
 			Cwd:            l.Cwd,
-			PermissionMode: l.PermissionMode,
+			PermissionMode: fromClaudeMode(l.PermissionMode),
 			Tools:          l.Tools,
 			Version:        l.Version,
-			APIKeySource:   l.APIKeySource,
+			Billing:        billing(l.APIKeySource),
 		}}
 	case "status":
 		if l.PermissionMode != "" {
-			return []engine.Event{engine.PermissionModeChanged{Mode: l.PermissionMode}}
+			return []engine.Event{engine.PermissionModeChanged{Mode: fromClaudeMode(l.PermissionMode)}}
 		}
 		if str(l.Status) == "compacting" {
 			return []engine.Event{engine.Compacting{}}
@@ -381,21 +381,21 @@ func (d *decoder) streamEvent(l *line) []engine.Event {
 }
 
 func (d *decoder) result(l *line) engine.Event {
+	apiError := str(l.APIError)
 	t := engine.TurnCompleted{
 		SessionID:      l.SessionID,
-		Subtype:        l.Subtype,
-		OK:             !l.IsError && l.Subtype == "success",
-		TerminalReason: l.TerminalReason,
-		TotalCostUSD:   l.TotalCostUSD,
+		Outcome:        outcome(l.IsError, l.Subtype, l.TerminalReason, apiError),
+		Reason:         reason(l.Subtype, l.TerminalReason, apiError),
+		SessionCostUSD: l.TotalCostUSD,
 		Duration:       time.Duration(l.DurationMS * float64(time.Millisecond)),
 		APIDuration:    time.Duration(l.DurationAPIMS * float64(time.Millisecond)),
 		NumTurns:       l.NumTurns,
 		Usage:          l.Usage,
 		Denials:        l.PermissionDenials,
-		APIError:       str(l.APIError),
 		ContextTokens:  d.context,
 		ContextWindow:  contextWindow(l.ModelUsage, d.model),
 	}
+	t.OK = t.Outcome == engine.OutcomeDone
 	d.context, d.model = 0, ""
 	if l.Result != nil {
 		t.Result = d.clean(*l.Result)
@@ -409,8 +409,7 @@ func (d *decoder) result(l *line) engine.Event {
 }
 
 func resultError(l *line, result string) string {
-	switch l.TerminalReason {
-	case "aborted_streaming", "aborted_tools":
+	if interrupted(l.TerminalReason) {
 		// The CLI's errors list holds internal diagnostics here; the
 		// person only needs to know the turn was stopped.
 		return "interrupted"
@@ -446,6 +445,7 @@ func (d *decoder) controlRequest(l *line) decoded {
 	}
 	return decoded{request: in, events: []engine.Event{engine.ApprovalRequest{
 		RequestID:               l.RequestID,
+		Kind:                    requestKind(c.ToolName),
 		ToolName:                c.ToolName,
 		DisplayName:             c.DisplayName,
 		Input:                   c.Input,
@@ -457,4 +457,18 @@ func (d *decoder) controlRequest(l *line) decoded {
 		ClassifierApprovable:    c.ClassifierApprovable,
 		RequiresUserInteraction: c.RequiresUserInteraction,
 	}}}
+}
+
+// billing says how the CLI pays from init's apiKeySource: "none" when it
+// runs on a claude.ai subscription login (no key), else where its key
+// comes from ("ANTHROPIC_API_KEY", "apiKeyHelper", …); absent in old
+// versions.
+func billing(apiKeySource string) engine.Billing {
+	switch apiKeySource {
+	case "":
+		return engine.BillingUnknown
+	case "none":
+		return engine.BillingSubscription
+	}
+	return engine.BillingAPIKey
 }

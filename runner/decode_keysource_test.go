@@ -10,7 +10,7 @@ import (
 // key; on a claude.ai subscription login the CLI writes "none" (what the
 // bot warns about for scheduled runs, docs/schedules.md).
 func TestDecodeAPIKeySource(t *testing.T) {
-	var got []string
+	var got []engine.Billing
 	for _, l := range recordedLines(t, "a_plain_text") {
 		out, err := newDecoder("/w").decode(l)
 		if err != nil {
@@ -18,15 +18,15 @@ func TestDecodeAPIKeySource(t *testing.T) {
 		}
 		for _, ev := range out.events {
 			if s, ok := ev.(engine.SessionStarted); ok {
-				got = append(got, s.APIKeySource)
+				got = append(got, s.Billing)
 			}
 		}
 	}
-	if len(got) != 1 || got[0] != "ANTHROPIC_API_KEY" {
-		t.Errorf("recorded init: key sources %q, want [ANTHROPIC_API_KEY]", got)
+	if len(got) != 1 || got[0] != engine.BillingAPIKey {
+		t.Errorf("recorded init (apiKeySource ANTHROPIC_API_KEY): billing %q, want [%s]", got, engine.BillingAPIKey)
 	}
 	sub := `{"type":"system","subtype":"init","cwd":"/w","session_id":"s1","model":"claude-opus-5-5","permissionMode":"default","apiKeySource":"none","claude_code_version":"2.1.330"}`
-	if s, ok := decodeOne(t, newDecoder("/w"), sub).(engine.SessionStarted); !ok || s.APIKeySource != "none" {
+	if s, ok := decodeOne(t, newDecoder("/w"), sub).(engine.SessionStarted); !ok || s.Billing != engine.BillingSubscription {
 		t.Errorf("subscription init: %+v", s)
 	}
 }

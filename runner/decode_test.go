@@ -71,8 +71,8 @@ func summarize(ev engine.Event) string {
 	case engine.Compacted:
 		return fmt.Sprintf("compacted trigger=%s pre=%d", e.Trigger, e.PreTokens)
 	case engine.TurnCompleted:
-		return fmt.Sprintf("turn_completed ok=%v subtype=%s reason=%s turns=%d cost=%.6f duration=%s usage=%+v denials=%d result=%q error=%q",
-			e.OK, e.Subtype, e.TerminalReason, e.NumTurns, e.TotalCostUSD, e.Duration, e.Usage, len(e.Denials), e.Result, e.ErrorText)
+		return fmt.Sprintf("turn_completed ok=%v outcome=%s reason=%s turns=%d cost=%.6f duration=%s usage=%+v denials=%d result=%q error=%q",
+			e.OK, e.Outcome, e.Reason, e.NumTurns, e.SessionCostUSD, e.Duration, e.Usage, len(e.Denials), e.Result, e.ErrorText)
 	case engine.RateLimited:
 		return "rate_limited"
 	case engine.Exited:
@@ -141,7 +141,7 @@ func TestDecodeAPIErrorIsNotOK(t *testing.T) {
 			}
 		}
 	}
-	if last.OK || last.Subtype != "success" || !strings.Contains(last.ErrorText, "400") || last.TerminalReason != "api_error" {
+	if last.OK || last.Outcome != engine.OutcomeFailed || last.Reason != "success/api_error" || !strings.Contains(last.ErrorText, "400") {
 		t.Fatalf("API error must be a failed turn, got %+v", last)
 	}
 }

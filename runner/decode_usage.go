@@ -52,10 +52,23 @@ func rateLimited(info json.RawMessage, raw []byte) engine.RateLimited {
 		IsUsingOverage bool    `json:"isUsingOverage"`
 	}
 	_ = json.Unmarshal(info, &i) // a shape we do not know leaves the zero values
-	r := engine.RateLimited{Status: i.Status, Limit: i.RateLimitType, Utilization: i.Utilization, UsingOverage: i.IsUsingOverage,
+	r := engine.RateLimited{Status: limitStatus(i.Status), Limit: i.RateLimitType, Utilization: i.Utilization, UsingOverage: i.IsUsingOverage,
 		Raw: append(json.RawMessage(nil), raw...)}
 	if i.ResetsAt > 0 {
 		r.ResetsAt = time.Unix(int64(i.ResetsAt), 0)
 	}
 	return r
+}
+
+// limitStatus maps rate_limit_info's status to the bot's words.
+func limitStatus(s string) engine.LimitStatus {
+	switch s {
+	case "allowed":
+		return engine.LimitAllowed
+	case "allowed_warning":
+		return engine.LimitWarning
+	case "rejected":
+		return engine.LimitReached
+	}
+	return engine.LimitUnknown
 }

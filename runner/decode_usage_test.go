@@ -39,18 +39,18 @@ func decodeOne(t *testing.T, d *decoder, l string) engine.Event {
 func TestDecodeRateLimit(t *testing.T) {
 	d := newDecoder("/w")
 	rej := decodeOne(t, d, lineRejected).(engine.RateLimited)
-	if rej.Status != "rejected" || rej.Limit != "five_hour" || !rej.ResetsAt.Equal(time.Unix(1795512768, 0)) || rej.Utilization != 0 || string(rej.Raw) != lineRejected {
+	if rej.Status != engine.LimitReached || rej.Limit != "five_hour" || !rej.ResetsAt.Equal(time.Unix(1795512768, 0)) || rej.Utilization != 0 || string(rej.Raw) != lineRejected {
 		t.Errorf("rejected: %+v", rej)
 	}
 	warn := decodeOne(t, d, lineWarning).(engine.RateLimited)
-	if warn.Status != "allowed_warning" || warn.Limit != "five_hour" || warn.Utilization != 0.92 || warn.ResetsAt.IsZero() {
+	if warn.Status != engine.LimitWarning || warn.Limit != "five_hour" || warn.Utilization != 0.92 || warn.ResetsAt.IsZero() {
 		t.Errorf("warning: %+v", warn)
 	}
 	// The synthetic message of the refused call says nothing about the
 	// context; the result names the API error.
 	decodeOne(t, d, lineSynthetic)
 	tc := decodeOne(t, d, lineLimitResult).(engine.TurnCompleted)
-	if tc.OK || tc.APIError != "usage_limit_reached" || tc.ContextTokens != 0 || tc.ContextWindow != 0 {
+	if tc.OK || tc.Outcome != engine.OutcomeUsageLimit || !saidReason(tc, "usage_limit_reached") || tc.ContextTokens != 0 || tc.ContextWindow != 0 {
 		t.Errorf("result after the limit: %+v", tc)
 	}
 	// A shape we do not know is still an event, with what could be read.

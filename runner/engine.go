@@ -21,9 +21,6 @@ type Engine struct {
 
 var _ engine.Engine = (*Engine)(nil)
 
-// Interactive implements engine.Engine.
-func (e *Engine) Interactive() bool { return e.Base.Mode != OneShot }
-
 // Start implements engine.Engine.
 func (e *Engine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
 	opts := e.options(spec)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/untether/untether/engine"
 )
@@ -105,6 +106,17 @@ func (c *OneShotConn) Pid() int {
 		return 0
 	}
 	return c.current.Pid()
+}
+
+// TreeCPU implements engine.CPUMeter for the running turn's CLI.
+func (c *OneShotConn) TreeCPU(ctx context.Context) (time.Duration, error) {
+	c.mu.Lock()
+	cur := c.current
+	c.mu.Unlock()
+	if cur == nil {
+		return 0, errors.New("no claude process between one-shot turns")
+	}
+	return cur.TreeCPU(ctx)
 }
 
 func (c *OneShotConn) setID(id string) {

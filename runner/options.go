@@ -248,7 +248,7 @@ func (o Options) args(prompt string) ([]string, error) {
 		return nil, fmt.Errorf("unknown runner mode %q (want %q or %q)", o.Mode, Interactive, OneShot)
 	}
 	if m := o.permissionMode(); m != "" {
-		a = append(a, "--permission-mode", m)
+		a = append(a, "--permission-mode", toClaudeMode(m))
 	}
 	if o.Model != "" {
 		a = append(a, "--model", o.Model)

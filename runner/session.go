@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/host"
@@ -181,6 +182,16 @@ func (s *Session) SessionID() string {
 // Pid is the process id of the CLI.
 func (s *Session) Pid() int { return s.proc.Pid() }
 
+// TreeCPU implements engine.CPUMeter: the CPU time of the CLI and the
+// tools it started, read on the machine it runs on (held there too).
+func (s *Session) TreeCPU(ctx context.Context) (time.Duration, error) {
+	d, err := s.opts.Host.TreeCPU(ctx, s.proc.Pid())
+	if err != nil {
+		return 0, fmt.Errorf("cpu time of claude's processes: %w", err)
+	}
+	return d, nil
+}
+
 // StderrTail returns the last bytes the CLI wrote to stderr, secrets
 // removed (Options.Redact).
 func (s *Session) StderrTail() string {
@@ -309,7 +320,7 @@ func (s *Session) Interrupt(ctx context.Context) error {
 
 // SetPermissionMode switches the permission mode of the live session.
 func (s *Session) SetPermissionMode(ctx context.Context, mode string) error {
-	_, err := s.control(ctx, map[string]any{"subtype": "set_permission_mode", "mode": mode})
+	_, err := s.control(ctx, map[string]any{"subtype": "set_permission_mode", "mode": toClaudeMode(mode)})
 	return err
 }
 

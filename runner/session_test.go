@@ -176,7 +176,7 @@ func TestFakeReportsRunningTotal(t *testing.T) {
 			if err := s.Send(context.Background(), p); err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, next[engine.TurnCompleted](t, s).TotalCostUSD)
+			out = append(out, next[engine.TurnCompleted](t, s).SessionCostUSD)
 		}
 		return out
 	}
@@ -204,7 +204,7 @@ func TestFakeMaxBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		tc := next[engine.TurnCompleted](t, s)
-		if tc.OK != wantOK || (!wantOK && (tc.Subtype != "error_max_budget_usd" || tc.TerminalReason != "budget_exhausted" ||
+		if tc.OK != wantOK || (!wantOK && (tc.Outcome != engine.OutcomeBudgetStop || tc.Reason != "error_max_budget_usd/budget_exhausted" ||
 			tc.ErrorText != "Reached maximum budget ($0.02)")) {
 			t.Errorf("turn %d = %+v", i, tc)
 		}
@@ -329,7 +329,7 @@ func TestApprovalDenyAndInterrupt(t *testing.T) {
 	if err := s.Deny(context.Background(), req.RequestID, "stop", true); err != nil {
 		t.Fatal(err)
 	}
-	if tc := next[engine.TurnCompleted](t, s); tc.OK || tc.TerminalReason != "aborted_tools" || tc.ErrorText != "interrupted" {
+	if tc := next[engine.TurnCompleted](t, s); tc.OK || !saidReason(tc, "aborted_tools") || tc.ErrorText != "interrupted" {
 		t.Errorf("turn = %+v", tc)
 	}
 }
@@ -358,7 +358,7 @@ func TestInterruptMidStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := next[engine.TurnCompleted](t, s)
-	if tc.OK || tc.TerminalReason != "aborted_streaming" {
+	if tc.OK || !saidReason(tc, "aborted_streaming") {
 		t.Errorf("turn = %+v", tc)
 	}
 }

@@ -25,8 +25,15 @@ func rawJSON(t testing.TB, v any) json.RawMessage {
 
 // toolReq is a can_use_tool request as the runner reports it.
 func toolReq(t testing.TB, id, tool string, input map[string]any, suggestions ...json.RawMessage) engine.ApprovalRequest {
-	return engine.ApprovalRequest{RequestID: id, ToolName: tool, DisplayName: tool, Input: rawJSON(t, input),
-		Suggestions: suggestions, ToolUseID: "toolu_" + id}
+	return engine.ApprovalRequest{RequestID: id, Kind: requestKinds[tool], ToolName: tool, DisplayName: tool,
+		Input: rawJSON(t, input), Suggestions: suggestions, ToolUseID: "toolu_" + id}
+}
+
+// requestKinds are the kinds the runner gives requests for Claude Code's
+// tools that approvals treats apart (runner/kinds.go); others are tools.
+var requestKinds = map[string]engine.RequestKind{
+	"AskUserQuestion": engine.RequestQuestion, "ExitPlanMode": engine.RequestPlan,
+	"Bash": engine.RequestCommand, "Edit": engine.RequestFileChange, "Write": engine.RequestFileChange,
 }
 
 // bashRule is the suggestion the CLI attaches to a Bash request.

@@ -113,7 +113,7 @@ func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models
 		return
 	}
 	b.resolvePrompt(ctx, key, view.Outcome{Kind: res.Outcome, By: displayName(from),
-		Question: res.Request.ToolName == approvals.ToolAskUserQuestion, Answers: res.Answers})
+		Question: res.Request.IsQuestion(), Answers: res.Answers})
 }
 
 // resolvePrompt shows the outcome on the prompt, or leaves it in the book

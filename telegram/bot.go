@@ -135,9 +135,6 @@ type Config struct {
 	// nothing while a tool runs before the chat is told (stall.go);
 	// default 3m, negative: never.
 	StallAfter time.Duration
-	// CPU measures Claude's process trees for the stall watchdog (the
-	// wiring gives the host Claude runs on); nil: never known.
-	CPU chat.CPUMeter
 	// Host is the machine Claude works on: the path rule resolves links
 	// there, uploads are written there, /get reads there. Nil: this one
 	// (host.Local).
@@ -211,9 +208,6 @@ func (c *Config) defaults() {
 	}
 	if c.StallAfter == 0 {
 		c.StallAfter = chat.DefaultStallAfter
-	}
-	if c.CPU == nil {
-		c.CPU = chat.NoCPU{}
 	}
 	c.Host = host.Or(c.Host)
 	c.Voice.defaults()
@@ -307,7 +301,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		stopping:  make(chan struct{}),
 		accounts:  newAccounts(accountsKept, cfg.PressBurst),
 	}
-	local := chat.MachineConfig{Engine: eng, Host: cfg.Host, Git: cfg.Git, CPU: cfg.CPU, WorkDir: cfg.WorkDir,
+	local := chat.MachineConfig{Engine: eng, Host: cfg.Host, Git: cfg.Git, WorkDir: cfg.WorkDir,
 		ProjectRoots: cfg.ProjectRoots, UploadDir: cfg.UploadDir, MaxLive: cfg.MaxLive, ClaudeVersion: cfg.ClaudeVersion}
 	machines, err := chat.NewMachines(local, cfg.Machines, cfg.DefaultMachine)
 	if err != nil {

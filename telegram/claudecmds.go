@@ -3,6 +3,7 @@ package telegram
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
@@ -20,13 +22,13 @@ import (
 // docs/protocol.md). The chat's command menu lists the project's commands
 // next to the bot's.
 
-// claudeBuiltins are Claude Code's built-in commands that make sense from
-// a chat. In a group they pass without naming the bot, like the project's
-// commands; any other command there must name it (/cmd@bot), since
-// Telegram sends every command to every bot of the group.
-var claudeBuiltins = map[string]bool{
-	"compact": true, "clear": true, "init": true, "context": true, "cost": true,
-	"review": true, "security-review": true,
+// builtin tells whether name is one of the built-in commands of the chat's
+// engine (engine.Builtins). In a group they pass without naming the bot,
+// like the project's commands; any other command there must name it
+// (/cmd@bot), since Telegram sends every command to every bot of the group.
+func (b *Bot) builtin(key, name string) bool {
+	e, ok := b.core.MachineFor(key).Engine.(engine.Builtins)
+	return ok && slices.Contains(e.BuiltinCommands(), strings.ToLower(name))
 }
 
 // claudeCommand turns a command the bot does not own into the prompt
@@ -39,7 +41,7 @@ var claudeBuiltins = map[string]bool{
 func (b *Bot) claudeCommand(key string, pl place, m *models.Message, text string) (prompt string, ok bool) {
 	word, rest, _ := strings.Cut(text, " ")
 	name, target, named := strings.Cut(strings.TrimPrefix(word, "/"), "@")
-	known := claudeBuiltins[strings.ToLower(name)]
+	known := b.builtin(key, name)
 	// From memory: this runs on the polling loop (see commandLists). In a
 	// private chat every command passes and the actor maps its name, so
 	// nothing is waited for there.

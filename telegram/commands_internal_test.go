@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/untether/untether/runner/claudefiles"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -43,7 +44,7 @@ func TestBotCommandsComeFromTheList(t *testing.T) {
 	if got := slices.Sorted(maps.Keys(ownCommands)); !slices.Equal(got, want) {
 		t.Errorf("the bot's commands = %v, want those of view.BotCommands: %v", got, want)
 	}
-	for name := range claudeBuiltins {
+	for _, name := range (claudefiles.Files{}).BuiltinCommands() {
 		if isBotCommand(name) {
 			t.Errorf("/%s is both the bot's and one of Claude Code's built-ins", name)
 		}

@@ -207,5 +207,10 @@ func (t *tgTurn) Close(ctx context.Context, ok bool) {
 
 // limitView is a usage limit as the views show it, as of now.
 func limitView(e engine.RateLimited, now time.Time) view.Limit {
-	return view.Limit{Status: e.Status, Name: e.Limit, ResetsAt: e.ResetsAt, Used: e.Utilization, Now: now}
+	return view.Limit{Status: limitStatuses[e.Status], Name: e.Limit, ResetsAt: e.ResetsAt, Used: e.Utilization, Now: now}
+}
+
+// limitStatuses are view's statuses of the engine's.
+var limitStatuses = map[engine.LimitStatus]string{
+	engine.LimitAllowed: view.LimitAllowed, engine.LimitWarning: view.LimitWarning, engine.LimitReached: view.LimitRejected,
 }

@@ -39,9 +39,17 @@ type fakeEngine struct {
 	// (session store, commands, the desk command); the store only once a
 	// test gave it a configuration directory (setClaudeDir).
 	claude claudefiles.Files
+	// cpu measures the sessions' process trees (engine.CPUMeter); nil:
+	// never known.
+	cpu enginetest.Meter
 }
 
-func (e *fakeEngine) Interactive() bool { return true }
+// setCPU measures the sessions started from now on with m.
+func (e *fakeEngine) setCPU(m enginetest.Meter) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.cpu = m
+}
 
 // setClaudeDir gives the engine Claude Code's configuration directory: its
 // session store and the user's commands.
@@ -59,6 +67,7 @@ func (e *fakeEngine) files() claudefiles.Files {
 
 func (e *fakeEngine) SessionStore() engine.SessionStore   { return e.files().SessionStore() }
 func (e *fakeEngine) CommandSource() engine.CommandSource { return e.files().CommandSource() }
+func (e *fakeEngine) BuiltinCommands() []string           { return e.files().BuiltinCommands() }
 func (e *fakeEngine) ResumeCommand(dir, id string) string { return e.files().ResumeCommand(dir, id) }
 
 func (e *fakeEngine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
@@ -72,7 +81,7 @@ func (e *fakeEngine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, 
 	if id == "" {
 		id = fmt.Sprintf("sess-%d", len(e.specs))
 	}
-	s := enginetest.New(id, e.script, enginetest.WithLedger(&e.ledger))
+	s := enginetest.New(id, e.script, enginetest.WithLedger(&e.ledger), enginetest.WithCPU(e.cpu))
 	e.sessions = append(e.sessions, s)
 	if e.wrap != nil {
 		return e.wrap(spec, s), nil

@@ -56,7 +56,7 @@ func TestUsageWarningToldOnce(t *testing.T) {
 			if tr.Prompt == "three" {
 				r = r.Add(7 * 24 * time.Hour)
 			}
-			tr.Emit(engine.RateLimited{Status: "allowed_warning", Limit: "seven_day", ResetsAt: r, Utilization: 0.8})
+			tr.Emit(engine.RateLimited{Status: engine.LimitWarning, Limit: "seven_day", ResetsAt: r, Utilization: 0.8})
 			tr.Complete("answer " + tr.Prompt)
 		})
 		for _, p := range []string{"one", "two", "three"} {
@@ -131,7 +131,7 @@ func TestContextFillInFooter(t *testing.T) {
 			if tr.Prompt == "full" {
 				used = 156_000
 			}
-			tr.Emit(engine.TurnCompleted{SessionID: tr.Session().SessionID(), OK: true, Subtype: "success", Result: "answer " + tr.Prompt,
+			tr.Emit(engine.TurnCompleted{SessionID: tr.Session().SessionID(), OK: true, Outcome: engine.OutcomeDone, Result: "answer " + tr.Prompt,
 				NumTurns: 1, Duration: time.Second, ContextTokens: used, ContextWindow: 200_000})
 		})
 		h.say("light")
@@ -176,7 +176,7 @@ func TestUsageLimitWithExtraUsageGoesOn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
-			tr.Emit(engine.RateLimited{Status: "rejected", Limit: "five_hour", ResetsAt: time.Now().Add(time.Hour), UsingOverage: true})
+			tr.Emit(engine.RateLimited{Status: engine.LimitReached, Limit: "five_hour", ResetsAt: time.Now().Add(time.Hour), UsingOverage: true})
 			tr.Complete("answer " + tr.Prompt)
 		})
 		for _, p := range []string{"one", "two"} {

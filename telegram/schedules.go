@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/chat"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/schedule"
 	"github.com/untether/untether/telegram/outbox"
@@ -48,12 +49,7 @@ type ScheduleEntry struct {
 // tests (a socket cannot live in a synctest bubble).
 type HookServer = chat.HookServer
 
-const (
-	defaultMaxSchedules = 20
-	// keySubscription is what Claude Code's init says as its key source
-	// when it runs on a claude.ai login.
-	keySubscription = "none"
-)
+const defaultMaxSchedules = 20
 
 // newScheduler is the chat.Scheduler of the config: a run it queues goes
 // to its chat's actor behind the chat's command lane, like a typed
@@ -119,16 +115,17 @@ type subscriptionNotes struct {
 	told         sync.Map
 }
 
-// sawKeySource notes how Claude pays, from the init of a turn that ran
+// sawBilling notes how Claude pays, from the init of a turn that ran
 // the prompt of origin (nil: typed); a repeated or triggered run on a
 // subscription login tells its chat once. A one-off /at is a message
 // sent later, not automation: it says nothing.
-func (s *subscriptionNotes) sawKeySource(pl place, replyTo int, source string, origin *prefs.Origin) {
-	if source == "" {
+func (s *subscriptionNotes) sawBilling(pl place, replyTo int, billing engine.Billing, origin *prefs.Origin) {
+	if billing == engine.BillingUnknown {
 		return
 	}
-	s.subscription.Store(source == keySubscription)
-	if origin != nil && !origin.Once && source == keySubscription {
+	sub := billing == engine.BillingSubscription
+	s.subscription.Store(sub)
+	if origin != nil && !origin.Once && sub {
 		s.tell(pl, replyTo)
 	}
 }

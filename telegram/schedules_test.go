@@ -39,18 +39,18 @@ func longPoll(c *telegram.Config) { c.PollTimeout = time.Hour }
 // prompts is a script that answers like echoScript and remembers what
 // Claude was given; hold, when set, keeps a turn running until closed.
 type prompts struct {
-	mu   sync.Mutex
-	got  []string
-	hold chan struct{}
-	key  string // the init's key source
+	mu      sync.Mutex
+	got     []string
+	hold    chan struct{}
+	billing engine.Billing // how the init says Claude pays
 }
 
 func (p *prompts) run(t *enginetest.Turn) {
 	p.mu.Lock()
 	p.got = append(p.got, t.Prompt)
-	hold, key := p.hold, p.key
+	hold, billing := p.hold, p.billing
 	p.mu.Unlock()
-	t.Emit(engine.SessionStarted{SessionID: t.Session().SessionID(), Model: "fake-model", APIKeySource: key})
+	t.Emit(engine.SessionStarted{SessionID: t.Session().SessionID(), Model: "fake-model", Billing: billing})
 	if hold != nil && strings.Contains(t.Prompt, "hold") {
 		<-hold
 	}
@@ -298,7 +298,7 @@ func TestConfigScheduleNeedsAnAllowedChat(t *testing.T) {
 
 func TestSubscriptionNoteOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := &prompts{key: "none"}
+		p := &prompts{billing: engine.BillingSubscription}
 		h := newHarness(t, p.run, longPoll)
 		h.say("/every 1h report")
 		h.awaitText(h.dm.ID, "Scheduled")

@@ -6,6 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
 )
@@ -82,7 +83,7 @@ func TestScheduleOfRemovedUserIsDropped(t *testing.T) {
 // is a message sent later, not automation.
 func TestAtOnSubscriptionSaysNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		p := &prompts{key: "none"}
+		p := &prompts{billing: engine.BillingSubscription}
 		h := newHarness(t, p.run)
 		h.say("/at 1m once only")
 		h.awaitText(h.dm.ID, "Scheduled")

@@ -62,7 +62,9 @@ func stallScript(gate chan struct{}) enginetest.Script {
 }
 
 func stallHarness(t *testing.T, cpu *fakeCPU, gate chan struct{}) *harness {
-	return newHarness(t, stallScript(gate), func(c *telegram.Config) { c.CPU = cpu })
+	h := newHarness(t, stallScript(gate))
+	h.eng.setCPU(cpu)
+	return h
 }
 
 // startBuild sends the prompt and returns the progress message once it
@@ -217,7 +219,8 @@ func TestStallNotWhileAwaitingApproval(t *testing.T) {
 				return
 			}
 			tr.Complete("done")
-		}, func(c *telegram.Config) { c.CPU = &fakeCPU{}; c.ApprovalWait = time.Hour })
+		}, func(c *telegram.Config) { c.ApprovalWait = time.Hour })
+		h.eng.setCPU(&fakeCPU{})
 		h.say("clean")
 		h.awaitText(h.dm.ID, "rm -rf build")
 		time.Sleep(20 * time.Minute)
@@ -244,7 +247,8 @@ func TestStallAfterApprovalGranted(t *testing.T) {
 				tr.Aborted()
 			case <-tr.Session().Done():
 			}
-		}, func(c *telegram.Config) { c.CPU = &fakeCPU{}; c.ApprovalWait = time.Hour })
+		}, func(c *telegram.Config) { c.ApprovalWait = time.Hour })
+		h.eng.setCPU(&fakeCPU{})
 		h.say("push it")
 		prompt := h.awaitPrompt(h.dm.ID, "Approve", "git push")
 		time.Sleep(10 * time.Minute) // the owner answers late: not a stall meanwhile

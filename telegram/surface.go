@@ -43,8 +43,8 @@ func (s *surface) Note(pl place, replyTo int, n chat.Note) {
 		text = view.WorkDirFallback(n.Stored, n.Why, n.Resolved, n.Default)
 	case chat.NoteSkipped:
 		text = view.SkippedNote(n.Age)
-	case chat.NoteKeySource:
-		b.subs.sawKeySource(pl, replyTo, n.Source, n.Origin)
+	case chat.NoteBilling:
+		b.subs.sawBilling(pl, replyTo, n.Billing, n.Origin)
 		return
 	default:
 		b.log.Warn("a note the bot cannot say", "chat_id", pl.ChatID)

@@ -156,7 +156,7 @@ func (s *State) apply(ev engine.Event) bool {
 		return true
 	case engine.RateLimited:
 		switch {
-		case e.Status == engine.LimitRejected && !e.UsingOverage:
+		case e.Status == engine.LimitReached && !e.UsingOverage:
 			s.Limit = &e // the turn ends: its final message says so
 		case e.Status == engine.LimitAllowed:
 			s.Limit = nil

@@ -32,7 +32,7 @@ func TestApplyFoldsATurn(t *testing.T) {
 		{engine.APIRetry{Attempt: 1, MaxRetries: 10, HTTPStatus: 529, Delay: time.Second}, true},
 		{engine.Compacting{}, true},
 		{engine.Compacted{Trigger: "auto", PreTokens: 100, PostTokens: 10}, true},
-		{engine.RateLimited{Status: engine.LimitRejected, Limit: "five_hour"}, true},
+		{engine.RateLimited{Status: engine.LimitReached, Limit: "five_hour"}, true},
 	}
 	for i, st := range steps {
 		if got := s.Apply(st.ev); got != st.changed {
@@ -56,7 +56,7 @@ func TestApplyFoldsATurn(t *testing.T) {
 	if !s.Apply(engine.RateLimited{Status: engine.LimitAllowed}) || s.Limit != nil {
 		t.Error("an allowed status clears the limit")
 	}
-	if s.Apply(engine.RateLimited{Status: engine.LimitRejected, UsingOverage: true}); s.Limit != nil {
+	if s.Apply(engine.RateLimited{Status: engine.LimitReached, UsingOverage: true}); s.Limit != nil {
 		t.Error("a rejection paid from overage does not stop the turn")
 	}
 }

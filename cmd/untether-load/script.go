@@ -29,8 +29,6 @@ type scripted struct {
 	ledger enginetest.Ledger
 }
 
-func (e *scripted) Interactive() bool { return true }
-
 func (e *scripted) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
 	chat, ok := e.chatOf(spec.SessionKey)
 	if !ok {
@@ -115,7 +113,7 @@ func (d *driver) turnScript(chat int) enginetest.Script {
 		}
 		if !followup && d.asks(id) {
 			d.rec.asked(id)
-			dec := t.Ask(engine.ApprovalRequest{RequestID: "req-" + id.String(), ToolName: "Bash",
+			dec := t.Ask(engine.ApprovalRequest{RequestID: "req-" + id.String(), Kind: engine.RequestCommand, ToolName: "Bash",
 				Input:     json.RawMessage(`{"command":"rm -rf ./build && make release","description":"clean rebuild"}`),
 				ToolUseID: id.String() + "-ask"})
 			if dec.Interrupted || dec.Closed {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/redact"
 )
@@ -390,8 +391,8 @@ func (d *doctor) checkPermissionMode() check {
 	switch {
 	case c.DangerouslySkipPermissions:
 		return pass(name, "dangerously_skip_permissions = true: Claude runs every tool without asking")
-	case c.PermissionMode == "bypassPermissions":
-		return pass(name, "bypassPermissions: Claude runs every tool without asking")
+	case c.PermissionMode == engine.ModeBypass:
+		return pass(name, engine.ModeBypass+": Claude runs every tool without asking")
 	case c.PermissionMode == "":
 		return pass(name, "not set: Claude Code's default (tools that need permission ask you in Telegram)")
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/untether/untether/host"
 	sshhost "github.com/untether/untether/host/ssh"
 	"github.com/untether/untether/projects"
-	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/claudefiles"
 )
 
@@ -65,23 +64,27 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 		if files != nil {
 			sock.local = files.Socket()
 		}
-		eng := remoteEngine(cfg, name, hc, h, hlog)
-		if eng.Base.Hold != nil && files != nil {
+		at := enginePlace{Name: name, Host: h, Remote: &hc, SSH: h, Log: hlog}
+		if files != nil {
 			// After a dropped connection a held Claude's send_file needs
 			// the socket forwarded again.
-			eng.Base.Hold.Relinked = func(ctx context.Context) {
+			at.Relinked = func(ctx context.Context) {
 				if _, err := sock.renew(ctx); err != nil {
 					hlog.Warn("send_file of claude there may fail: the socket is not forwarded again", "err", err)
 				}
 			}
 		}
+		eng, err := newEngine(cfg, at)
+		if err != nil {
+			return nil, nil, err
+		}
 		out = append(out, chat.MachineConfig{
-			Name: name, Engine: eng, Host: h, CPU: h,
+			Name: name, Engine: eng.Engine, Host: h,
 			Git:     projects.Git{Timeout: cfg.Projects.GitTimeout, Host: h},
 			WorkDir: hc.WorkingDir, ProjectRoots: hc.ProjectRoots,
 			UploadDir: hostUploadDir(h),
 			MaxLive:   remoteMaxLive(ctx, hc, h, hlog),
-			Probe:     func(ctx context.Context) (string, error) { return probeHost(ctx, h, eng.Base.Binary) },
+			Probe:     eng.Probe,
 			Grant:     sock.grant(files),
 			Regrant:   sock.regrant(files),
 		})
@@ -108,24 +111,6 @@ func newSSHHost(cfg *Config, name string, hc HostConfig, self string, log *slog.
 	log.Warn("control folder refused; using a new one", "host", name, "err", err, "dir", dir)
 	o.ControlDir = dir
 	return sshhost.New(o)
-}
-
-// remoteEngine is Claude Code on the host: the CLI there, with the
-// owner's [claude] choices but none of this machine's environment (the
-// host's own login, HOME and PATH apply there; see host/ssh Start) and no
-// add_dirs (paths of this machine).
-func remoteEngine(cfg *Config, name string, hc HostConfig, h *sshhost.Host, log *slog.Logger) *runner.Engine {
-	o := runnerOptions(cfg, log)
-	o.Host = h
-	o.Env = []string{} // none of this machine's (runner keeps it so for a remote host too)
-	o.AddDirs = nil
-	o.WorkDir = hc.WorkingDir
-	o.Binary = hc.Claude
-	if o.Binary == "" {
-		o.Binary = "claude"
-	}
-	o.Hold = remoteHold(cfg, h)
-	return &runner.Engine{Base: o, Files: claudefiles.Files{ConfigDir: hostClaudeDir(h), Host: h}}
 }
 
 // hostUploadDir is where users' files land on the host: in its user's

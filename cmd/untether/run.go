@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -20,8 +19,6 @@ import (
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/redact"
-	"github.com/untether/untether/runner"
-	"github.com/untether/untether/runner/claudefiles"
 	"github.com/untether/untether/scope"
 	"github.com/untether/untether/speak"
 	"github.com/untether/untether/telegram"
@@ -44,11 +41,11 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer store.Close()
 	// The one host Claude works on today: this machine. Everything done
-	// there (Claude's processes, git, the path rule, uploads, /get, the
-	// stall watchdog's CPU meter) goes through it.
+	// there (Claude's processes and their CPU time for the stall watchdog,
+	// git, the path rule, uploads, /get) goes through it.
 	h := host.Local{}
 	bc := botConfig(cfg)
-	bc.Host, bc.CPU, bc.Git.Host = h, h, h
+	bc.Host, bc.Git.Host = h, h
 	bc.MaxLive = maxLive(ctx, cfg.Claude.MaxLiveSessions, h, log.With("host", localHost))
 	bc.DefaultMachine = cfg.Claude.Host
 	bc.Version, bc.ClaudeVersion = buildVersion(), startClaudeVersion(ctx, cfg, log)
@@ -78,7 +75,11 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		defer rh.Close() // the multiplexed connections end with the bot
 	}
 	bc.Machines = machines
-	bot, err := telegram.New(bc, claudeEngine(cfg, h, log), store, log)
+	eng, err := newEngine(cfg, enginePlace{Name: chat.LocalMachine, Host: h, Log: log})
+	if err != nil {
+		return err
+	}
+	bot, err := telegram.New(bc, eng.Engine, store, log)
 	if err != nil {
 		return err
 	}
@@ -348,53 +349,4 @@ func chatSecrets(cfg *Config) []string {
 		}
 	}
 	return out
-}
-
-func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
-	mode := runner.Interactive
-	if cfg.Claude.Mode == ModeOneshot {
-		mode = runner.OneShot
-	}
-	keys := make([]string, 0, len(cfg.Claude.Env))
-	for k := range cfg.Claude.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	extra := make([]string, 0, len(keys))
-	for _, k := range keys {
-		extra = append(extra, k+"="+cfg.Claude.Env[k])
-	}
-	return runner.Options{
-		Binary:          cfg.Claude.Binary,
-		WorkDir:         cfg.Claude.WorkingDir,
-		Mode:            mode,
-		AllowedTools:    cfg.Claude.AllowedTools,
-		AddDirs:         cfg.Claude.AddDirs,
-		SkipPermissions: cfg.Claude.DangerouslySkipPermissions,
-		IncludePartial:  cfg.Claude.IncludePartialMessages,
-		MaxBudgetUSD:    cfg.Claude.MaxTurnUSD,
-		ExtraArgs:       cfg.Claude.ExtraArgs,
-		Env:             os.Environ(),
-		ExtraEnv:        extra,
-		UseAPIBilling:   cfg.Claude.UseAPIBilling,
-		EnvAllow:        cfg.Claude.EnvAllow,
-		// Claude, its tools and MCP servers never get the bot's secrets,
-		// under their names or any other: with the token a prompt-injected
-		// session could act as the bot, with a trigger's secret sign its
-		// own triggers.
-		StripEnv:    stripEnv(cfg),
-		StripValues: cfg.BotSecrets(),
-		Redact:      redact.New(chatSecrets(cfg)...).String,
-		Logger:      log,
-	}
-}
-
-// claudeEngine is the Claude Code engine the bot runs. Its store and the
-// user's commands are where the CLI it starts looks: [claude.env] may
-// move them (CLAUDE_CONFIG_DIR).
-func claudeEngine(cfg *Config, h host.Host, log *slog.Logger) *runner.Engine {
-	base := runnerOptions(cfg, log)
-	base.Host = h
-	base.Hold = holdOptions(cfg, log)
-	return &runner.Engine{Base: base, Files: claudefiles.Files{ConfigDir: claudefiles.ConfigDir(claudeEnv(cfg)), Host: h}}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/scope"
 )
@@ -39,7 +40,9 @@ var managedFlags = map[string]string{
 // would also break the Bot API URL.
 func tokenMalformed(tok string) bool { return strings.ContainsAny(tok, " \t\r\n/?#%") }
 
-var permissionModes = []string{"default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "auto"}
+// permissionModes are the values of [claude] permission_mode: the bot's
+// modes, which the engine maps to Claude Code's.
+var permissionModes = engine.Modes
 
 // validate checks every value and returns one error per problem.
 func (c *Config) validate() []error {

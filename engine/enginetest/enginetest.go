@@ -54,6 +54,7 @@ type Session struct {
 	interrupt bool // an interrupt came before the script took the sent prompt
 	closeOnce sync.Once
 	ledger    *Ledger
+	cpu       Meter
 	pid       int
 }
 
@@ -147,8 +148,25 @@ func (s *Session) loop() {
 }
 
 // Pid is a made-up process id, unique among the sessions of a test run:
-// give the bot a CPUMeter that knows it (telegram.Config.CPU).
+// the meter given WithCPU is asked about it.
 func (s *Session) Pid() int { return s.pid }
+
+// Meter stands for a host's TreeCPU in tests.
+type Meter interface {
+	TreeCPU(ctx context.Context, pid int) (time.Duration, error)
+}
+
+// WithCPU measures the session's process tree with m (engine.CPUMeter);
+// without it the CPU time is never known.
+func WithCPU(m Meter) Option { return func(s *Session) { s.cpu = m } }
+
+// TreeCPU implements engine.CPUMeter through the meter given WithCPU.
+func (s *Session) TreeCPU(ctx context.Context) (time.Duration, error) {
+	if s.cpu == nil {
+		return 0, errors.New("no CPU meter")
+	}
+	return s.cpu.TreeCPU(ctx, s.pid)
+}
 
 // Events implements engine.Conn.
 func (s *Session) Events() <-chan engine.Event { return s.events }
@@ -365,21 +383,21 @@ func (t *Turn) Complete(result string) { t.CompleteCosting(result, TurnCost) }
 // CompleteCosting ends the turn with an answer costing usd; the result
 // carries the session's running total, as the CLI's does.
 func (t *Turn) CompleteCosting(result string, usd float64) {
-	t.Emit(engine.TurnCompleted{SessionID: t.s.id, OK: true, Subtype: "success", Result: result, NumTurns: 1,
-		TotalCostUSD: t.s.ledger.add(t.s.id, usd), Duration: 1500 * time.Millisecond, TerminalReason: "completed",
+	t.Emit(engine.TurnCompleted{SessionID: t.s.id, OK: true, Outcome: engine.OutcomeDone, Reason: "success/completed", Result: result, NumTurns: 1,
+		SessionCostUSD: t.s.ledger.add(t.s.id, usd), Duration: 1500 * time.Millisecond,
 		Usage: engine.Usage{InputTokens: 1200, OutputTokens: 340}})
 }
 
 // Aborted ends the turn as the CLI does after an interrupt (nothing spent).
 func (t *Turn) Aborted() {
-	t.Emit(engine.TurnCompleted{SessionID: t.s.id, Subtype: "error_during_execution", ErrorText: "interrupted",
-		TerminalReason: "aborted_streaming", TotalCostUSD: t.s.ledger.Total(t.s.id)})
+	t.Emit(engine.TurnCompleted{SessionID: t.s.id, Outcome: engine.OutcomeCancelled, Reason: "error_during_execution/aborted_streaming",
+		ErrorText: "interrupted", SessionCostUSD: t.s.ledger.Total(t.s.id)})
 }
 
 // Fail ends the turn with an error result (e.g. an API error).
 func (t *Turn) Fail(msg string) {
-	t.Emit(engine.TurnCompleted{SessionID: t.s.id, Subtype: "success", Result: msg, ErrorText: msg, TerminalReason: "api_error",
-		TotalCostUSD: t.s.ledger.Total(t.s.id)})
+	t.Emit(engine.TurnCompleted{SessionID: t.s.id, Outcome: engine.OutcomeFailed, Reason: "success/api_error", Result: msg, ErrorText: msg,
+		SessionCostUSD: t.s.ledger.Total(t.s.id)})
 }
 
 // LimitReached ends the turn as the CLI does when the subscription's usage
@@ -387,17 +405,17 @@ func (t *Turn) Fail(msg string) {
 // "rejected", then an api_error result, no retry (docs/protocol.md).
 func (t *Turn) LimitReached(limit string, resets time.Time) {
 	msg := "You've hit your limit · resets " + resets.Format("3:04pm")
-	t.Emit(engine.RateLimited{Status: "rejected", Limit: limit, ResetsAt: resets},
-		engine.TurnCompleted{SessionID: t.s.id, Subtype: "success", Result: msg, ErrorText: msg, NumTurns: 1,
-			TerminalReason: "api_error", APIError: "usage_limit_reached", TotalCostUSD: t.s.ledger.Total(t.s.id)})
+	t.Emit(engine.RateLimited{Status: engine.LimitReached, Limit: limit, ResetsAt: resets},
+		engine.TurnCompleted{SessionID: t.s.id, Outcome: engine.OutcomeUsageLimit, Reason: "success/api_error/usage_limit_reached",
+			Result: msg, ErrorText: msg, NumTurns: 1, SessionCostUSD: t.s.ledger.Total(t.s.id)})
 }
 
 // OverBudget ends the turn as the CLI does when --max-budget-usd of limit
 // is reached, after a model call costing usd (docs/protocol.md).
 func (t *Turn) OverBudget(limit, usd float64) {
 	msg := "Reached maximum budget ($" + strconv.FormatFloat(limit, 'f', -1, 64) + ")"
-	t.Emit(engine.TurnCompleted{SessionID: t.s.id, Subtype: "error_max_budget_usd", ErrorText: msg, NumTurns: 1,
-		TerminalReason: "budget_exhausted", TotalCostUSD: t.s.ledger.add(t.s.id, usd), Duration: 900 * time.Millisecond})
+	t.Emit(engine.TurnCompleted{SessionID: t.s.id, Outcome: engine.OutcomeBudgetStop, Reason: "error_max_budget_usd/budget_exhausted",
+		ErrorText: msg, NumTurns: 1, SessionCostUSD: t.s.ledger.add(t.s.id, usd), Duration: 900 * time.Millisecond})
 }
 
 // Crash ends the process mid-turn.

@@ -10,6 +10,7 @@ package claudefiles
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/host"
@@ -72,6 +73,13 @@ func (f Files) SessionStore() engine.SessionStore {
 	}
 	return f
 }
+
+// builtins are Claude Code's built-in commands that make sense from a
+// chat: they work in -p mode (docs/protocol.md) and need no terminal.
+var builtins = []string{"compact", "clear", "init", "context", "cost", "review", "security-review"}
+
+// BuiltinCommands implements engine.Builtins.
+func (Files) BuiltinCommands() []string { return slices.Clone(builtins) }
 
 // CommandSource implements engine.Commander: the project's commands are
 // read even without a configuration directory.

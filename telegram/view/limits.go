@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/untether/untether/chat/turnstate"
-	"github.com/untether/untether/engine"
 	"github.com/untether/untether/human"
 )
 
@@ -18,7 +17,7 @@ import (
 // Limit is a usage limit of the Claude subscription as Claude Code last
 // reported it (its rate_limit_event).
 type Limit struct {
-	// Status is "allowed", "allowed_warning" or "rejected".
+	// Status is LimitAllowed, LimitWarning, LimitRejected or "" (unknown).
 	Status string
 	// Name is the CLI's name of the limit: "five_hour", "seven_day", ...
 	Name     string
@@ -28,11 +27,11 @@ type Limit struct {
 	Now time.Time
 }
 
-// Limit statuses, as the engine names them.
+// Limit statuses.
 const (
-	LimitAllowed  = engine.LimitAllowed
-	LimitWarning  = engine.LimitWarning
-	LimitRejected = engine.LimitRejected
+	LimitAllowed  = "allowed"
+	LimitWarning  = "warning"
+	LimitRejected = "reached"
 )
 
 var limitNames = map[string]string{

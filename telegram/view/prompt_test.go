@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/telegram/render"
 )
 
@@ -253,7 +254,7 @@ func TestPlanPromptLong(t *testing.T) {
 		fmt.Fprintf(&plan, "## Step %d\n\nChange `file%d.go` so that <tags> & \"quotes\" survive; then run **go test ./...** and check step %d works.\n\n- detail a of step %d\n- detail b of step %d\n\n", i, i, i, i, i)
 	}
 	input, _ := json.Marshal(map[string]string{"plan": plan.String(), "planFilePath": "/home/user/.claude/plans/plan-x.md"})
-	req := approvals.Request{RequestID: "r1", ToolName: approvals.ToolExitPlanMode, Input: input, ChatID: chatID, SessionKey: "42", PlanMode: approvals.PlanOn}
+	req := approvals.Request{RequestID: "r1", Kind: engine.RequestPlan, ToolName: "ExitPlanMode", Input: input, ChatID: chatID, SessionKey: "42", PlanMode: approvals.PlanOn}
 	p, _, now := submit(t, req)
 	if p.Kind != approvals.KindPlan {
 		t.Fatalf("kind %s", p.Kind)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/engine"
 )
 
 const twoQuestions = `{"questions": [
@@ -19,7 +20,7 @@ const twoQuestions = `{"questions": [
   {"label": "Blue", "description": "A blue button"}]}]}`
 
 func questionRequest() approvals.Request {
-	return approvals.Request{RequestID: "q1", ToolName: approvals.ToolAskUserQuestion, Input: json.RawMessage(twoQuestions),
+	return approvals.Request{RequestID: "q1", Kind: engine.RequestQuestion, ToolName: "AskUserQuestion", Input: json.RawMessage(twoQuestions),
 		ChatID: chatID, SessionKey: "42", PlanMode: approvals.PlanOn}
 }
 

@@ -57,7 +57,7 @@ func PressToast(res approvals.Result, group bool) string {
 	case approvals.OutcomeOutline:
 		return "Outlining plan…"
 	case approvals.OutcomeDenied:
-		if res.Request.ToolName == approvals.ToolAskUserQuestion {
+		if res.Request.IsQuestion() {
 			return "Dismissed"
 		}
 		return "Denied"

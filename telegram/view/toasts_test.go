@@ -6,13 +6,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/engine"
 )
 
 // The toasts the broker used to write itself, now rendered from its
 // outcome codes (the approvals tests asserted these texts before).
 func TestPressToast(t *testing.T) {
 	tool := approvals.Request{ToolName: "Bash"}
-	question := approvals.Request{ToolName: approvals.ToolAskUserQuestion}
+	question := approvals.Request{Kind: engine.RequestQuestion, ToolName: "AskUserQuestion"}
 	opts := &approvals.QuestionView{Options: []approvals.OptionView{{Label: "Lint", Selected: true}, {Label: "Fuzz"}}}
 	for _, c := range []struct {
 		res   approvals.Result

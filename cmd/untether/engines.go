@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
+	sshhost "github.com/untether/untether/host/ssh"
+)
+
+// Engines: the agents the bot can run, each built from the config for one
+// machine. As litestream builds its replica clients, a registry maps an
+// engine's name to its constructor, and the wiring (run.go for this
+// machine, hosts.go for each [hosts.NAME]) asks it for the configured one
+// without naming an engine's package: adding an engine is a file of its
+// own beside engine_claude.go, its config section, and a line in engines.
+
+// enginePlace is the machine an engine is built for.
+type enginePlace struct {
+	// Name is the machine's: chat.LocalMachine or a [hosts.NAME].
+	Name string
+	Host host.Host
+	// Remote is the [hosts.NAME] section and SSH its host; both nil for
+	// this machine.
+	Remote *HostConfig
+	SSH    *sshhost.Host
+	// Relinked, when set, runs after the connection to a machine with
+	// held sessions was made again (send_file's socket forwarded again).
+	Relinked func(context.Context)
+	Log      *slog.Logger
+}
+
+// builtEngine is an engine and what the wiring needs of it besides.
+type builtEngine struct {
+	engine.Engine
+	// Probe asks the agent on a remote machine for its version (/host);
+	// nil for this machine.
+	Probe func(ctx context.Context) (string, error)
+}
+
+// engineMaker builds an engine for a machine from the config.
+type engineMaker func(cfg *Config, at enginePlace) builtEngine
+
+// engines are the engines by name.
+var engines = map[string]engineMaker{
+	"claude": claudeEngine,
+}
+
+// engineName is the engine the config runs: Claude Code, the only one so
+// far (a config key will choose once there are two).
+func engineName(*Config) string { return "claude" }
+
+// newEngine builds the configured engine for a machine.
+func newEngine(cfg *Config, at enginePlace) (builtEngine, error) {
+	name := engineName(cfg)
+	build, ok := engines[name]
+	if !ok {
+		return builtEngine{}, fmt.Errorf("engine %q for machine %q: no such engine", name, at.Name)
+	}
+	return build(cfg, at), nil
+}
