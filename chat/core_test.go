@@ -224,4 +224,3 @@ func TestPromptApprovalPressAnswer(t *testing.T) {
 		}
 	})
 }
-

@@ -2,7 +2,13 @@ package chat
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"path/filepath"
+	"strings"
+
+	"github.com/untether/untether/scope"
 )
 
 // sessionWorkDir is the directory a new Claude session of the chat starts
@@ -76,3 +82,54 @@ func (b *Core) SetAside(key string) {
 func (b *Core) CheckedWorkDir(key string, pl Place, replyTo int) string {
 	return b.checkedWorkDir(key, pl, replyTo, func() { b.SetAside(key) })
 }
+
+// MoveTo points the conversation at dir ("" for working_dir) and sets its session
+// aside for /sessions, since Claude Code keeps sessions per directory: the
+// next message starts a fresh one there. It does nothing (busy) while a
+// turn runs or waits, rather than pull the ground from under it.
+func (b *Core) MoveTo(key, dir string) (busy bool, err error) {
+	if b.Working(key) {
+		return true, nil
+	}
+	if err := b.store.SetWorkDir(key, dir); err != nil {
+		return false, err
+	}
+	b.SetAside(key)
+	return false, nil
+}
+
+// ResolveWorkDir turns the user's path (absolute, ~/…, or relative to the
+// current directory) into a resolved directory inside a project root, by
+// the one rule (scope.InRoots): links resolved, so none can lead out of the
+// roots, and a ".." must stay inside both as written and as the kernel
+// walks it. The directory is the path as written, cleaned, links resolved
+// (as a shell's cd takes it).
+func (b *Core) ResolveWorkDir(m *Machine, current, arg string) (string, error) {
+	abs, err := scope.Absolute(arg, current)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Clean(abs)
+	v := m.InRoots(abs, m.Roots())
+	fi, err := m.Host.Stat(context.Background(), v.Path)
+	switch {
+	case v.Invisible:
+		return "", &InvisibleDirError{Path: p}
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%s does not exist", p)
+	case err != nil:
+		return "", fmt.Errorf("%s: %w", p, err)
+	case !fi.IsDir():
+		return "", fmt.Errorf("%s is not a directory", p)
+	case !v.Inside:
+		return "", fmt.Errorf("%s is outside the directories this bot may work in (%s); [claude] project_roots in the config sets them",
+			p, strings.Join(m.Roots(), ", "))
+	}
+	return v.Path, nil
+}
+
+// InvisibleDirError is a directory whose name holds an invisible or
+// direction-changing character: it could pass for another.
+type InvisibleDirError struct{ Path string }
+
+func (e *InvisibleDirError) Error() string { return e.Path + ": the name holds an invisible character" }

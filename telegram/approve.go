@@ -19,7 +19,7 @@ import (
 // all of it: the buttons exist only once the file is delivered, and if it
 // cannot be, the prompt says so and offers Deny alone.
 func (b *Bot) showPrompt(ctx context.Context, t *tgTurn, p *approvals.Prompt) {
-	p = b.redactPrompt(p) // before the view cuts anything; the broker keeps the original
+	p = p.Redacted(b.redactor) // before the view cuts anything; the broker keeps the original
 	if t.adopted && b.takeBackPrompt(t, p) {
 		return // asked again after a restart: its first prompt's buttons work
 	}
@@ -106,7 +106,7 @@ func resolvedOriginal(p *approvals.Prompt, parts []string, workDir string, at vi
 func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models.User) {
 	key := promptKey{res.Request.SessionKey, res.Request.RequestID}
 	if !res.Final() {
-		if q := b.redactQuestion(res.Question); q != nil {
+		if q := res.Question.Redacted(b.redactor); q != nil {
 			text := b.withApprovers(res.Request.ChatID, []string{view.QuestionTextIn(q, isGroup(res.Request.ChatID))})[0]
 			b.prompts.update(key, q.Version, text, view.QuestionKeyboard(q, prefixApproval))
 		}

@@ -398,7 +398,10 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.sched.Start(ctx)
 	if b.cfg.UploadKeep > 0 {
 		b.wg.Add(1)
-		go b.sweepUploads(ctx)
+		go func() {
+			defer b.wg.Done()
+			chat.SweepUploads(ctx, b.cfg.UploadDir, b.cfg.UploadKeep, b.stopping, b.log)
+		}()
 	}
 	if b.cfg.Files != nil {
 		b.wg.Add(1)

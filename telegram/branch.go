@@ -59,14 +59,14 @@ func (b *Bot) branchCommand(ctx context.Context, key string, pl place, replyTo i
 		made = true
 		b.log.Info("made a worktree", "chat_id", pl.ChatID, "session_key", key, "branch", name, "path", w.Path, "new_branch", created)
 	}
-	dir, err := b.resolveWorkDir(m, cur, w.Path)
+	dir, err := b.core.ResolveWorkDir(m, cur, w.Path)
 	if err != nil {
-		return view.BranchRefused(err.Error())
+		return view.BranchRefused(dirRefusal(err))
 	}
 	if dir == cur {
 		return view.BranchUnchanged(name, dir)
 	}
-	busy, err := b.moveTo(key, dir)
+	busy, err := b.core.MoveTo(key, dir)
 	switch {
 	case busy:
 		return view.BranchBusy

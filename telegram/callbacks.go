@@ -137,18 +137,18 @@ func (b *Bot) pressSession(ctx context.Context, cq *models.CallbackQuery, chatID
 		b.api.answerCallback(ctx, cq.ID, view.ToastSessionBusy)
 		return
 	}
-	if b.startedElsewhere(ctx, c.key, c.past) {
+	if b.core.StartedElsewhere(ctx, c.key, c.past) {
 		b.log.Warn("refused a session of another directory", "chat_id", chatID, "session_id", c.past.ID, "work_dir", c.past.WorkDir)
 		b.api.answerCallback(ctx, cq.ID, view.ToastSessionForeign)
 		return
 	}
-	if age, inUse := b.inUseElsewhere(c.key, c.past); inUse && !c.force {
+	if age, inUse := b.core.InUseElsewhere(c.key, c.past); inUse && !c.force {
 		b.askInUse(ctx, cq, c, age)
 		return
 	}
 	dir := ""
 	if m := b.core.MachineFor(c.key); c.past.WorkDir != "" && c.past.WorkDir != m.WorkDir {
-		resolved, err := b.resolveWorkDir(m, m.WorkDir, c.past.WorkDir)
+		resolved, err := b.core.ResolveWorkDir(m, m.WorkDir, c.past.WorkDir)
 		if err != nil {
 			b.api.answerCallback(ctx, cq.ID, view.ToastSessionDir)
 			return

@@ -1,15 +1,10 @@
 package telegram
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"io/fs"
-	"path/filepath"
 	"strings"
 
 	"github.com/untether/untether/chat"
-	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -31,8 +26,8 @@ func (b *Bot) cwdCommand(key string, pl place, replyTo int, arg string) string {
 		dir = ""
 	default:
 		var err error
-		if dir, err = b.resolveWorkDir(m, st.WorkDir, arg); err != nil {
-			return view.WorkDirRefused(err.Error())
+		if dir, err = b.core.ResolveWorkDir(m, st.WorkDir, arg); err != nil {
+			return view.WorkDirRefused(dirRefusal(err))
 		}
 	}
 	target := dir
@@ -46,7 +41,7 @@ func (b *Bot) cwdCommand(key string, pl place, replyTo int, arg string) string {
 		st = b.core.Settings(key)
 		return view.WorkDirUnchanged(st.WorkDir, st.WorkSource)
 	}
-	busy, err := b.moveTo(key, dir)
+	busy, err := b.core.MoveTo(key, dir)
 	switch {
 	case busy:
 		return view.WorkDirBusy
@@ -57,49 +52,12 @@ func (b *Bot) cwdCommand(key string, pl place, replyTo int, arg string) string {
 	return view.WorkDirChanged(st.WorkDir, st.WorkSource)
 }
 
-// moveTo points the chat at dir ("" for working_dir) and sets its session
-// aside for /sessions, since Claude Code keeps sessions per directory: the
-// next message starts a fresh one there. It does nothing (busy) while a
-// turn runs or waits, rather than pull the ground from under it.
-func (b *Bot) moveTo(key, dir string) (busy bool, err error) {
-	if b.core.Working(key) {
-		return true, nil
+// dirRefusal says why a directory was refused (chat.Core.ResolveWorkDir).
+func dirRefusal(err error) string {
+	if ie := (*chat.InvisibleDirError)(nil); errors.As(err, &ie) {
+		return view.InvisibleDir(ie.Path)
 	}
-	if err := b.store.SetWorkDir(key, dir); err != nil {
-		return false, err
-	}
-	b.core.SetAside(key)
-	return false, nil
-}
-
-// resolveWorkDir turns the user's path (absolute, ~/…, or relative to the
-// current directory) into a resolved directory inside a project root, by
-// the one rule (scope.InRoots): links resolved, so none can lead out of the
-// roots, and a ".." must stay inside both as written and as the kernel
-// walks it. The directory is the path as written, cleaned, links resolved
-// (as a shell's cd takes it).
-func (b *Bot) resolveWorkDir(m *chat.Machine, current, arg string) (string, error) {
-	abs, err := scope.Absolute(arg, current)
-	if err != nil {
-		return "", err
-	}
-	p := filepath.Clean(abs)
-	v := m.InRoots(abs, m.Roots())
-	fi, err := m.Host.Stat(context.Background(), v.Path)
-	switch {
-	case v.Invisible:
-		return "", errors.New(view.InvisibleDir(p))
-	case errors.Is(err, fs.ErrNotExist):
-		return "", fmt.Errorf("%s does not exist", p)
-	case err != nil:
-		return "", fmt.Errorf("%s: %w", p, err)
-	case !fi.IsDir():
-		return "", fmt.Errorf("%s is not a directory", p)
-	case !v.Inside:
-		return "", fmt.Errorf("%s is outside the directories this bot may work in (%s); [claude] project_roots in the config sets them",
-			p, strings.Join(m.Roots(), ", "))
-	}
-	return v.Path, nil
+	return err.Error()
 }
 
 // chatDir is the chat's directory for the bot's own commands (/get, /diff,

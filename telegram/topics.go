@@ -40,7 +40,7 @@ func (b *Bot) topicCommand(ctx context.Context, key string, pl place, replyTo in
 	// directory; any other name keeps the chat's directory.
 	st := b.core.Settings(key)
 	dir, name := st.WorkDir, arg
-	if d, err := b.resolveWorkDir(b.machines.Named(st.Host), st.WorkDir, arg); err == nil {
+	if d, err := b.core.ResolveWorkDir(b.machines.Named(st.Host), st.WorkDir, arg); err == nil {
 		dir, name = d, filepath.Base(d)
 	}
 	if err := b.openTopic(ctx, pl, st.Host, dir, name); err != nil {
