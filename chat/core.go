@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/filesend"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/projects"
@@ -75,6 +76,7 @@ type Core struct {
 	limits   limitWatch
 	slowGit  projects.SlowDirs
 	watchers watchers
+	commands *CommandLists
 
 	baseCtx  context.Context
 	stopping chan struct{}
@@ -98,6 +100,12 @@ func New(cfg Config, store *prefs.Store, machines *Machines, ac approvals.Config
 	c := &Core{cfg: cfg, log: log, store: store, machines: machines, access: access,
 		surface: surface, redactor: redactor, stopping: make(chan struct{}), sessions: map[string]*session{},
 		baseCtx: context.Background()}
+	c.commands = newCommandLists(func(name string) engine.CommandSource {
+		if cs, ok := c.machines.Named(name).Engine.(engine.Commander); ok {
+			return cs.CommandSource()
+		}
+		return nil
+	})
 	ac.OnResolved = c.resolved
 	c.broker = approvals.New(ac)
 	return c

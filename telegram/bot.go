@@ -246,7 +246,6 @@ type Bot struct {
 	subs     *subscriptionNotes    // the note on runs on a subscription login
 	schedMsg tokens[scheduleRef]   // ✖ buttons of /schedules lists
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
-	cmdLists *commandLists         // each directory's commands of the agent (cmdlists.go)
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
@@ -308,12 +307,6 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		return nil, fmt.Errorf("telegram: %w", err)
 	}
 	b.machines = machines
-	b.cmdLists = newCommandLists(func(name string) engine.CommandSource {
-		if c, ok := b.machines.Named(name).Engine.(engine.Commander); ok {
-			return c.CommandSource()
-		}
-		return nil
-	})
 	b.lanes = newLanes(b, cfg.CommandWait)
 	tr := cfg.Transport
 	if tr == nil {

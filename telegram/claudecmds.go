@@ -11,6 +11,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
@@ -49,7 +50,7 @@ func (b *Bot) claudeCommand(key string, pl place, m *models.Message, text string
 	if isGroup(m.Chat.ID) {
 		wait = groupListWait
 	}
-	cmds, _ := b.cmdLists.cached(cmdDir{b.core.MachineFor(key).Name, b.chatDir(key, pl, m.ID)}, wait)
+	cmds, _ := b.core.Commands().Cached(chat.Dir{Machine: b.core.MachineFor(key).Name, Path: b.chatDir(key, pl, m.ID)}, wait)
 	if c, found := findCommand(cmds, name); found {
 		name, known = c.Name, true
 	}
@@ -68,13 +69,13 @@ func (b *Bot) claudeCommand(key string, pl place, m *models.Message, text string
 // read now. It runs on the actor's goroutine, never the polling loop, and
 // catches what the loop's cached list could not know (a list not read yet
 // after a restart, a command file added since).
-func (b *Bot) commandPrompt(ctx context.Context, dir cmdDir, prompt string) string {
+func (b *Bot) commandPrompt(ctx context.Context, dir chat.Dir, prompt string) string {
 	word, rest, _ := strings.Cut(prompt, " ")
 	name, ok := strings.CutPrefix(word, "/")
 	if !ok || name == "" || isBotCommand(strings.ToLower(name)) {
 		return prompt
 	}
-	c, found := findCommand(b.cmdLists.load(ctx, dir), name)
+	c, found := findCommand(b.core.Commands().Load(ctx, dir), name)
 	if !found || c.Name == name {
 		return prompt
 	}
@@ -92,9 +93,9 @@ func (b *Bot) commandPrompt(ctx context.Context, dir cmdDir, prompt string) stri
 //
 // It reads the project's command files (bounded by safefile's limits), so
 // it runs on the actor's goroutine, never the polling loop.
-func (b *Bot) refreshMenu(ctx context.Context, chatID int64, dir cmdDir) {
+func (b *Bot) refreshMenu(ctx context.Context, chatID int64, dir chat.Dir) {
 	var entries []view.MenuEntry
-	for _, c := range b.cmdLists.load(ctx, dir) {
+	for _, c := range b.core.Commands().Load(ctx, dir) {
 		if name, ok := menuName(c.Name); ok {
 			entries = append(entries, view.MenuEntry{Name: name, Description: c.Description, User: c.User})
 		}

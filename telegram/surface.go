@@ -93,7 +93,7 @@ func (s *surface) takeNote(pl place, msgID int) *notice {
 // SessionStarted refreshes the chat's command menu: the new process's
 // directory may hold other commands.
 func (s *surface) SessionStarted(ctx context.Context, pl place, machine, dir string) {
-	s.b.refreshMenu(ctx, pl.ChatID, cmdDir{machine, dir})
+	s.b.refreshMenu(ctx, pl.ChatID, chat.Dir{Machine: machine, Path: dir})
 }
 
 // PromptResolved shows a request's outcome on its prompt (a timeout, a

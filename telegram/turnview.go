@@ -197,7 +197,7 @@ func (e *inputError) Unwrap() error { return e.err }
 // AgentText maps a menu name of one of Claude Code's commands back to its
 // own (claudecmds.go).
 func (t *tgTurn) AgentText(ctx context.Context, machine, dir, text string) string {
-	return t.b.commandPrompt(ctx, cmdDir{machine, dir}, text)
+	return t.b.commandPrompt(ctx, chat.Dir{Machine: machine, Path: dir}, text)
 }
 
 // Streamed adds the text block Claude is writing, so far.
