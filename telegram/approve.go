@@ -18,9 +18,10 @@ import (
 // A tool prompt that cannot show the whole input is preceded by a file with
 // all of it: the buttons exist only once the file is delivered, and if it
 // cannot be, the prompt says so and offers Deny alone.
-func (b *Bot) showPrompt(ctx context.Context, t *tgTurn, p *approvals.Prompt) {
+func (t *tgTurn) showPrompt(ctx context.Context, p *approvals.Prompt) {
+	b := t.b
 	p = p.Redacted(b.redactor) // before the view cuts anything; the broker keeps the original
-	if t.adopted && b.takeBackPrompt(t, p) {
+	if t.adopted && t.takeBackPrompt(p) {
 		return // asked again after a restart: its first prompt's buttons work
 	}
 	a := t // the place and key of the turn's chat
@@ -39,7 +40,7 @@ func (b *Bot) showPrompt(ctx context.Context, t *tgTurn, p *approvals.Prompt) {
 	} else {
 		if at.File = view.PromptFullInput(p, workDir, now); at.File != nil {
 			f := at.File
-			id, folded := b.sendRichFolded(ctx, a.place, replyTo, outbox.High, func() (string, bool) {
+			id, folded := b.rich.sendFolded(ctx, a.place, replyTo, outbox.High, func() (string, bool) {
 				return view.FullInputRich(view.FullInputCaption(f), f.Name, f.Text)
 			})
 			var err error
@@ -58,7 +59,7 @@ func (b *Bot) showPrompt(ctx context.Context, t *tgTurn, p *approvals.Prompt) {
 	}
 	key := promptKey{a.key, p.Request.RequestID}
 	var last int
-	for i, part := range b.withApprovers(a.place.ChatID, parts) {
+	for i, part := range b.approvers.withApprovers(a.place.ChatID, parts) {
 		var k view.Keyboard
 		if i == len(parts)-1 {
 			k = kb
@@ -107,7 +108,7 @@ func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models
 	key := promptKey{res.Request.SessionKey, res.Request.RequestID}
 	if !res.Final() {
 		if q := res.Question.Redacted(b.redactor); q != nil {
-			text := b.withApprovers(res.Request.ChatID, []string{view.QuestionTextIn(q, isGroup(res.Request.ChatID))})[0]
+			text := b.approvers.withApprovers(res.Request.ChatID, []string{view.QuestionTextIn(q, isGroup(res.Request.ChatID))})[0]
 			b.prompts.update(key, q.Version, text, view.QuestionKeyboard(q, prefixApproval))
 		}
 		return

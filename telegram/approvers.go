@@ -43,13 +43,12 @@ func newApprovers(ids []int64) *approverBook {
 
 // mayApprove says whether userID may answer a prompt in chatID. The caller
 // has checked the allowlist.
-func (b *Bot) mayApprove(userID, chatID int64) bool {
-	return !isGroup(chatID) || len(b.approvers.ids) == 0 || b.approvers.ids[userID]
+func (ab *approverBook) mayApprove(userID, chatID int64) bool {
+	return !isGroup(chatID) || len(ab.ids) == 0 || ab.ids[userID]
 }
 
 // noteUser remembers how an approver is called, from a message or press.
-func (b *Bot) noteUser(u *models.User) {
-	ab := b.approvers
+func (ab *approverBook) noteUser(u *models.User) {
 	if u == nil || !ab.ids[u.ID] {
 		return
 	}
@@ -59,10 +58,9 @@ func (b *Bot) noteUser(u *models.User) {
 	ab.names[u.ID] = name
 }
 
-// approverList is the approvers with the names known so far, in the
+// list is the approvers with the names known so far, in the
 // configured order.
-func (b *Bot) approverList() []view.Approver {
-	ab := b.approvers
+func (ab *approverBook) list() []view.Approver {
 	ab.mu.Lock()
 	defer ab.mu.Unlock()
 	out := make([]view.Approver, len(ab.order))
@@ -75,11 +73,11 @@ func (b *Bot) approverList() []view.Approver {
 // withApprovers adds, in a group with approvers, the line that names them
 // to the last part of a prompt, when it fits (the toast explains a refused
 // press anyway).
-func (b *Bot) withApprovers(chatID int64, parts []string) []string {
-	if !isGroup(chatID) || len(b.approvers.ids) == 0 || len(parts) == 0 {
+func (ab *approverBook) withApprovers(chatID int64, parts []string) []string {
+	if !isGroup(chatID) || len(ab.ids) == 0 || len(parts) == 0 {
 		return parts
 	}
-	last := parts[len(parts)-1] + "\n\n" + view.ApproversLine(b.approverList())
+	last := parts[len(parts)-1] + "\n\n" + view.ApproversLine(ab.list())
 	if !render.Fits(last, render.Limits{Source: view.MaxMessage}) {
 		return parts
 	}
@@ -88,16 +86,16 @@ func (b *Bot) withApprovers(chatID int64, parts []string) []string {
 	return out
 }
 
-// learnApprovers asks Telegram, in the outbox's background, how each
+// learn asks Telegram, in the outbox's background, how each
 // approver is called: their private chat with the bot (getChat), which
 // exists once they started it. Until then, or when it does not, a prompt
 // names them by id; a message or press of theirs teaches the name too.
-func (b *Bot) learnApprovers() {
-	for _, id := range b.approvers.order {
-		b.out.Enqueue(outbox.Job{Unpaced: true, Priority: outbox.Low, Do: func(ctx context.Context) error {
-			c, err := b.client.GetChat(ctx, &tgbot.GetChatParams{ChatID: id})
+func (ab *approverBook) learn(api *tgAPI) {
+	for _, id := range ab.order {
+		api.out.Enqueue(outbox.Job{Unpaced: true, Priority: outbox.Low, Do: func(ctx context.Context) error {
+			c, err := api.client.GetChat(ctx, &tgbot.GetChatParams{ChatID: id})
 			if err != nil {
-				b.log.Debug("could not learn an approver's name", "user_id", id, "err", b.api.wrap("getChat", err))
+				api.log.Debug("could not learn an approver's name", "user_id", id, "err", api.wrap("getChat", err))
 				return nil // a name is a nicety: never retried
 			}
 			name := strings.TrimSpace(c.FirstName + " " + c.LastName)
@@ -105,11 +103,11 @@ func (b *Bot) learnApprovers() {
 				name = "@" + c.Username
 			}
 			if name != "" {
-				b.approvers.mu.Lock()
-				if b.approvers.names[id] == "" {
-					b.approvers.names[id] = name
+				ab.mu.Lock()
+				if ab.names[id] == "" {
+					ab.names[id] = name
 				}
-				b.approvers.mu.Unlock()
+				ab.mu.Unlock()
 			}
 			return nil
 		}})

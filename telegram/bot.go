@@ -250,9 +250,8 @@ type Bot struct {
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
 	noDrafts sync.Map              // chat id → Telegram refused a draft there: stream by edits
-	noRich   sync.Map              // chat id → Telegram refused a rich message there: plain answers (rich.go)
+	rich     *richChats            // where rich messages go (rich.go)
 	noTopics sync.Map              // chat id → Telegram refused a topic there: no topic buttons (topics.go)
-	richNos  sync.Map              // chat id → rich messages refused in a row (an int, rich.go)
 	baseCtx  context.Context
 	stopping chan struct{}
 
@@ -337,6 +336,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 	}
 	b.out = outbox.New(ob)
 	b.api = &tgAPI{client: b.client, out: b.out, redactor: b.redactor, log: b.log}
+	b.rich = &richChats{api: b.api, plain: cfg.PlainAnswers}
 	b.speech = newVoiceReplies(cfg.Speak, b)
 	ac := approvals.Config{
 		AllowList:       cfg.AllowList,
@@ -384,7 +384,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	if err := b.api.setCommands(ctx); err != nil {
 		b.log.Warn("could not register commands", "err", b.redact(err.Error()))
 	}
-	b.learnApprovers() // in the background: prompts in groups name them
+	b.approvers.learn(b.api) // in the background: prompts in groups name them
 	if err := b.recover(ctx); err != nil {
 		return err
 	}

@@ -60,9 +60,9 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 // pressApproval hands an approval button to the broker, answers the press
 // and updates the prompt.
 func (b *Bot) pressApproval(ctx context.Context, cq *models.CallbackQuery, chatID int64, tok string) {
-	if !b.mayApprove(cq.From.ID, chatID) {
+	if !b.approvers.mayApprove(cq.From.ID, chatID) {
 		b.log.Info("refused a press on a prompt from a user who is not an approver", "chat_id", chatID, "user_id", cq.From.ID)
-		b.api.answerCallback(ctx, cq.ID, view.ToastNotApprover(b.approverList()))
+		b.api.answerCallback(ctx, cq.ID, view.ToastNotApprover(b.approvers.list()))
 		return
 	}
 	res, err := b.core.Press(ctx, tok, cq.From.ID, chatID)

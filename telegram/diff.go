@@ -44,7 +44,7 @@ func (b *Bot) diffCommand(ctx context.Context, key string, pl place, replyTo int
 		return
 	}
 	if !cut {
-		if _, ok := b.sendRichFolded(ctx, pl, replyTo, outbox.Normal, func() (string, bool) { return view.DiffRich(summary, patch) }); ok {
+		if _, ok := b.rich.sendFolded(ctx, pl, replyTo, outbox.Normal, func() (string, bool) { return view.DiffRich(summary, patch) }); ok {
 			return // one rich message, a file's diff per fold (rich.go)
 		}
 	}

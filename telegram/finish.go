@@ -27,7 +27,7 @@ func (t *tgTurn) Answer(ctx context.Context, f chat.Final) {
 	switch f.Outcome {
 	case chat.OutcomeDone:
 		parts = view.FinalParts(f.Result, footer, render.Message)
-		rich = b.richAnswer(t.place.ChatID, f.Result, footer)
+		rich = b.rich.answer(t.place.ChatID, f.Result, footer)
 	case chat.OutcomeBudgetStop:
 		parts = []string{view.TurnBudgetStopped(f.MaxTurnUSD, footer)}
 	case chat.OutcomeLimitStop:
@@ -68,7 +68,7 @@ func (t *tgTurn) Cancelled(ctx context.Context, beforeStart bool) {
 // Failed tells a turn that failed outside Claude's own answer.
 func (t *tgTurn) Failed(ctx context.Context, f chat.Failure) {
 	b := t.b
-	e := b.failureView(f)
+	e := failureView(f)
 	// Error texts quote commands, paths and URLs: redact before the view
 	// shortens them.
 	e.Detail, e.StderrTail = b.redact(e.Detail), b.redact(e.StderrTail)
@@ -76,7 +76,7 @@ func (t *tgTurn) Failed(ctx context.Context, f chat.Failure) {
 }
 
 // failureView is how the chat is told of a failed turn.
-func (b *Bot) failureView(f chat.Failure) view.TurnError {
+func failureView(f chat.Failure) view.TurnError {
 	switch f.Kind {
 	case chat.FailNotFound:
 		return view.ClaudeNotFound(f.Detail)

@@ -30,8 +30,8 @@ func (b *Bot) approvalSeed() []byte {
 // takeBackPrompt makes the prompt a previous bot process showed for the
 // same request the prompt of p: its buttons carry the same tokens (the
 // broker's seed), so nothing is sent. It reports false when there is none.
-func (b *Bot) takeBackPrompt(t *tgTurn, p *approvals.Prompt) bool {
-	a := t
+func (t *tgTurn) takeBackPrompt(p *approvals.Prompt) bool {
+	a, b := t, t.b
 	live, err := b.store.ListLive()
 	if err != nil {
 		return false

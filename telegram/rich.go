@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
@@ -42,18 +43,26 @@ func (api *tgAPI) sendRich(ctx context.Context, p place, replyTo int, html strin
 	return id, nil
 }
 
-// richOn says whether a chat gets rich messages: they are on
-// ([progress] rich) and Telegram did not say it has none there.
-func (b *Bot) richOn(chatID int64) bool {
-	_, refused := b.noRich.Load(chatID)
-	return !b.cfg.PlainAnswers && !refused
+// richChats says, per chat, whether rich messages go there: they are on
+// ([progress] rich) and Telegram did not refuse them there.
+type richChats struct {
+	api   *tgAPI
+	plain bool     // [progress] rich = false
+	no    sync.Map // chat id → Telegram refused a rich message there: plain answers
+	nos   sync.Map // chat id → rich messages refused in a row (an int)
 }
 
-// richAnswer is the rich form of an answer, or "" when it goes out as
+// on says whether a chat gets rich messages.
+func (r *richChats) on(chatID int64) bool {
+	_, refused := r.no.Load(chatID)
+	return !r.plain && !refused
+}
+
+// answer is the rich form of an answer, or "" when it goes out as
 // Telegram HTML: not rich, too big for one rich message, rich messages
 // turned off ([progress] rich = false), or refused in this chat before.
-func (b *Bot) richAnswer(chatID int64, result, footer string) string {
-	if !b.richOn(chatID) {
+func (r *richChats) answer(chatID int64, result, footer string) string {
+	if !r.on(chatID) {
 		return ""
 	}
 	html, ok := view.FinalRich(result, footer)
@@ -74,7 +83,7 @@ func (t *tgTurn) sendRichAnswer(ctx context.Context, html string) (id int, ok bo
 		t.undeliver()  // the bot is stopping: the next start sends it, if held
 		return 0, true // nothing else would go out either
 	}
-	b.richResult(t.place.ChatID, err, "an answer")
+	b.rich.result(t.place.ChatID, err, "an answer")
 	return id, err == nil
 }
 
@@ -83,27 +92,27 @@ func (t *tgTurn) sendRichAnswer(ctx context.Context, html string) (id int, ok bo
 // dialect it does not take would otherwise cost a failed call an answer.
 const richRefusalsMax = 3
 
-// richResult notes how Telegram took a rich message in a chat: a server
+// result notes how Telegram took a rich message in a chat: a server
 // that does not know the method is not asked again there; other
 // refusals count, and richRefusalsMax in a row do the same; a success
 // clears the count.
-func (b *Bot) richResult(chatID int64, err error, what string) {
+func (r *richChats) result(chatID int64, err error, what string) {
 	if err == nil {
-		b.richNos.Delete(chatID)
+		r.nos.Delete(chatID)
 		return
 	}
 	n := 1
-	if v, ok := b.richNos.Load(chatID); ok {
+	if v, ok := r.nos.Load(chatID); ok {
 		n += v.(int)
 	}
-	b.richNos.Store(chatID, n)
+	r.nos.Store(chatID, n)
 	if richUnknown(err) || n >= richRefusalsMax {
-		b.noRich.Store(chatID, true)
-		b.log.Info("telegram does not take rich messages here: this chat gets plain ones", "chat_id", chatID,
+		r.no.Store(chatID, true)
+		r.api.log.Info("telegram does not take rich messages here: this chat gets plain ones", "chat_id", chatID,
 			"refusals", n, "err", err)
 		return
 	}
-	b.log.Warn("telegram refused a rich message, sending it the plain way", "chat_id", chatID, "what", what, "err", err)
+	r.api.log.Warn("telegram refused a rich message, sending it the plain way", "chat_id", chatID, "what", what, "err", err)
 }
 
 // richUnknown tells the answer of a Bot API server that lacks the method:
@@ -115,11 +124,11 @@ func richUnknown(err error) bool {
 // Streaming: while Claude writes a rich answer, the draft is a rich one
 // (sendRichMessageDraft), so the table being written shows as a table.
 
-// richDraft is the rich draft of md (redacted Markdown being written), or
+// draft is the rich draft of md (redacted Markdown being written), or
 // "" when it goes as a plain draft: rich messages off or refused in this
 // chat, md not rich (yet), or over a rich message's limits.
-func (b *Bot) richDraft(chatID int64, md string) string {
-	if !b.richOn(chatID) {
+func (r *richChats) draft(chatID int64, md string) string {
+	if !r.on(chatID) {
 		return ""
 	}
 	html, ok := view.StreamRich(md)
@@ -146,31 +155,31 @@ func (s *streamer) queueRich(html string, prio outbox.Priority) {
 			s.mu.Lock()
 			s.plain = true
 			s.mu.Unlock()
-			b.richResult(p.ChatID, err, "a draft")
+			b.rich.result(p.ChatID, err, "a draft")
 			signal(s.kick) // show the text again, plain
 			err = nil
 		} else if err == nil {
-			b.richResult(p.ChatID, nil, "")
+			b.rich.result(p.ChatID, nil, "")
 		}
 		s.draftDone(err)
 	}})
 }
 
-// sendRichFolded sends, where rich messages are on, the rich form build
+// sendFolded sends, where rich messages are on, the rich form build
 // makes (a long text folded: /diff, an approval's input) instead of a
 // file, and returns its id once delivered; false leaves the file to the
 // caller.
-func (b *Bot) sendRichFolded(ctx context.Context, p place, replyTo int, prio outbox.Priority, build func() (string, bool)) (int, bool) {
-	if !b.richOn(p.ChatID) {
+func (r *richChats) sendFolded(ctx context.Context, p place, replyTo int, prio outbox.Priority, build func() (string, bool)) (int, bool) {
+	if !r.on(p.ChatID) {
 		return 0, false
 	}
 	html, ok := build()
 	if !ok {
 		return 0, false
 	}
-	id, err := b.api.sendRich(ctx, p, replyTo, html, prio)
+	id, err := r.api.sendRich(ctx, p, replyTo, html, prio)
 	if !errors.Is(err, outbox.ErrClosed) {
-		b.richResult(p.ChatID, err, "a folded text")
+		r.result(p.ChatID, err, "a folded text")
 	}
 	return id, err == nil
 }

@@ -83,7 +83,7 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		b.refuse(pl, m.From.ID, group)
 		return // skipped
 	}
-	b.noteUser(m.From)
+	b.approvers.noteUser(m.From)
 	text, cmd, args, addressed := b.parseText(m)
 	if group && m.MediaGroupID != "" {
 		// In a group an album is addressed by its captioned item alone.
@@ -139,7 +139,7 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	// An answer typed for AskUserQuestion's "Other" is not a new prompt
 	// (a photo or file is one, even while a question waits for text).
 	// Only an approver's: anyone else's is a prompt of its own.
-	if len(files) == 0 && b.broker.AwaitsText(key) && b.mayApprove(p.UserID, p.ChatID) {
+	if len(files) == 0 && b.broker.AwaitsText(key) && b.approvers.mayApprove(p.UserID, p.ChatID) {
 		b.typedAnswer(key, pl, group, p, m.From)
 		return
 	}

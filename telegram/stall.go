@@ -31,9 +31,10 @@ type stallAsk struct {
 	text    string // the settled text
 }
 
-// askStall sends the question (off the actor goroutine: a slow Telegram
+// askStall sends the question (off the turn's goroutine: a slow Telegram
 // must not hold the turn) and returns it.
-func (b *Bot) askStall(p place, replyTo int, s view.Stall, since time.Time, cancel string) *stallAsk {
+func (t *tgTurn) askStall(s view.Stall, since time.Time) *stallAsk {
+	b, p, replyTo, cancel := t.b, t.place, t.progressID, cancelData(t.cancelT)
 	q := &stallAsk{b: b, chatID: p.ChatID, since: since, stall: s}
 	q.tok = b.stalls.add(q)
 	s.For = time.Since(since)

@@ -277,7 +277,7 @@ func (s *streamer) queueDraft(md string) bool {
 	}
 	plain := s.plain
 	s.mu.Unlock()
-	if rich := s.b.richDraft(s.pl.ChatID, md); rich != "" && !plain {
+	if rich := s.b.rich.draft(s.pl.ChatID, md); rich != "" && !plain {
 		s.queueRich(rich, prio)
 		return true
 	}

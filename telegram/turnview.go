@@ -235,7 +235,7 @@ func (t *tgTurn) Prompt(ctx context.Context, p *approvals.Prompt) {
 	t.dirty = true
 	t.live.pause(true) // no draft over the prompt
 	t.awaitProgress(ctx)
-	t.b.showPrompt(ctx, t, p)
+	t.showPrompt(ctx, p)
 	// The prompt says the turn waits: the progress message says so an
 	// interval later, which a quick press makes unnecessary, so the answer
 	// it lets through finds the chat's window free.
@@ -244,7 +244,7 @@ func (t *tgTurn) Prompt(ctx context.Context, p *approvals.Prompt) {
 
 // Stalled asks once whether to keep waiting for a quiet tool.
 func (t *tgTurn) Stalled(s turnstate.Stall, since time.Time) {
-	t.ask = t.b.askStall(t.place, t.progressID, s, since, cancelData(t.cancelT))
+	t.ask = t.askStall(s, since)
 }
 
 // Unstalled settles the stall question: Claude went on (moved), or the
