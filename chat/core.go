@@ -25,8 +25,10 @@ type Config struct {
 	// StallAfter is how long the agent may say nothing while a tool runs
 	// before the conversation is told (stall.go); negative: never.
 	StallAfter time.Duration
-	// MaxTurnUSD is the limit the engine gives each turn (0: none): a turn
-	// that spent starts the next one in a process of its own.
+	// MaxTurnUSD is [claude] max_turn_usd, which the engine passes to the
+	// agent (Claude Code's --max-budget-usd); 0 means no limit. A turn
+	// that stops on it says so, and each turn that follows a spending one
+	// gets a new process, since the CLI counts the limit per process.
 	MaxTurnUSD float64
 	// DailyBudget stops new turns once today's turns cost it, in USD (0:
 	// no limit).
@@ -34,10 +36,15 @@ type Config struct {
 	// MaxBacklogAge: a message accepted before a restart and older than
 	// this is not run after it.
 	MaxBacklogAge time.Duration
-	// Model, PermissionMode, PlanMode and Stream are the config's
-	// defaults of a conversation's settings.
+	// Model, PermissionMode and PlanMode (off | on | auto) are the
+	// config's defaults of a conversation's settings; Stream is how the
+	// agent's text shows while it is written: "drafts" (a live draft in
+	// private chats, edits elsewhere), "edits" (the progress message) or
+	// "off"; a conversation may choose its own (/stream).
 	Model, PermissionMode, PlanMode, Stream string
-	// Files, when set, gives each agent process the send_file tool.
+	// Files, when set, gives each agent process the send_file tool: each
+	// process gets a grant (its MCP config and secret), and the files it
+	// sends are delivered to its conversation.
 	Files FileServer
 }
 

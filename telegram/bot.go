@@ -33,27 +33,24 @@ import (
 	"github.com/untether/untether/telegram/view"
 )
 
-// Config is everything the bot needs, as plain values.
+// Config is everything the bot needs, as plain values: the core's
+// (chat.Config: sessions, money, the stall watch, the settings' defaults,
+// send_file) and Telegram's.
 type Config struct {
+	chat.Config
 	Token         string
 	APIURL        string
 	AllowedUsers  []int64
 	AllowAnyUser  bool
 	AllowedChats  []int64
 	PollTimeout   time.Duration
-	MaxBacklogAge time.Duration
 	MinEdit       time.Duration // private chats
 	GroupEdit     time.Duration
 	MaxActions    int
-	// Stream is how Claude's text shows while it is written: "drafts"
-	// (default: a live draft in private chats, edits elsewhere), "edits"
-	// (the progress message) or "off"; a chat may choose its own (/stream).
-	Stream string
 	// ProgressDelay is how long a turn runs before it gets a progress
 	// message (typing or a draft shows meanwhile): a quick turn costs only
 	// its answer. Default 1s.
 	ProgressDelay time.Duration
-	IdleTimeout   time.Duration
 	MaxLive       int
 	WorkDir       string
 	// ProjectRoots bound /cwd: a chat may work in one of these directories
@@ -71,24 +68,9 @@ type Config struct {
 	// upload folders of other chats are private too (UploadDir, except the
 	// chat's own folder).
 	PrivatePaths []string
-	// DailyBudget stops new turns once the cost of today's turns (the
-	// bot's local day, all chats) reached it, in USD; 0 means no limit.
-	DailyBudget float64
-	// MaxTurnUSD is [claude] max_turn_usd, which the engine passes to
-	// Claude Code as --max-budget-usd; 0 means no limit. The bot names it
-	// when a turn stops on it, and gives each turn that follows a spending
-	// one a new process, since the CLI counts the limit per process.
-	MaxTurnUSD float64
 	// UploadKeep is how long saved files are kept (by modification time);
 	// older ones are removed at start and every hour. 0 keeps them.
 	UploadKeep time.Duration
-	// AlbumWait is how long the items of an album (photos or files sent
-	// together) are waited for after the last one arrived, to run them as
-	// one prompt; default 1s.
-	AlbumWait      time.Duration
-	Model          string // config default
-	PermissionMode string // config default
-	PlanMode       string // config default: off | on | auto
 	SkipPerms      bool
 	AllowList      []string // allowed_tools + auto_approve
 	ApprovalWait   time.Duration
@@ -113,10 +95,6 @@ type Config struct {
 	// Speak sends answers also as voice notes (speak.go); without a
 	// Speaker, none.
 	Speak Speak
-	// Files, when set, offers Claude the send_file tool: each Claude
-	// process gets a grant (its MCP config and secret) from it, and the
-	// files it sends are delivered to the process's chat.
-	Files FileServer
 	// Secrets are removed, like the token, from every text the bot sends
 	// (see redact.go): API keys from the environment, say.
 	Secrets []string
@@ -131,10 +109,6 @@ type Config struct {
 	// was when the bot started; /status shows both ("" leaves one out).
 	Version       string
 	ClaudeVersion string
-	// StallAfter is [progress] stall_after: how long Claude may say
-	// nothing while a tool runs before the chat is told (stall.go);
-	// default 3m, negative: never.
-	StallAfter time.Duration
 	// Host is the machine Claude works on: the path rule resolves links
 	// there, uploads are written there, /get reads there. Nil: this one
 	// (host.Local).
@@ -349,9 +323,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		Logger:          log,
 	}
 	b.surf = newSurface(b)
-	b.core = chat.New(chat.Config{IdleTimeout: cfg.IdleTimeout, AlbumWait: cfg.AlbumWait, StallAfter: cfg.StallAfter,
-		MaxTurnUSD: cfg.MaxTurnUSD, DailyBudget: cfg.DailyBudget, MaxBacklogAge: cfg.MaxBacklogAge, Model: cfg.Model,
-		PermissionMode: cfg.PermissionMode, PlanMode: cfg.PlanMode, Stream: cfg.Stream, Files: cfg.Files},
+	b.core = chat.New(cfg.Config,
 		store, b.machines, ac, b.allow, b.surf, b.redactor, log)
 	b.broker = b.core.Broker()
 	b.sched = newScheduler(b)

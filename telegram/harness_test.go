@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/prefs"
@@ -199,7 +200,7 @@ func (h *harness) config(opts ...harnessOpt) telegram.Config {
 		ShutdownWait: 5 * time.Second,
 		WorkDir:      "/work",
 		UploadDir:    h.uploads,
-		AlbumWait:    150 * time.Millisecond,
+		Config:       chat.Config{AlbumWait: 150 * time.Millisecond},
 		// Tests are not about pacing: keep Telegram's limits out of the way.
 		Outbox: outbox.Options{ChatInterval: -1, GroupPerMinute: -1, GlobalPerSecond: -1, BackoffMin: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond},
 	}
