@@ -187,3 +187,51 @@ func (c *Core) Press(ctx context.Context, token string, userID, chatID int64) (a
 	}
 	return res, err
 }
+
+// Description is a conversation as /status tells it: its settings, its
+// session (Status: zero when this bot process has none; SessionID: the
+// live one, else the stored one), money, and the command that continues
+// it at the desk.
+type Description struct {
+	Settings
+	Status
+	// SessionID is the live process's session, else the stored one.
+	SessionID string
+	// Model and Mode are what the live process reported, else the
+	// settings'.
+	Model, Mode string
+	Money       Money
+	Desk        string
+	Machine     *Machine
+}
+
+// Describe is the conversation key as it stands.
+func (c *Core) Describe(key string) Description {
+	st := c.Settings(key)
+	d := Description{Settings: st, Model: st.Model, Mode: st.PermissionMode, Money: c.Money(key),
+		Machine: c.machines.Named(st.Host)}
+	deskDir := st.WorkDir
+	if rec, ok, err := c.store.Session(key); err == nil && ok {
+		d.SessionID = rec.SessionID
+		if rec.WorkDir != "" {
+			deskDir = rec.WorkDir // the session belongs to the directory it started in
+		}
+	}
+	if as, ok := c.Status(key); ok {
+		d.Status = as
+		if as.Mode != "" {
+			d.Mode = as.Mode
+		}
+		if as.Model != "" {
+			d.Model = as.Model
+		}
+		if as.Session != "" {
+			d.SessionID = as.Session
+		}
+		if as.Dir != "" {
+			deskDir = as.Dir
+		}
+	}
+	d.Desk = d.Machine.DeskCommand(d.SessionID, deskDir)
+	return d
+}

@@ -134,42 +134,18 @@ func (b *Bot) answer(c commandCall, text string) { b.api.notify(c.pl, c.m.ID, te
 // that no longer passes.
 func (b *Bot) statusText(key string, pl place, replyTo int) string {
 	b.chatDir(key, pl, replyTo)
-	st := b.core.Settings(key)
-	m := b.machines.Named(st.Host)
-	s := view.Status{Model: st.Model, ModelSource: st.ModelSource, PlanMode: st.PlanMode, PlanModeSource: st.PlanSource,
-		Verbose: st.Verbose, VerboseSource: st.VerboseSource, PermissionMode: st.PermissionMode, WorkDir: st.WorkDir, WorkDirSource: st.WorkSource,
-		Stream: st.Stream, StreamSource: st.StreamSource, Version: b.cfg.Version, ClaudeVersion: m.ClaudeVersion}
+	d := b.core.Describe(key)
+	s := view.Status{Model: d.Model, ModelSource: d.ModelSource, PlanMode: d.PlanMode, PlanModeSource: d.PlanSource,
+		Verbose: d.Verbose, VerboseSource: d.VerboseSource, PermissionMode: d.Mode, WorkDir: d.WorkDir, WorkDirSource: d.WorkSource,
+		Stream: d.Stream, StreamSource: d.StreamSource, Version: b.cfg.Version, ClaudeVersion: d.Machine.ClaudeVersion,
+		SessionID: d.SessionID, ChatCostUSD: d.Money.ConversationUSD, SpentToday: d.Money.SpentToday,
+		DailyBudget: d.Money.DailyBudget, Queued: d.Queued, Running: d.Running, Live: d.Status.Live, Held: d.Held, Desk: d.Desk}
 	if b.machines.Len() > 1 {
-		s.Host, s.HostSource = st.Host, st.HostSource
+		s.Host, s.HostSource = d.Host, d.HostSource
 	}
 	if b.cfg.Speak.Speaker != nil {
 		s.Speak, s.SpeakSource = b.speech.mode(key)
 	}
-	deskDir := st.WorkDir
-	if rec, ok, err := b.store.Session(key); err == nil && ok {
-		s.SessionID = rec.SessionID
-		if rec.WorkDir != "" {
-			deskDir = rec.WorkDir // the session belongs to the directory it started in
-		}
-	}
-	money := b.core.Money(key)
-	s.ChatCostUSD, s.SpentToday, s.DailyBudget = money.ConversationUSD, money.SpentToday, money.DailyBudget
-	if as, ok := b.core.Status(key); ok {
-		s.Queued, s.Running, s.Live, s.Held = as.Queued, as.Running, as.Live, as.Held
-		if as.Mode != "" {
-			s.PermissionMode = as.Mode
-		}
-		if as.Model != "" {
-			s.Model = as.Model
-		}
-		if as.Session != "" {
-			s.SessionID = as.Session
-		}
-		if as.Dir != "" {
-			deskDir = as.Dir
-		}
-	}
-	s.Desk = m.DeskCommand(s.SessionID, deskDir)
 	return view.StatusText(s)
 }
 
