@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/untether/untether/approvals"
@@ -240,4 +241,29 @@ func (m *Machine) DeskCommand(sessionID, dir string) string {
 		return ""
 	}
 	return d.ResumeCommand(dir, sessionID)
+}
+
+// Reached is a machine as Reach found it.
+type Reached struct {
+	Name          string
+	Default       bool
+	Live, MaxLive int
+	WorkDir       string
+	Version       string // its agent's, as it said
+	Err           error  // it did not answer
+}
+
+// Reach looks at every machine at once, each within wait, the local one
+// first.
+func (ms *Machines) Reach(ctx context.Context, wait time.Duration) []Reached {
+	names := ms.Names()
+	out := make([]Reached, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		m := ms.Named(n)
+		out[i] = Reached{Name: n, Default: n == ms.Default().Name, Live: m.Pool.Live(), MaxLive: m.MaxLive, WorkDir: m.WorkDir}
+		wg.Go(func() { out[i].Version, out[i].Err = m.Reach(ctx, wait) })
+	}
+	wg.Wait()
+	return out
 }

@@ -133,3 +133,33 @@ func (b *Core) ResolveWorkDir(m *Machine, current, arg string) (string, error) {
 type InvisibleDirError struct{ Path string }
 
 func (e *InvisibleDirError) Error() string { return e.Path + ": the name holds an invisible character" }
+
+// ErrNoMachine is a machine name that is not configured; ErrBusy a
+// conversation with a turn running or messages waiting.
+var (
+	ErrNoMachine = errors.New("no such machine")
+	ErrBusy      = errors.New("the conversation is busy")
+)
+
+// MoveToMachine moves the conversation to machine name. A move forgets its
+// directory (a path on one machine means nothing on another) and sets its
+// session aside: the agent keeps its sessions on the machine it ran on.
+// Like MoveTo it waits for an idle conversation (ErrBusy). moved is false
+// when it works there already.
+func (b *Core) MoveToMachine(key, name string) (m *Machine, moved bool, err error) {
+	m, ok := b.machines.Get(name)
+	if !ok {
+		return nil, false, ErrNoMachine
+	}
+	if name == b.Settings(key).Host {
+		return m, false, nil
+	}
+	if b.Working(key) {
+		return m, false, ErrBusy
+	}
+	if err := b.store.SetHost(key, name); err != nil {
+		return m, false, err
+	}
+	b.SetAside(key)
+	return m, true, nil
+}

@@ -38,15 +38,15 @@ import (
 // send_file) and Telegram's.
 type Config struct {
 	chat.Config
-	Token         string
-	APIURL        string
-	AllowedUsers  []int64
-	AllowAnyUser  bool
-	AllowedChats  []int64
-	PollTimeout   time.Duration
-	MinEdit       time.Duration // private chats
-	GroupEdit     time.Duration
-	MaxActions    int
+	Token        string
+	APIURL       string
+	AllowedUsers []int64
+	AllowAnyUser bool
+	AllowedChats []int64
+	PollTimeout  time.Duration
+	MinEdit      time.Duration // private chats
+	GroupEdit    time.Duration
+	MaxActions   int
 	// ProgressDelay is how long a turn runs before it gets a progress
 	// message (typing or a draft shows meanwhile): a quick turn costs only
 	// its answer. Default 1s.
@@ -70,13 +70,13 @@ type Config struct {
 	PrivatePaths []string
 	// UploadKeep is how long saved files are kept (by modification time);
 	// older ones are removed at start and every hour. 0 keeps them.
-	UploadKeep time.Duration
-	SkipPerms      bool
-	AllowList      []string // allowed_tools + auto_approve
-	ApprovalWait   time.Duration
-	CooldownBase   time.Duration
-	CooldownMax    time.Duration
-	ShutdownWait   time.Duration
+	UploadKeep   time.Duration
+	SkipPerms    bool
+	AllowList    []string // allowed_tools + auto_approve
+	ApprovalWait time.Duration
+	CooldownBase time.Duration
+	CooldownMax  time.Duration
+	ShutdownWait time.Duration
 	// CommandWait bounds one piece of a session's router work that may
 	// wait for Claude or the disk (a command, a typed answer); default 1m.
 	CommandWait time.Duration

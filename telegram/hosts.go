@@ -2,10 +2,11 @@ package telegram
 
 import (
 	"context"
+	"errors"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -22,20 +23,17 @@ func (b *Bot) hostCommand(ctx context.Context, key string, arg string) string {
 	if name == "" || name == "show" {
 		return view.HostList(b.hostItems(ctx, st.Host))
 	}
-	m, ok := b.machines.Get(name)
-	if !ok {
+	m, moved, err := b.core.MoveToMachine(key, name)
+	switch {
+	case errors.Is(err, chat.ErrNoMachine):
 		return view.HostUnknown(name, b.machines.Names())
-	}
-	if name == st.Host {
+	case errors.Is(err, chat.ErrBusy):
+		return view.HostBusy
+	case err != nil:
+		return view.SettingNotSaved(b.redact(err.Error()))
+	case !moved:
 		return view.HostUnchanged(name)
 	}
-	if b.core.Working(key) {
-		return view.HostBusy
-	}
-	if err := b.store.SetHost(key, name); err != nil {
-		return view.SettingNotSaved(b.redact(err.Error()))
-	}
-	b.core.SetAside(key)
 	warn := ""
 	if _, err := m.Reach(ctx, probeWait); err != nil {
 		warn = b.redact(err.Error())
@@ -45,21 +43,14 @@ func (b *Bot) hostCommand(ctx context.Context, key string, arg string) string {
 
 // hostItems looks at every machine at once, each within probeWait.
 func (b *Bot) hostItems(ctx context.Context, current string) []view.HostItem {
-	names := b.machines.Names()
-	items := make([]view.HostItem, len(names))
-	var wg sync.WaitGroup
-	for i, n := range names {
-		m := b.machines.Named(n)
-		items[i] = view.HostItem{Name: n, Live: m.Pool.Live(), MaxLive: m.MaxLive, WorkDir: m.WorkDir,
-			Current: n == current, Default: n == b.machines.Default().Name}
-		wg.Go(func() {
-			v, err := m.Reach(ctx, probeWait)
-			items[i].ClaudeVersion = v
-			if err != nil {
-				items[i].Err = b.redact(err.Error())
-			}
-		})
+	var items []view.HostItem
+	for _, r := range b.machines.Reach(ctx, probeWait) {
+		it := view.HostItem{Name: r.Name, Live: r.Live, MaxLive: r.MaxLive, WorkDir: r.WorkDir, ClaudeVersion: r.Version,
+			Current: r.Name == current, Default: r.Default}
+		if r.Err != nil {
+			it.Err = b.redact(r.Err.Error())
+		}
+		items = append(items, it)
 	}
-	wg.Wait()
 	return items
 }
