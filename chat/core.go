@@ -4,19 +4,56 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/filesend"
+	"github.com/untether/untether/host"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/projects"
 	"github.com/untether/untether/redact"
+	"github.com/untether/untether/scope"
 )
 
 // Config is what the core works with, as plain values.
 type Config struct {
+	// WorkDir is the local machine's working directory; ProjectRoots bound
+	// /cwd there (a conversation may work in one of them or below; none
+	// means WorkDir only); MaxLive bounds its live processes; Git runs the
+	// git CLI (/diff, /branch, the changes of a turn); ClaudeVersion is
+	// what its CLI said it was at start.
+	WorkDir       string
+	ProjectRoots  []string
+	MaxLive       int
+	Git           projects.Git
+	ClaudeVersion string
+	// UploadDir holds the files users send, a folder per conversation.
+	UploadDir string
+	// Host is the machine the agent works on: the path rule resolves links
+	// there, uploads are written there. Nil: this one (host.Local).
+	Host host.Host
+	// Machines are the other machines a conversation may move to
+	// ([hosts.NAME]); DefaultMachine is the one of a conversation that
+	// chose none ("" is LocalMachine).
+	Machines       []MachineConfig
+	DefaultMachine string
+	// AddDirs are directories outside WorkDir the agent may read without
+	// asking ([claude] add_dirs). PrivatePaths are the bot's own files
+	// (state file, config file): a file tool touching them is always
+	// asked, even inside WorkDir; other conversations' upload folders are
+	// private too.
+	AddDirs, PrivatePaths []string
+	// The approvals broker's: SkipPerms asks nothing; AllowList is
+	// allowed_tools + auto_approve; ApprovalWait bounds a prompt; the plan
+	// cooldown runs from CooldownBase to CooldownMax.
+	SkipPerms                 bool
+	AllowList                 []string
+	ApprovalWait              time.Duration
+	CooldownBase, CooldownMax time.Duration
+
 	// IdleTimeout closes a process with nothing to do after it (0: never).
 	IdleTimeout time.Duration
 	// AlbumWait is how long the items of an album are waited for after
@@ -93,16 +130,24 @@ type Core struct {
 	sessions map[string]*session
 }
 
-// New builds the core and its approvals broker (ac, whose OnResolved is
-// the core's: the owning frontend and the observers hear every
-// resolution). Start it with Start before anything runs.
-func New(cfg Config, store *prefs.Store, machines *Machines, ac approvals.Config, access Access,
-	surface Surface, redactor *redact.Redactor, log *slog.Logger) *Core {
+// New builds the core: its machines (the local one works with eng) and its
+// approvals broker, whose resolutions the owning frontend and the
+// observers hear. isAllowed says who may answer a request. Start it with
+// Start before anything runs.
+func New(cfg Config, eng engine.Engine, store *prefs.Store, access Access, isAllowed func(userID int64) bool,
+	surface Surface, redactor *redact.Redactor, log *slog.Logger) (*Core, error) {
 	if log == nil {
 		log = slog.Default()
 	}
 	if cfg.AlbumWait <= 0 {
 		cfg.AlbumWait = time.Second
+	}
+	cfg.Host = host.Or(cfg.Host)
+	local := MachineConfig{Engine: eng, Host: cfg.Host, Git: cfg.Git, WorkDir: cfg.WorkDir,
+		ProjectRoots: cfg.ProjectRoots, UploadDir: cfg.UploadDir, MaxLive: cfg.MaxLive, ClaudeVersion: cfg.ClaudeVersion}
+	machines, err := NewMachines(local, cfg.Machines, cfg.DefaultMachine)
+	if err != nil {
+		return nil, err
 	}
 	c := &Core{cfg: cfg, log: log, store: store, machines: machines, access: access,
 		surface: surface, redactor: redactor, stopping: make(chan struct{}), sessions: map[string]*session{},
@@ -113,9 +158,18 @@ func New(cfg Config, store *prefs.Store, machines *Machines, ac approvals.Config
 		}
 		return nil
 	})
-	ac.OnResolved = c.resolved
-	c.broker = approvals.New(ac)
-	return c
+	c.broker = approvals.New(approvals.Config{
+		AllowList:       cfg.AllowList,
+		Paths:           scope.Rule{Host: cfg.Host, Roots: cfg.AddDirs, Forbidden: append(slices.Clone(cfg.PrivatePaths), cfg.UploadDir)},
+		SkipPermissions: cfg.SkipPerms,
+		Timeout:         cfg.ApprovalWait,
+		Cooldown:        c.storedCooldown(),
+		TokenSeed:       c.approvalSeed(),
+		IsAllowed:       isAllowed,
+		OnResolved:      c.resolved,
+		Logger:          log,
+	})
+	return c, nil
 }
 
 // Start sets the context the sessions live in (a started process outlives

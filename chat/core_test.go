@@ -144,14 +144,13 @@ func TestPromptApprovalPressAnswer(t *testing.T) {
 			}
 			tr.Complete("tool denied")
 		}}
-		machines, err := chat.NewMachines(chat.MachineConfig{Engine: eng, WorkDir: t.TempDir()}, nil, "")
+		const owner, chatID = 7, 7
+		front := &recorder{}
+		core, err := chat.New(chat.Config{WorkDir: t.TempDir()}, eng, store, everyone{}, func(id int64) bool { return id == owner },
+			front, redact.New(), slog.New(slog.DiscardHandler))
 		if err != nil {
 			t.Fatal(err)
 		}
-		const owner, chatID = 7, 7
-		front := &recorder{}
-		core := chat.New(chat.Config{}, store, machines, approvals.Config{IsAllowed: func(id int64) bool { return id == owner }},
-			everyone{}, front, redact.New(), slog.New(slog.DiscardHandler))
 		core.Start(ctx)
 		from := &watcher{}
 		stop := core.Watch("", from)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/prefs"
@@ -55,7 +56,7 @@ func BenchmarkApprovalRoundTrip(b *testing.B) {
 	}
 	bot, err := telegram.New(telegram.Config{
 		Token: tg.Token(), APIURL: tg.URL(), AllowedUsers: []int64{user.ID}, PollTimeout: time.Second,
-		ShutdownWait: 5 * time.Second, WorkDir: "/work", PressBurst: -1, // one press per cycle, thousands a second
+		ShutdownWait: 5 * time.Second, Config: chat.Config{WorkDir: "/work"}, PressBurst: -1, // one press per cycle, thousands a second
 		Outbox: outbox.Options{ChatInterval: -1, GroupPerMinute: -1, GlobalPerSecond: -1},
 	}, eng, store, slog.New(slog.DiscardHandler))
 	if err != nil {

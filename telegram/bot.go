@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,12 +22,9 @@ import (
 	tgbot "github.com/go-telegram/bot"
 
 	"github.com/untether/untether/approvals"
-	"github.com/untether/untether/cooldown"
 	"github.com/untether/untether/host"
 	"github.com/untether/untether/prefs"
-	"github.com/untether/untether/projects"
 	"github.com/untether/untether/redact"
-	"github.com/untether/untether/scope"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
@@ -51,31 +47,9 @@ type Config struct {
 	// message (typing or a draft shows meanwhile): a quick turn costs only
 	// its answer. Default 1s.
 	ProgressDelay time.Duration
-	MaxLive       int
-	WorkDir       string
-	// ProjectRoots bound /cwd: a chat may work in one of these directories
-	// or below; none means WorkDir only.
-	ProjectRoots []string
-	// UploadDir holds photos and files users send, a folder per chat;
-	// default untether-uploads in the system's temporary folder.
-	UploadDir string
-	// AddDirs are directories outside WorkDir that Claude may read without
-	// asking (the owner's [claude] add_dirs; the engine passes them to the
-	// CLI as --add-dir).
-	AddDirs []string
-	// PrivatePaths are the bot's own files (state file, config file): a
-	// file tool touching them is always asked, even inside WorkDir. The
-	// upload folders of other chats are private too (UploadDir, except the
-	// chat's own folder).
-	PrivatePaths []string
 	// UploadKeep is how long saved files are kept (by modification time);
 	// older ones are removed at start and every hour. 0 keeps them.
 	UploadKeep   time.Duration
-	SkipPerms    bool
-	AllowList    []string // allowed_tools + auto_approve
-	ApprovalWait time.Duration
-	CooldownBase time.Duration
-	CooldownMax  time.Duration
 	ShutdownWait time.Duration
 	// CommandWait bounds one piece of a session's router work that may
 	// wait for Claude or the disk (a command, a typed answer); default 1m.
@@ -103,23 +77,9 @@ type Config struct {
 	// projects.WorktreePath). Either way a worktree must lie inside
 	// ProjectRoots, like any /cwd.
 	WorktreesDir string
-	// Git runs the git CLI for /diff, /branch and the changes of a turn.
-	Git projects.Git
-	// Version is untether's own, and ClaudeVersion what the CLI said it
-	// was when the bot started; /status shows both ("" leaves one out).
-	Version       string
-	ClaudeVersion string
-	// Host is the machine Claude works on: the path rule resolves links
-	// there, uploads are written there, /get reads there. Nil: this one
-	// (host.Local).
-	Host host.Host
-	// Machines are the other machines a chat may move to with /host
-	// ([hosts.NAME]); the fields above, with the engine New is given, are
-	// the one named chat.LocalMachine.
-	Machines []chat.MachineConfig
-	// DefaultMachine is the machine of a chat that chose none ([claude]
-	// host); "" is chat.LocalMachine.
-	DefaultMachine string
+	// Version is untether's own; /status shows it with the CLI's
+	// (chat.Config.ClaudeVersion).
+	Version string
 	// Schedules is [schedule] and [[schedules]]; Hooks, when set, serves
 	// [triggers] (schedules.go).
 	Schedules Schedules
@@ -273,13 +233,6 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		stopping:  make(chan struct{}),
 		accounts:  newAccounts(accountsKept, cfg.PressBurst),
 	}
-	local := chat.MachineConfig{Engine: eng, Host: cfg.Host, Git: cfg.Git, WorkDir: cfg.WorkDir,
-		ProjectRoots: cfg.ProjectRoots, UploadDir: cfg.UploadDir, MaxLive: cfg.MaxLive, ClaudeVersion: cfg.ClaudeVersion}
-	machines, err := chat.NewMachines(local, cfg.Machines, cfg.DefaultMachine)
-	if err != nil {
-		return nil, fmt.Errorf("telegram: %w", err)
-	}
-	b.machines = machines
 	b.lanes = newLanes(b, cfg.CommandWait)
 	tr := cfg.Transport
 	if tr == nil {
@@ -312,20 +265,12 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 	b.api = &tgAPI{client: b.client, out: b.out, redactor: b.redactor, log: b.log}
 	b.rich = &richChats{api: b.api, plain: cfg.PlainAnswers}
 	b.speech = newVoiceReplies(cfg.Speak, b)
-	ac := approvals.Config{
-		AllowList:       cfg.AllowList,
-		Paths:           scope.Rule{Host: cfg.Host, Roots: cfg.AddDirs, Forbidden: append(slices.Clone(cfg.PrivatePaths), cfg.UploadDir)},
-		SkipPermissions: cfg.SkipPerms,
-		Timeout:         cfg.ApprovalWait,
-		Cooldown:        b.storedCooldown(),
-		TokenSeed:       b.approvalSeed(),
-		IsAllowed:       b.allow.user,
-		Logger:          log,
-	}
 	b.surf = newSurface(b)
-	b.core = chat.New(cfg.Config,
-		store, b.machines, ac, b.allow, b.surf, b.redactor, log)
-	b.broker = b.core.Broker()
+	core, err := chat.New(cfg.Config, eng, store, b.allow, b.allow.user, b.surf, b.redactor, log)
+	if err != nil {
+		return nil, fmt.Errorf("telegram: %w", err)
+	}
+	b.core, b.machines, b.broker = core, core.Machines(), core.Broker()
 	b.sched = newScheduler(b)
 	b.subs = &subscriptionNotes{api: b.api, log: log}
 	return b, nil
@@ -408,24 +353,4 @@ func (b *Bot) shutdown() {
 		b.log.Warn("outbox not fully drained at shutdown", "err", err)
 	}
 	b.out.Close()
-}
-
-// storedCooldown is the plan cooldown, as saved before a restart and kept
-// saved from now on: a model that keeps coming back too soon must not get
-// a fresh start because the bot restarted.
-func (b *Bot) storedCooldown() *cooldown.Tracker {
-	cool := cooldown.New(b.cfg.CooldownBase, b.cfg.CooldownMax, time.Now)
-	saved, err := b.store.Cooldowns()
-	if err != nil {
-		b.log.Warn("could not read the saved plan cooldowns", "err", err)
-	}
-	for key, c := range saved {
-		cool.Restore(key, c.Count, c.Until)
-	}
-	cool.Persist(func(key string, count int, until time.Time) {
-		if err := b.store.SetCooldown(key, prefs.Cooldown{Count: count, Until: until}); err != nil {
-			b.log.Warn("could not save the plan cooldown", "session_key", key, "err", err)
-		}
-	})
-	return cool
 }

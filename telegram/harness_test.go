@@ -198,9 +198,7 @@ func (h *harness) config(opts ...harnessOpt) telegram.Config {
 		MinEdit:      50 * time.Millisecond,
 		GroupEdit:    100 * time.Millisecond,
 		ShutdownWait: 5 * time.Second,
-		WorkDir:      "/work",
-		UploadDir:    h.uploads,
-		Config:       chat.Config{AlbumWait: 150 * time.Millisecond},
+		Config:       chat.Config{WorkDir: "/work", UploadDir: h.uploads, AlbumWait: 150 * time.Millisecond},
 		// Tests are not about pacing: keep Telegram's limits out of the way.
 		Outbox: outbox.Options{ChatInterval: -1, GroupPerMinute: -1, GlobalPerSecond: -1, BackoffMin: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond},
 	}

@@ -15,18 +15,6 @@ import (
 // restart keeps, and a prompt shown before the restart taken back or
 // expired when its turn goes on.
 
-// approvalSeed is the secret the broker derives its button tokens from, so
-// that a request asked again after a restart has the buttons it had
-// (approvals.Config.TokenSeed). Without it tokens are random, as before.
-func (b *Bot) approvalSeed() []byte {
-	seed, err := b.store.Seed("approvals")
-	if err != nil {
-		b.log.Warn("approval buttons will not survive a restart", "err", err)
-		return nil
-	}
-	return seed
-}
-
 // takeBackPrompt makes the prompt a previous bot process showed for the
 // same request the prompt of p: its buttons carry the same tokens (the
 // broker's seed), so nothing is sent. It reports false when there is none.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/speak"
@@ -51,7 +52,7 @@ func BenchmarkVoiceReplyDelay(b *testing.B) {
 	}
 	bot, err := telegram.New(telegram.Config{
 		Token: tg.Token(), APIURL: tg.URL(), AllowedUsers: []int64{user.ID}, PollTimeout: time.Second,
-		ShutdownWait: 5 * time.Second, WorkDir: "/work",
+		ShutdownWait: 5 * time.Second, Config: chat.Config{WorkDir: "/work"},
 		Outbox: outbox.Options{ChatInterval: -1, GroupPerMinute: -1, GlobalPerSecond: -1},
 		Speak:  telegram.Speak{Speaker: &speak.Command{Args: speaktest.Espeak}},
 	}, eng, store, slog.New(slog.DiscardHandler))

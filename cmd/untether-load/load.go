@@ -100,8 +100,9 @@ func botConfig(fake *tgtest.Server, chats []chatPlan, limits bool, global int) t
 	}
 	cfg := telegram.Config{
 		Token: fake.Token(), APIURL: fake.URL(), AllowedUsers: users,
-		PollTimeout: 10 * time.Second, MaxLive: len(chats), ShutdownWait: 5 * time.Second,
+		PollTimeout: 10 * time.Second, ShutdownWait: 5 * time.Second,
 	}
+	cfg.MaxLive = len(chats)
 	cfg.Outbox.GlobalPerSecond = global
 	if !limits {
 		cfg.Outbox = outbox.Options{ChatInterval: -1, GroupPerMinute: -1, GlobalPerSecond: -1}
