@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -37,29 +36,23 @@ type Speak struct {
 // DefaultSpeakChars is about 90 seconds of speech.
 const DefaultSpeakChars = 90 * speak.CharsPerSecond
 
-// voiceReplies sends the voice notes of answers; one per bot.
+// voiceReplies sends the voice notes of answers (speak.Replier makes
+// them); one per bot.
 type voiceReplies struct {
 	cfg      Speak
 	api      *tgAPI
 	store    *prefs.Store
 	log      *slog.Logger
-	redact   func(string) string
 	stopping <-chan struct{} // closed when the bot stops: a synthesis under way ends
-	guard    speak.Guard
-	// slots bounds the syntheses at once across chats: a speech program
-	// takes a core while it runs, and Claude's turns need the machine more.
-	slots chan struct{}
+	replier  *speak.Replier
 }
-
-// maxSpeaking is how many voice notes are made at once.
-const maxSpeaking = 2
 
 func newVoiceReplies(cfg Speak, b *Bot) *voiceReplies {
 	if cfg.MaxChars <= 0 {
 		cfg.MaxChars = DefaultSpeakChars
 	}
-	return &voiceReplies{cfg: cfg, api: b.api, store: b.store, log: b.log, redact: b.redact, stopping: b.stopping,
-		slots: make(chan struct{}, maxSpeaking)}
+	return &voiceReplies{cfg: cfg, api: b.api, store: b.store, log: b.log, stopping: b.stopping,
+		replier: speak.NewReplier(cfg.Speaker, cfg.MaxChars, b.redact, b.log)}
 }
 
 // mode is key's /speak choice and where it comes from; auto by default.
@@ -78,62 +71,21 @@ func (v *voiceReplies) mode(key string) (mode, source string) {
 // answer's message answerID, when the chat's mode wants one: heard says
 // the prompt was a recording. It returns at once.
 func (v *voiceReplies) follow(key string, pl place, heard bool, answerID int, answer string) {
-	if v == nil || v.cfg.Speaker == nil || answerID == 0 || strings.TrimSpace(answer) == "" {
+	if v == nil || !v.replier.On() || answerID == 0 {
 		return
 	}
-	switch mode, _ := v.mode(key); {
-	case mode == view.SpeakOn:
-	case mode == view.SpeakAuto && heard && !v.guard.Paused(key):
-	default:
-		return
-	}
-	// The same redaction as every message, on what is said.
-	script := v.redact(speak.Script(answer, v.cfg.MaxChars))
-	go v.say(key, pl, answerID, script)
-}
-
-// say makes and sends one voice note. A failing backend is logged and
-// counted (speak.Guard); the chat hears of it only when auto is paused.
-func (v *voiceReplies) say(key string, pl place, answerID int, script string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		select {
-		case <-v.stopping:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	start := time.Now()
-	select {
-	case v.slots <- struct{}{}:
-		defer func() { <-v.slots }()
-	case <-ctx.Done():
-		return // the bot stops
-	}
-	audio, err := v.cfg.Speaker.Speak(ctx, script)
-	var length time.Duration
-	if err == nil {
-		// The backends check it too; a Speaker of another kind may not.
-		// Telegram would show anything else as a broken note.
-		length, err = speak.Check(audio)
-	}
-	if err != nil {
-		v.log.Warn("voice reply not made: the answer stays text only", "chat_id", pl.ChatID,
-			"err", v.redact(err.Error()), "not_opus", errors.Is(err, speak.ErrNotOpus))
-		if v.guard.Failed(key) {
-			v.log.Warn("voice replies to voice notes paused after failures in a row", "chat_id", pl.ChatID,
-				"failures", speak.FailuresMax, "pause", speak.PauseFor)
+	mode, _ := v.mode(key)
+	v.replier.Follow(v.stopping, speak.Note{Key: key, Mode: mode, Heard: heard, Answer: answer,
+		Deliver: func(ctx context.Context, audio []byte, length time.Duration) error {
+			err := v.api.sendVoice(ctx, pl, answerID, audio, length)
+			if errors.Is(err, outbox.ErrClosed) {
+				return nil
+			}
+			return err
+		},
+		Paused: func() {
 			v.api.notify(pl, answerID, view.SpeakPaused(speak.FailuresMax, human.Duration(speak.PauseFor)))
-		}
-		return
-	}
-	v.guard.Succeeded(key)
-	if err := v.api.sendVoice(ctx, pl, answerID, audio, length); err != nil && !errors.Is(err, outbox.ErrClosed) {
-		v.log.Warn("voice reply not delivered", "chat_id", pl.ChatID, "err", v.redact(err.Error()))
-		return
-	}
-	v.log.Debug("voice reply sent", "chat_id", pl.ChatID, "bytes", len(audio), "took", time.Since(start))
+		}})
 }
 
 // sendVoice uploads OGG/Opus audio as a voice note replying to replyTo,
@@ -163,7 +115,7 @@ func (b *Bot) speakCommand(key, arg string) string {
 	case view.ValidSpeak(arg):
 		err = b.store.SetSpeak(key, arg)
 		if arg == view.SpeakAuto {
-			b.speech.guard.Succeeded(key) // asked for again: a pause ends
+			b.speech.replier.Resume(key) // asked for again: a pause ends
 		}
 	default:
 		return view.UsageSpeak

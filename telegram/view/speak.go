@@ -1,12 +1,16 @@
 package view
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/untether/untether/speak"
+)
 
 // /speak: when answers also come as voice notes.
 const (
-	SpeakOn   = "on"   // every final answer
-	SpeakOff  = "off"  // never
-	SpeakAuto = "auto" // answers to voice notes (the default)
+	SpeakOn   = speak.ModeOn   // every final answer
+	SpeakOff  = speak.ModeOff  // never
+	SpeakAuto = speak.ModeAuto // answers to voice notes (the default)
 )
 
 // SourceDefault is where a setting comes from when neither the chat nor
@@ -14,9 +18,7 @@ const (
 const SourceDefault = "default"
 
 // ValidSpeak reports whether mode is one /speak takes.
-func ValidSpeak(mode string) bool {
-	return mode == SpeakOn || mode == SpeakOff || mode == SpeakAuto
-}
+func ValidSpeak(mode string) bool { return speak.ValidMode(mode) }
 
 // UsageSpeak answers /speak with an argument it does not take.
 const UsageSpeak = "Usage: /speak on | off | auto | show | clear"
