@@ -1,6 +1,8 @@
 package chat
 
 import (
+	"context"
+
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/prefs"
 )
@@ -99,4 +101,44 @@ func (s Settings) LiveMode() string {
 		return engine.DefaultPermissionMode
 	}
 	return s.PermissionMode
+}
+
+// Changing a conversation's settings: stored at once; a live process gets
+// them as its settings allow (a model or a stream mode at its next start,
+// a permission mode at once).
+
+// SetModel sets the conversation's model ("" clears it); the next turn
+// starts a process resuming the session with it.
+func (b *Core) SetModel(key, model string) error {
+	if err := b.store.SetModel(key, model); err != nil {
+		return err
+	}
+	b.RestartAfterTurn(key)
+	return nil
+}
+
+// SetPlanMode sets the conversation's plan mode (prefs.PlanUnset clears
+// it) and switches a live process to the permission mode it gives: live
+// says there was one, applyErr why it did not switch.
+func (b *Core) SetPlanMode(ctx context.Context, key string, mode prefs.PlanMode) (live bool, applyErr, err error) {
+	if err := b.store.SetPlanMode(key, mode); err != nil {
+		return false, nil, err
+	}
+	live, applyErr = b.SetLiveMode(ctx, key)
+	return live || applyErr != nil, applyErr, nil
+}
+
+// SetStream sets how the conversation sees the agent's text as it is
+// written ("" clears it). Turning it on or off restarts the process after
+// the running turn (resuming): the agent sends partial text only when
+// asked at start.
+func (b *Core) SetStream(key, mode string) error {
+	before := b.Settings(key).Stream
+	if err := b.store.SetStream(key, mode); err != nil {
+		return err
+	}
+	if after := b.Settings(key).Stream; (before == StreamOff) != (after == StreamOff) {
+		b.RestartAfterTurn(key)
+	}
+	return nil
 }

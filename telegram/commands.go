@@ -156,21 +156,20 @@ func (b *Bot) planModeCommand(ctx context.Context, key string, pl place, group b
 		st := b.core.Settings(key)
 		return view.PlanModeShow(st.PlanMode, st.PlanSource)
 	case "on", "off", "auto":
-		err = b.store.SetPlanMode(key, prefs.PlanMode(arg))
 	case "clear":
-		err = b.store.SetPlanMode(key, prefs.PlanUnset)
+		arg = string(prefs.PlanUnset)
 	default:
 		return view.UsagePlanMode
 	}
+	live, applyErr, err := b.core.SetPlanMode(ctx, key, prefs.PlanMode(arg))
 	if err != nil {
 		return view.SettingNotSaved(b.redact(err.Error()))
 	}
-	st := b.core.Settings(key)
-	live, err := b.core.SetLiveMode(ctx, key)
-	if err != nil {
-		return view.PlanModeSet(st.PlanMode, st.PlanSource, true, err.Error())
+	st, why := b.core.Settings(key), ""
+	if applyErr != nil {
+		why = applyErr.Error()
 	}
-	return view.PlanModeSet(st.PlanMode, st.PlanSource, live, "")
+	return view.PlanModeSet(st.PlanMode, st.PlanSource, live, why)
 }
 
 func (b *Bot) modelCommand(key, arg string) string {
@@ -180,16 +179,15 @@ func (b *Bot) modelCommand(key, arg string) string {
 		st := b.core.Settings(key)
 		return view.ModelShow(st.Model, st.ModelSource)
 	case arg == "clear":
-		err = b.store.SetModel(key, "")
+		err = b.core.SetModel(key, "")
 	case strings.ContainsAny(arg, " \t\n") || len(arg) > 100:
 		return view.UsageModel
 	default:
-		err = b.store.SetModel(key, arg)
+		err = b.core.SetModel(key, arg)
 	}
 	if err != nil {
 		return view.SettingNotSaved(b.redact(err.Error()))
 	}
-	b.core.RestartAfterTurn(key)
 	st := b.core.Settings(key)
 	return view.ModelSet(st.Model, st.ModelSource)
 }
@@ -215,20 +213,17 @@ func (b *Bot) verboseCommand(key, arg string) string {
 }
 
 // streamCommand is /stream: how this chat sees Claude's text as it is
-// written. Turning streaming on or off restarts the Claude process after
-// the running turn (resuming): the CLI sends partial text only when asked
-// at start.
+// written (chat.Core.SetStream).
 func (b *Bot) streamCommand(key string, group bool, arg string) string {
-	before := b.core.Settings(key).Stream
 	var err error
 	switch {
 	case arg == "" || arg == "show":
 		st := b.core.Settings(key)
 		return view.StreamShow(st.Stream, st.StreamSource, group)
 	case arg == "clear":
-		err = b.store.SetStream(key, "")
+		err = b.core.SetStream(key, "")
 	case view.ValidStream(arg):
-		err = b.store.SetStream(key, arg)
+		err = b.core.SetStream(key, arg)
 	default:
 		return view.UsageStream
 	}
@@ -236,8 +231,5 @@ func (b *Bot) streamCommand(key string, group bool, arg string) string {
 		return view.SettingNotSaved(b.redact(err.Error()))
 	}
 	st := b.core.Settings(key)
-	if (before == view.StreamOff) != (st.Stream == view.StreamOff) {
-		b.core.RestartAfterTurn(key)
-	}
 	return view.StreamSet(st.Stream, st.StreamSource, group)
 }
