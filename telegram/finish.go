@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/untether/untether/chat"
-	"github.com/untether/untether/engine"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/render"
 	"github.com/untether/untether/telegram/view"
@@ -33,7 +32,7 @@ func (t *tgTurn) Answer(ctx context.Context, f chat.Final) {
 	case chat.OutcomeLimitStop:
 		l := view.Limit{Status: view.LimitRejected}
 		if f.Limit != nil {
-			l = limitView(*f.Limit, time.Now())
+			l = view.LimitOf(*f.Limit, time.Now())
 		}
 		parts = []string{view.UsageLimitNotice(l)}
 	default:
@@ -68,31 +67,16 @@ func (t *tgTurn) Cancelled(ctx context.Context, beforeStart bool) {
 // Failed tells a turn that failed outside Claude's own answer.
 func (t *tgTurn) Failed(ctx context.Context, f chat.Failure) {
 	b := t.b
-	e := failureView(f)
+	e := view.Failure(f, func(err error) (view.TurnError, bool) {
+		if ie := (*inputError)(nil); errors.As(err, &ie) {
+			return ie.view, true
+		}
+		return view.TurnError{}, false
+	})
 	// Error texts quote commands, paths and URLs: redact before the view
 	// shortens them.
 	e.Detail, e.StderrTail = b.redact(e.Detail), b.redact(e.StderrTail)
 	t.deliver(ctx, []string{view.ErrorText(e)})
-}
-
-// failureView is how the chat is told of a failed turn.
-func failureView(f chat.Failure) view.TurnError {
-	switch f.Kind {
-	case chat.FailNotFound:
-		return view.ClaudeNotFound(f.Detail)
-	case chat.FailExited:
-		return view.ClaudeExited(f.ExitCode, f.Signal, f.Detail, f.StderrTail)
-	case chat.FailUnreachable:
-		return view.HostUnreachable(f.Machine, f.Detail, f.Others)
-	case chat.FailDailyBudget:
-		return view.DailyBudgetReached(f.Spent, f.Budget)
-	case chat.FailInput:
-		if ie := (*inputError)(nil); errors.As(f.Err, &ie) {
-			return ie.view
-		}
-		return view.StartFailed(f.Detail)
-	}
-	return view.StartFailed(f.Detail)
 }
 
 // Stopping tells the user the bot is going down mid-turn: an edit alone
@@ -203,14 +187,4 @@ func (t *tgTurn) Close(ctx context.Context, ok bool) {
 	// Same key as the progress edits: a queued edit is superseded. Low:
 	// housekeeping yields to the next turn's answer and prompts.
 	_ = b.api.edit(ctx, t.place.ChatID, t.progressID, summary, nil, outbox.Low, t.progressKey(), nil)
-}
-
-// limitView is a usage limit as the views show it, as of now.
-func limitView(e engine.RateLimited, now time.Time) view.Limit {
-	return view.Limit{Status: limitStatuses[e.Status], Name: e.Limit, ResetsAt: e.ResetsAt, Used: e.Utilization, Now: now}
-}
-
-// limitStatuses are view's statuses of the engine's.
-var limitStatuses = map[engine.LimitStatus]string{
-	engine.LimitAllowed: view.LimitAllowed, engine.LimitWarning: view.LimitWarning, engine.LimitReached: view.LimitRejected,
 }

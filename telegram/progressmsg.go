@@ -76,7 +76,7 @@ func (t *tgTurn) view() view.Progress {
 	s := t.info.Snapshot()
 	var limit *view.Limit
 	if s.Limit != nil {
-		l := limitView(*s.Limit, time.Now())
+		l := view.LimitOf(*s.Limit, time.Now())
 		limit = &l
 	}
 	return view.Progress{

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/untether/untether/chat"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
@@ -27,7 +26,7 @@ func (b *Bot) recover(ctx context.Context) error {
 		}
 		stopped := view.RestartedText
 		if why, ok := gone[m.SessionKey]; ok {
-			stopped = heldEndText(why) // the bot's restart took nothing: Claude ended, or runs under another version
+			stopped = view.HeldEnd(why) // the bot's restart took nothing: Claude ended, or runs under another version
 		}
 		if m.Kind == prefs.LiveTurn {
 			// Claude had the prompt, no progress message existed: say
@@ -50,24 +49,4 @@ func (b *Bot) recover(ctx context.Context) error {
 		}
 	}
 	return b.core.ResumeQueued()
-}
-
-// heldEndText is what the live messages of a turn a previous bot process
-// began say when it cannot go on, by why.
-func heldEndText(s chat.HeldStop) string {
-	switch s.Why {
-	case chat.HeldGone:
-		return view.HeldGoneText
-	case chat.HeldOtherVersion:
-		return view.HeldOtherVersionText
-	case chat.HeldUnreachable:
-		return view.HeldUnreachableText(s.Machine)
-	case chat.HeldChatRefused:
-		return view.HeldNotAllowedText(true)
-	case chat.HeldUserRefused:
-		return view.HeldNotAllowedText(false)
-	case chat.HeldDirRefused:
-		return view.HeldDirRefusedText
-	}
-	return view.RestartedText
 }

@@ -29,24 +29,12 @@ func newSurface(b *Bot) *surface { return &surface{b: b, notes: map[place]map[in
 // Note tells the chat what the core says, in view's words.
 func (s *surface) Note(pl place, replyTo int, n chat.Note) {
 	b := s.b
-	var text string
-	switch n := n.(type) {
-	case chat.NoteNotAllowed:
-		text = view.NotAllowedNote(n.Chat)
-	case chat.NoteContinuedElsewhere:
-		text = view.ContinuedElsewhere
-	case chat.NoteResumeFailed:
-		text = view.ResumeFailedNote
-	case chat.NoteUsageWarning:
-		text = view.UsageWarningNotice(limitView(n.Limit, time.Now()))
-	case chat.NoteWorkDirFallback:
-		text = view.WorkDirFallback(n.Stored, n.Why, n.Resolved, n.Default)
-	case chat.NoteSkipped:
-		text = view.SkippedNote(n.Age)
-	case chat.NoteBilling:
+	if n, ok := n.(chat.NoteBilling); ok {
 		b.subs.sawBilling(pl, replyTo, n.Billing, n.Origin)
 		return
-	default:
+	}
+	text, ok := view.NoteText(n, time.Now())
+	if !ok {
 		b.log.Warn("a note the bot cannot say", "chat_id", pl.ChatID)
 		return
 	}

@@ -19,7 +19,7 @@ func (b *Bot) usageText(key string) string {
 		u.ChatToday, u.ChatMonth, u.AllToday, u.AllMonth = sp.ChatToday, sp.ChatMonth, sp.AllToday, sp.AllMonth
 	}
 	if l, seen := b.core.LastLimit(); l != nil {
-		lv := limitView(*l, now)
+		lv := view.LimitOf(*l, now)
 		u.Limit, u.Seen = &lv, seen
 	}
 	for _, p := range b.core.Procs(now) {
