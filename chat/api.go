@@ -33,7 +33,7 @@ func (c *Core) Reset(key string, p Place, before func(TurnSurface)) int {
 
 // Retry runs the messages kept because their machine did not answer, first
 // in line, and says how many there were.
-func (c *Core) Retry(key string, p Place) int { return c.sessionFor(key, p).retryKept() }
+func (c *Core) Retry(key string, p Place) int { return c.sessionFor(key, p).retryUnsent() }
 
 // Working says whether the conversation has a turn that has not answered,
 // or messages waiting.

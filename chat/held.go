@@ -34,12 +34,12 @@ func heldOf(conn engine.Conn) engine.Held {
 	return h
 }
 
-// noteHeld records the session's held process and the turn it runs now (nil:
+// recordHeld records the session's held process and the turn it runs now (nil:
 // between turns). A conn that is not held records nothing. pending: the
 // turn's prompt is about to be sent, its record is not known yet; the
 // replay then starts after the last record read, and finds the prompt
 // there or not (then it is sent again, see resend).
-func (a *session) noteHeld(conn engine.Conn, t *turn, pending bool) {
+func (a *session) recordHeld(conn engine.Conn, t *turn, pending bool) {
 	h := heldOf(conn)
 	if h == nil {
 		return
@@ -76,7 +76,7 @@ func (a *session) noteHeld(conn engine.Conn, t *turn, pending bool) {
 // start (detachHeld) or gone is no longer the session's: nothing changes.
 func (a *session) endHeldTurn() {
 	if conn := a.liveConn(); conn != nil {
-		a.noteHeld(conn, nil, false)
+		a.recordHeld(conn, nil, false)
 	}
 }
 
@@ -153,7 +153,7 @@ func (b *Core) reattach(ctx context.Context) (going map[string]bool, gone map[st
 			}
 			continue
 		}
-		dir, stopped, ok := b.keepHeld(conn, m, rec)
+		dir, stopped, ok := b.vetHeld(conn, m, rec)
 		if !ok {
 			if rec.Turn != nil {
 				gone[rec.Key] = HeldStop{Why: stopped, Machine: rec.Machine}
@@ -182,7 +182,7 @@ func (b *Core) reattach(ctx context.Context) (going map[string]bool, gone map[st
 func (a *session) retryDeferred(ctx context.Context) bool {
 	a.mu.Lock()
 	rec := a.deferred
-	waiting := len(a.queue) > 0 || len(a.again) > 0
+	waiting := len(a.queue) > 0 || len(a.retrying) > 0
 	a.mu.Unlock()
 	if rec == nil || !waiting {
 		return false
@@ -205,7 +205,7 @@ func (a *session) retryDeferred(ctx context.Context) bool {
 		}
 		return false
 	}
-	dir, _, ok := b.keepHeld(conn, m, *rec)
+	dir, _, ok := b.vetHeld(conn, m, *rec)
 	if !ok {
 		return false
 	}
@@ -257,7 +257,7 @@ func (b *Core) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Co
 // restoreGrant gives a re-attached process its send_file grant back: its
 // MCP server (`untether mcp`) still has the secret and reaches this bot at
 // the same socket. The path rule is made again, as openGrant made it, from
-// dir: the directory it works in, as keepHeld checked it. nil when it had
+// dir: the directory it works in, as vetHeld checked it. nil when it had
 // none or it fails (the tool then answers that the file was not sent).
 func (b *Core) restoreGrant(m *Machine, rec prefs.HeldSession, dir string) *filesend.Grant {
 	if rec.Grant == "" || b.cfg.Files == nil {
@@ -343,17 +343,17 @@ func (t *turn) replayed(ctx context.Context, conn engine.Conn, e engine.Replayed
 	if err := conn.Send(ctx, t.sent); err != nil {
 		return err
 	}
-	a.noteHeld(conn, t, false)
+	a.recordHeld(conn, t, false)
 	return nil
 }
 
-// noteDelivered records that n messages of the turn's answer reached
+// recordDelivered records that n messages of the turn's answer reached
 // the frontend (all: every one did), so that a bot started after a stop or a
 // crash sends only the rest. What remains is the moment between Telegram
 // taking a message and this write: that message is sent again.
-func (t *turn) noteDelivered(n int, all bool) {
+func (t *turn) recordDelivered(n int, all bool) {
 	t.delivered, t.answeredAll = n, all
 	if conn := t.a.liveConn(); conn != nil {
-		t.a.noteHeld(conn, t, false)
+		t.a.recordHeld(conn, t, false)
 	}
 }

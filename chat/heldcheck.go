@@ -20,10 +20,10 @@ import (
 // (an interrupt of its turn, stdin closed, then the runner's signals).
 const heldEndWait = 10 * time.Second
 
-// keepHeld checks a held Claude conn attached to on m. It returns the
+// vetHeld checks a held Claude conn attached to on m. It returns the
 // directory it may go on in (its send_file grant is made for that one),
 // or, when it was ended (ok false), why.
-func (b *Core) keepHeld(conn engine.Conn, m *Machine, rec prefs.HeldSession) (dir string, stopped HeldEnd, ok bool) {
+func (b *Core) vetHeld(conn engine.Conn, m *Machine, rec prefs.HeldSession) (dir string, stopped HeldEnd, ok bool) {
 	if chatOK, userOK := b.access.Held(rec); !chatOK || !userOK {
 		var user int64
 		if rec.Turn != nil {

@@ -65,7 +65,7 @@ func (c *Core) LastLimit() (*engine.RateLimited, time.Time) {
 
 // note applies the events about limits, retries and compaction to the
 // turn's view.
-func (t *turn) note(ev engine.Event) {
+func (t *turn) report(ev engine.Event) {
 	a, b := t.a, t.a.c
 	switch e := ev.(type) {
 	case engine.RateLimited:

@@ -5,27 +5,27 @@ import "github.com/untether/untether/prefs"
 // /retry: messages whose machine could not be reached are kept, and run
 // again, first in line, when asked.
 
-// keptPrompt is a message whose machine could not be reached: it stays
+// unsentPrompt is a message whose machine could not be reached: it stays
 // pending in the store (a restart runs it again) and /retry runs it now.
-type keptPrompt struct {
+type unsentPrompt struct {
 	qp     prefs.QueuedPrompt
 	merged []uint64
 }
 
 // keep sets a prompt aside for /retry.
-func (a *session) keep(qp prefs.QueuedPrompt, merged []uint64) {
+func (a *session) holdForRetry(qp prefs.QueuedPrompt, merged []uint64) {
 	a.mu.Lock()
-	a.kept = append(a.kept, keptPrompt{qp: qp, merged: merged})
+	a.unsent = append(a.unsent, unsentPrompt{qp: qp, merged: merged})
 	a.mu.Unlock()
 }
 
-// retryKept puts the kept prompts first in line, oldest first, and says
+// retryUnsent puts the kept prompts first in line, oldest first, and says
 // how many there were.
-func (a *session) retryKept() int {
+func (a *session) retryUnsent() int {
 	a.mu.Lock()
-	n := len(a.kept)
-	a.again = append(a.again, a.kept...)
-	a.kept = nil
+	n := len(a.unsent)
+	a.retrying = append(a.retrying, a.unsent...)
+	a.unsent = nil
 	if n > 0 {
 		a.startLocked()
 	}
@@ -36,28 +36,28 @@ func (a *session) retryKept() int {
 	return n
 }
 
-// popAgain takes the next prompt /retry asked for.
-func (a *session) popAgain() (keptPrompt, bool) {
+// popRetry takes the next prompt /retry asked for.
+func (a *session) popRetry() (unsentPrompt, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.again) == 0 || a.stopped {
-		return keptPrompt{}, false
+	if len(a.retrying) == 0 || a.stopped {
+		return unsentPrompt{}, false
 	}
-	k := a.again[0]
-	a.again = a.again[1:]
+	k := a.retrying[0]
+	a.retrying = a.retrying[1:]
 	return k, true
 }
 
-// dropKept forgets the kept prompts (/new): they are marked done.
-func (a *session) dropKept() []uint64 {
+// dropUnsent forgets the kept prompts (/new): they are marked done.
+func (a *session) dropUnsent() []uint64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var seqs []uint64
-	for _, k := range append(a.kept, a.again...) {
+	for _, k := range append(a.unsent, a.retrying...) {
 		seqs = append(seqs, k.qp.Seq)
 		seqs = append(seqs, k.merged...)
 	}
-	a.kept, a.again = nil, nil
+	a.unsent, a.retrying = nil, nil
 	return seqs
 }
 

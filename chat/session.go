@@ -21,14 +21,14 @@ type session struct {
 
 	mu    sync.Mutex
 	queue []prefs.QueuedPrompt
-	// kept are messages whose machine could not be reached, for /retry;
-	// again are those /retry put back, run before the queue (hosts.go).
-	kept, again []keptPrompt
-	running     bool // the goroutine is alive
-	stopped     bool
-	turn        *turn // the running turn, if any
-	conn        engine.Conn
-	grant       *filesend.Grant // the send_file grant of conn's process, if any
+	// unsent are messages whose machine could not be reached, for /retry;
+	// retrying are those /retry put back, run before the queue (retry.go).
+	unsent, retrying []unsentPrompt
+	running          bool // the goroutine is alive
+	stopped          bool
+	turn             *turn // the running turn, if any
+	conn             engine.Conn
+	grant            *filesend.Grant // the send_file grant of conn's process, if any
 	// connSince is when conn was started, for /usage.
 	connSince time.Time
 	model     string    // as reported by the CLI
@@ -143,7 +143,7 @@ func (a *session) requestCancel(before func(TurnSurface)) bool {
 // answered (the reply to /new stands for its "Cancelled" message, which
 // would contradict the fresh start).
 func (a *session) requestReset(before func(TurnSurface)) (dropped int) {
-	seqs := a.dropKept()
+	seqs := a.dropUnsent()
 	a.mu.Lock()
 	for _, qp := range a.queue {
 		seqs = append(seqs, qp.Seq)
@@ -172,7 +172,7 @@ func (a *session) requestReset(before func(TurnSurface)) (dropped int) {
 func (a *session) working() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.queue) > 0 || len(a.again) > 0 || (a.turn != nil && !a.turn.answered.Load())
+	return len(a.queue) > 0 || len(a.retrying) > 0 || (a.turn != nil && !a.turn.answered.Load())
 }
 
 // requestNewSession closes the process and forgets the session before the
@@ -280,7 +280,7 @@ func (a *session) loop() {
 		if a.retryDeferred(ctx) {
 			continue
 		}
-		if k, ok := a.popAgain(); ok {
+		if k, ok := a.popRetry(); ok {
 			if a.mayRun(k.qp, k.merged) {
 				a.runTurn(ctx, k.qp, k.merged...)
 			}
@@ -449,7 +449,7 @@ func (a *session) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) 
 	a.startDir = startDir
 	a.mark = storeMark{}
 	a.mu.Unlock()
-	a.noteHeld(conn, nil, false)
+	a.recordHeld(conn, nil, false)
 	b.surface.SessionStarted(ctx, a.place, m.Name, startDir)
 	return conn, nil
 }
@@ -498,7 +498,7 @@ func closeGrant(g *filesend.Grant) {
 func (a *session) busy(strict bool) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.turn != nil || strict && (len(a.queue) > 0 || len(a.again) > 0)
+	return a.turn != nil || strict && (len(a.queue) > 0 || len(a.retrying) > 0)
 }
 
 func (a *session) setMode(m string) {

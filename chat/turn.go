@@ -105,7 +105,7 @@ func (a *session) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...
 		// Not begun: the message stays pending in the store (a restart runs
 		// it again) and /retry runs it now.
 		log.Warn("the chat's host is unreachable: the message is kept", "host", ue.Machine, "err", err)
-		a.keep(orig, merged)
+		a.holdForRetry(orig, merged)
 		t.finishError(ctx, Failure{Kind: FailUnreachable, Machine: ue.Machine, Detail: b.redact(ue.Reason()),
 			Others: b.otherMachines(ue.Machine)})
 		return
@@ -118,7 +118,7 @@ func (a *session) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...
 		t.before = a.snapshot(ctx)
 		qp.Text = withQuote(t.v.AgentText(ctx, a.machine().Name, a.startDir, qp.Text), qp.Quote)
 		t.sent = qp.Text
-		a.noteHeld(conn, t, true) // before Send: a restart in between sends it then
+		a.recordHeld(conn, t, true) // before Send: a restart in between sends it then
 		err = conn.Send(ctx, qp.Text)
 		if err != nil && t.resumed == "" {
 			// The process died between turns; one fresh start is fair.
@@ -175,7 +175,7 @@ func (t *turn) run(ctx context.Context, conn engine.Conn) {
 	cancel := t.cancelReq.Done()
 	t.startWatch()
 	if !t.adopted {
-		a.noteHeld(conn, t, false) // the agent has the prompt: a restart carries the turn on
+		a.recordHeld(conn, t, false) // the agent has the prompt: a restart carries the turn on
 	}
 	for {
 		select {
@@ -277,7 +277,7 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event) (e
 		a.setMode(e.Mode)
 	case engine.RateLimited, engine.APIRetry, engine.Compacting, engine.Compacted:
 		if !t.replaying {
-			t.note(e)
+			t.report(e)
 		}
 	case engine.Replayed:
 		if err := t.replayed(ctx, conn, e); err != nil {
@@ -329,7 +329,7 @@ func (t *turn) resumeFailed(ctx context.Context, e engine.Exited) (engine.Conn, 
 		return nil, true
 	}
 	t.sent = t.qp.Text
-	a.noteHeld(conn, t, false)
+	a.recordHeld(conn, t, false)
 	return conn, false
 }
 
@@ -385,6 +385,6 @@ func (t *turn) Snapshot() TurnSnapshot {
 }
 
 // Delivered, Sent and Undelivered are the answer's delivery (TurnInfo).
-func (t *turn) Delivered(n int, all bool) { t.noteDelivered(n, all) }
+func (t *turn) Delivered(n int, all bool) { t.recordDelivered(n, all) }
 func (t *turn) Sent() (int, bool)         { return t.delivered, t.answeredAll }
 func (t *turn) Undelivered()              { t.undelivered = true }

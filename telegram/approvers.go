@@ -47,8 +47,8 @@ func (ab *approverBook) mayApprove(userID, chatID int64) bool {
 	return !isGroup(chatID) || len(ab.ids) == 0 || ab.ids[userID]
 }
 
-// noteUser remembers how an approver is called, from a message or press.
-func (ab *approverBook) noteUser(u *models.User) {
+// learnName remembers how an approver is called, from a message or press.
+func (ab *approverBook) learnName(u *models.User) {
 	if u == nil || !ab.ids[u.ID] {
 		return
 	}

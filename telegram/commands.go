@@ -46,7 +46,7 @@ var commandHandlers = map[string]commandHandler{
 	}},
 	"new": {run: func(b *Bot, _ context.Context, c commandCall) {
 		n := b.api.newNotice(c.pl, c.m.ID)
-		n.start(view.NewSessionReply(b.core.Reset(c.key, c.pl, func(v chat.TurnSurface) { v.(*tgTurn).addNotice(n, keepNotice) })))
+		n.start(view.NewSessionReply(b.core.Reset(c.key, c.pl, func(v chat.TurnSurface) { v.(*tgTurn).addNotice(n, leaveNotice) })))
 	}},
 	"status": {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.statusText(c.key, c.pl, c.m.ID)) }},
 	"usage":  {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.usageText(c.key)) }},

@@ -42,7 +42,7 @@ func (b *Bot) handlePress(ctx context.Context, updateID int64, cq *models.Callba
 		b.answerQuiet(cq.ID, view.ToastNotAllowed)
 		return // skipped
 	}
-	b.approvers.noteUser(&cq.From)
+	b.approvers.learnName(&cq.From)
 	// A press must not wait for a disk sync (a commit is the bulk of its
 	// round trip): a read tells a redelivery after a restart, the handler
 	// starts, and the record is written meanwhile. A crash in between

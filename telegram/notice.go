@@ -155,9 +155,9 @@ func cancelOutcome(text string, cancelled bool) string {
 	return view.CancelTooLate
 }
 
-// keepNotice leaves a notice as it reads: the reply to /new says all there
+// leaveNotice leaves a notice as it reads: the reply to /new says all there
 // is to say about the turn it cancelled.
-func keepNotice(string, bool) string { return "" }
+func leaveNotice(string, bool) string { return "" }
 
 // adopt edits a delivered notice into text and kb and returns its id, for
 // the caller to own from then on (a queued prompt's notice becoming its

@@ -83,7 +83,7 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		b.refuse(pl, m.From.ID, group)
 		return // skipped
 	}
-	b.approvers.noteUser(m.From)
+	b.approvers.learnName(m.From)
 	text, cmd, args, addressed := b.parseText(m)
 	if group && m.MediaGroupID != "" {
 		// In a group an album is addressed by its captioned item alone.
