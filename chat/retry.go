@@ -2,7 +2,7 @@ package chat
 
 import "github.com/untether/untether/prefs"
 
-// /retry: messages whose machine could not be reached are kept, and run
+// /retry: messages whose machine could not be reached stay unsent, and run
 // again, first in line, when asked.
 
 // unsentPrompt is a message whose machine could not be reached: it stays
@@ -12,14 +12,14 @@ type unsentPrompt struct {
 	merged []uint64
 }
 
-// keep sets a prompt aside for /retry.
+// holdForRetry sets a prompt aside for /retry.
 func (a *session) holdForRetry(qp prefs.QueuedPrompt, merged []uint64) {
 	a.mu.Lock()
 	a.unsent = append(a.unsent, unsentPrompt{qp: qp, merged: merged})
 	a.mu.Unlock()
 }
 
-// retryUnsent puts the kept prompts first in line, oldest first, and says
+// retryUnsent puts the unsent prompts first in line, oldest first, and says
 // how many there were.
 func (a *session) retryUnsent() int {
 	a.mu.Lock()
@@ -48,7 +48,7 @@ func (a *session) popRetry() (unsentPrompt, bool) {
 	return k, true
 }
 
-// dropUnsent forgets the kept prompts (/new): they are marked done.
+// dropUnsent forgets the unsent prompts (/new): they are marked done.
 func (a *session) dropUnsent() []uint64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
