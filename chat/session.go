@@ -2,7 +2,6 @@ package chat
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -454,41 +453,6 @@ func (a *session) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) 
 	return conn, nil
 }
 
-// openGrant lets the process about to start send files from its scope:
-// the directory it starts in (startDir, links resolved, as approvals take
-// it), the chat's upload folder, add_dirs. Without the tool (not
-// configured, or the grant failed) Claude runs all the same.
-func (a *session) openGrant(m *Machine, startDir string) *filesend.Grant {
-	b := a.c
-	open := m.Grant
-	if m.Name == LocalMachine && b.cfg.Files != nil {
-		open = b.cfg.Files.Open
-	}
-	if b.cfg.Files == nil || open == nil {
-		return nil
-	}
-	g, err := open(b.grantSession(m, a.key, startDir))
-	if err != nil {
-		b.log.Warn("claude starts without the send_file tool", "chat_id", a.place.ChatID, "session_key", a.key, "err", err)
-		return nil
-	}
-	return g
-}
-
-// grantSession is what a process of session key started in startDir
-// (links resolved) on m may send.
-func (b *Core) grantSession(m *Machine, key, startDir string) filesend.Session {
-	rule := b.broker.PathRule(startDir, m.UploadFolder(key), m.Where())
-	rule.WorkDirResolved = true
-	return filesend.Session{Key: key, Rule: rule}
-}
-
-func closeGrant(g *filesend.Grant) {
-	if g != nil {
-		g.Close()
-	}
-}
-
 // busy says whether the session must keep its process: a turn is running
 // (which includes waiting for an approval), or, when strict, one is coming
 // (queued, or put back by /retry). A chat with a turn coming does not lose
@@ -569,55 +533,4 @@ func (a *session) dropSession(ctx context.Context) {
 		a.c.log.Warn("could not clear session", "chat_id", a.place.ChatID, "err", err)
 	}
 	a.c.broker.Forget(a.key)
-}
-
-// albumMax bounds the wait for an album's items, however they trickle in.
-const albumMax = 10 * time.Second
-
-// gatherAlbum waits until no item of first's album has arrived for
-// AlbumWait, then takes every queued item of it out of the queue and merges
-// them into first: their files in order, their captions joined. It returns
-// the sequence numbers of the merged prompts, done when the turn begins.
-func (a *session) gatherAlbum(first prefs.QueuedPrompt) (prefs.QueuedPrompt, []uint64) {
-	deadline := time.Now().Add(albumMax)
-	quiet := time.NewTimer(a.c.cfg.AlbumWait)
-	defer quiet.Stop()
-wait:
-	for time.Now().Before(deadline) {
-		select {
-		case <-a.wake: // something arrived: wait a full quiet period again
-			quiet.Reset(a.c.cfg.AlbumWait)
-		case <-quiet.C:
-			break wait
-		case <-a.quit:
-			break wait
-		}
-	}
-	signal(a.wake) // a wake consumed here may have been for other work
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var seqs []uint64
-	texts := []string{first.Text}
-	rest := a.queue[:0]
-	for _, qp := range a.queue {
-		if qp.Album != first.Album {
-			rest = append(rest, qp)
-			continue
-		}
-		first.Files = append(first.Files, qp.Files...)
-		texts = append(texts, qp.Text)
-		seqs = append(seqs, qp.Seq)
-	}
-	a.queue = rest
-	if a.turn != nil {
-		a.turn.setQueued(len(a.queue))
-	}
-	var kept []string
-	for _, t := range texts {
-		if t = strings.TrimSpace(t); t != "" {
-			kept = append(kept, t)
-		}
-	}
-	first.Text = strings.Join(kept, "\n\n")
-	return first, seqs
 }
