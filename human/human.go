@@ -104,3 +104,21 @@ func Clock(t, now time.Time) string {
 	}
 	return t.Format("2 Jan 15:04")
 }
+
+// Clip is s cut to n characters, with "…" where it was cut: an error's
+// quote of what a program or an API said.
+func Clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// ClipTail is s cut to its last n characters, with "…" where it was cut:
+// the end of a program's error output, where the reason is.
+func ClipTail(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return "…" + string(r[len(r)-n:])
+	}
+	return s
+}

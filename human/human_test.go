@@ -81,3 +81,17 @@ func TestClock(t *testing.T) {
 		}
 	}
 }
+
+// Clip keeps the head, ClipTail the tail, both counting characters, not
+// bytes, and mark the cut.
+func TestClip(t *testing.T) {
+	if got := Clip("héllo world", 5); got != "héllo…" {
+		t.Errorf("Clip = %q", got)
+	}
+	if got := ClipTail("error: dépôt", 5); got != "…dépôt" {
+		t.Errorf("ClipTail = %q", got)
+	}
+	if got := Clip("short", 9); got != "short" {
+		t.Errorf("Clip of a short text = %q", got)
+	}
+}

@@ -18,6 +18,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/untether/untether/human"
+	"github.com/untether/untether/safefile"
 )
 
 // Speaker says text: OGG/Opus audio back.
@@ -97,9 +100,9 @@ func apiMessage(data []byte) string {
 		} `json:"error"`
 	}
 	if json.Unmarshal(data, &out) == nil && out.Error != nil && out.Error.Message != "" {
-		return clip(out.Error.Message, 300)
+		return human.Clip(out.Error.Message, 300)
 	}
-	return clip(strings.TrimSpace(string(data)), 300)
+	return human.Clip(strings.TrimSpace(string(data)), 300)
 }
 
 // Command runs a local program that reads the text on its standard input
@@ -130,8 +133,8 @@ func (c *Command) Speak(ctx context.Context, text string) ([]byte, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	stdout := &capped{max: MaxAudio + 1}
-	stderr := &capped{max: 8 << 10}
+	stdout := &safefile.Capped{Max: MaxAudio + 1}
+	stderr := &safefile.Capped{Max: 8 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Run()
 	switch {
@@ -139,7 +142,7 @@ func (c *Command) Speak(ctx context.Context, text string) ([]byte, error) {
 		return nil, fmt.Errorf("speech command %s: stopped after %v", name, limit)
 	case err != nil:
 		if detail := strings.TrimSpace(stderr.String()); detail != "" {
-			return nil, fmt.Errorf("speech command %s: %w: %s", name, err, clipTail(detail, 300))
+			return nil, fmt.Errorf("speech command %s: %w: %s", name, err, human.ClipTail(detail, 300))
 		}
 		return nil, fmt.Errorf("speech command %s: %w", name, err)
 	}
@@ -162,32 +165,4 @@ func timeoutOr(d time.Duration) time.Duration {
 		return DefaultTimeout
 	}
 	return d
-}
-
-// capped keeps the first max bytes written and drops the rest, so a
-// runaway program cannot fill the memory.
-type capped struct {
-	bytes.Buffer
-	max int
-}
-
-func (b *capped) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room > 0 {
-		b.Buffer.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
-func clipTail(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return "…" + string(r[len(r)-n:])
-	}
-	return s
 }

@@ -20,6 +20,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/untether/untether/human"
+	"github.com/untether/untether/safefile"
 )
 
 // Transcriber turns the recording at path into text.
@@ -105,10 +108,10 @@ func (a *API) Transcribe(ctx context.Context, path string) (string, error) {
 		if jsonErr == nil && out.Error != nil && out.Error.Message != "" {
 			msg = out.Error.Message
 		}
-		return "", fmt.Errorf("transcription API: HTTP %d: %s", resp.StatusCode, clip(msg, 300))
+		return "", fmt.Errorf("transcription API: HTTP %d: %s", resp.StatusCode, human.Clip(msg, 300))
 	}
 	if jsonErr != nil || out.Text == nil {
-		return "", fmt.Errorf("transcription API: the answer has no text: %s", clip(string(data), 200))
+		return "", fmt.Errorf("transcription API: the answer has no text: %s", human.Clip(string(data), 200))
 	}
 	return strings.TrimSpace(*out.Text), nil
 }
@@ -146,8 +149,8 @@ func (c *Command) Transcribe(ctx context.Context, path string) (string, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
-	var stdout, stderr limitedBuffer
-	stdout.max, stderr.max = maxText, 8<<10
+	var stdout, stderr safefile.Capped
+	stdout.Max, stderr.Max = maxText, 8<<10
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	switch {
@@ -159,7 +162,7 @@ func (c *Command) Transcribe(ctx context.Context, path string) (string, error) {
 			detail = strings.TrimSpace(stdout.String())
 		}
 		if detail != "" {
-			return "", fmt.Errorf("transcription command %s: %w: %s", filepath.Base(args[0]), err, clipTail(detail, 300))
+			return "", fmt.Errorf("transcription command %s: %w: %s", filepath.Base(args[0]), err, human.ClipTail(detail, 300))
 		}
 		return "", fmt.Errorf("transcription command %s: %w", filepath.Base(args[0]), err)
 	}
@@ -171,34 +174,4 @@ func timeoutOr(d time.Duration) time.Duration {
 		return DefaultTimeout
 	}
 	return d
-}
-
-// limitedBuffer keeps the first max bytes written and drops the rest, so a
-// chatty program cannot fill the memory.
-type limitedBuffer struct {
-	bytes.Buffer
-	max int
-}
-
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room > 0 {
-		b.Buffer.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
-}
-
-func clipTail(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return "…" + string(r[len(r)-n:])
 }
