@@ -54,24 +54,7 @@ func BenchmarkApprovalRoundTrip(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	bot, err := telegram.New(telegram.Config{
-		Token: tg.Token(), APIURL: tg.URL(), AllowedUsers: []int64{user.ID}, PollTimeout: time.Second,
-		ShutdownWait: 5 * time.Second, Config: chat.Config{WorkDir: "/work"}, PressBurst: -1, // one press per cycle, thousands a second
-		Outbox: outbox.Options{ChatInterval: -1, GroupPerMinute: -1, GlobalPerSecond: -1},
-	}, eng, store, slog.New(slog.DiscardHandler))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- bot.Run(ctx) }()
-	b.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			b.Errorf("bot.Run: %v", err)
-		}
-		store.Close()
-	})
+	runBenchBot(b, tg, user, eng, store, func(c *telegram.Config) { c.PressBurst = -1 }) // one press per cycle, thousands a second
 
 	last := tg.SendMessage(user, dm, "deploy") // the newest message id looked at
 	<-started
@@ -119,4 +102,29 @@ func nextPrompt(b *testing.B, tg *tgtest.Server, chatID int64, last *int) (int, 
 	}
 	b.Fatal("no approval prompt")
 	return 0, ""
+}
+
+// runBenchBot runs a bot for a benchmark against tg (over loopback, unpaced)
+// until the benchmark ends; opt adjusts its config.
+func runBenchBot(b *testing.B, tg *tgtest.Server, user tgtest.User, eng *fakeEngine, store *prefs.Store, opt func(*telegram.Config)) {
+	cfg := telegram.Config{
+		Token: tg.Token(), APIURL: tg.URL(), AllowedUsers: []int64{user.ID}, PollTimeout: time.Second,
+		ShutdownWait: 5 * time.Second, Config: chat.Config{WorkDir: "/work"},
+		Outbox: outbox.Options{ChatInterval: -1, GroupPerMinute: -1, GlobalPerSecond: -1},
+	}
+	opt(&cfg)
+	bot, err := telegram.New(cfg, eng, store, slog.New(slog.DiscardHandler))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- bot.Run(ctx) }()
+	b.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			b.Errorf("bot.Run: %v", err)
+		}
+		store.Close()
+	})
 }

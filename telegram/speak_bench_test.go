@@ -9,13 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/speak"
 	"github.com/untether/untether/speak/speaktest"
 	"github.com/untether/untether/telegram"
-	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/tgtest"
 )
 
@@ -50,24 +48,8 @@ func BenchmarkVoiceReplyDelay(b *testing.B) {
 	if err := store.SetSpeak(telegram.SessionKey(dm.ID, 0), "on"); err != nil {
 		b.Fatal(err)
 	}
-	bot, err := telegram.New(telegram.Config{
-		Token: tg.Token(), APIURL: tg.URL(), AllowedUsers: []int64{user.ID}, PollTimeout: time.Second,
-		ShutdownWait: 5 * time.Second, Config: chat.Config{WorkDir: "/work"},
-		Outbox: outbox.Options{ChatInterval: -1, GroupPerMinute: -1, GlobalPerSecond: -1},
-		Speak:  telegram.Speak{Speaker: &speak.Command{Args: speaktest.Espeak}},
-	}, eng, store, slog.New(slog.DiscardHandler))
-	if err != nil {
-		b.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- bot.Run(ctx) }()
-	b.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			b.Errorf("bot.Run: %v", err)
-		}
-		store.Close()
+	runBenchBot(b, tg, user, eng, store, func(c *telegram.Config) {
+		c.Speak = telegram.Speak{Speaker: &speak.Command{Args: speaktest.Espeak}}
 	})
 
 	var delays []time.Duration
