@@ -354,3 +354,8 @@ func (b *Bot) shutdown() {
 	}
 	b.out.Close()
 }
+
+// Core is the conversation core the bot runs its chats on: another
+// frontend (a web view) watches and acts on the same conversations through
+// it (chat.Core.Watch, Press, Cancel, Submit).
+func (b *Bot) Core() *chat.Core { return b.core }
