@@ -13,9 +13,11 @@ import (
 // event, in order per conversation. They see what the owning frontend's
 // Surface is shown, as the core's values; they cannot change anything.
 
-// Observer receives events. Observe must not block: it runs on the
-// conversation's goroutine (a slow observer would hold the turn); one that
-// needs time queues the event and returns.
+// Observer receives events. Observe must not block and must not call the
+// Core: it runs on the conversation's goroutine with the watchers' lock
+// held (a slow observer would hold the turn, one that calls back would
+// wait for itself); one that needs time or the Core queues the event and
+// returns.
 type Observer interface {
 	Observe(Event)
 }

@@ -98,13 +98,15 @@ func (a *session) enqueue(qp prefs.QueuedPrompt) {
 		// own yet, its note stays a note; a typed one may become the
 		// turn's progress message.
 		a.c.surface.Queued(a.place, qp.MessageID, qp.Origin, ahead)
-		if a.c.watched(a.key) {
-			a.c.emit(Event{Kind: EvQueued, Key: a.key, Place: a.place, Queued: ahead})
-		}
 	}
 	a.startLocked()
 	a.mu.Unlock()
 	signal(a.wake)
+	// Observers after the lock: Watch holds the watchers' lock while it
+	// reads each session's status (which takes a.mu).
+	if busy && a.c.watched(a.key) {
+		a.c.emit(Event{Kind: EvQueued, Key: a.key, Place: a.place, Queued: ahead})
+	}
 }
 
 func (a *session) startLocked() {
