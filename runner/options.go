@@ -320,8 +320,5 @@ func (o Options) ChildEnv() []string {
 			out = append(out, kv)
 		}
 	}
-	// Every start and resume keeps file checkpoints: without them
-	// rewind_files (Undo) has nothing to restore (docs/protocol.md).
-	out = append(out, checkpointEnv)
 	return redact.New(o.StripValues...).Env(out)
 }

@@ -13,6 +13,10 @@ import (
 // must be set on every start and resume (measured, docs/protocol.md).
 const checkpointEnv = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=1"
 
+// processEnv is ChildEnv with checkpoints on: every start and resume (and
+// a holder's) keeps them, or rewind_files has nothing to restore.
+func (o Options) processEnv() []string { return append(o.ChildEnv(), checkpointEnv) }
+
 var (
 	_ engine.PromptIDs = (*Session)(nil)
 	_ engine.Rewinder  = (*Session)(nil)

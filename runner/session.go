@@ -97,7 +97,7 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 		s.logger().Warn("claude starts without a holder: it will stop with the bot", "err", err)
 		s = newSession(opts)
 	}
-	cmd := host.Cmd{Path: bin, Args: args, Dir: opts.WorkDir, Env: opts.ChildEnv()}
+	cmd := host.Cmd{Path: bin, Args: args, Dir: opts.WorkDir, Env: opts.processEnv()}
 	pipes, err := s.attach(&cmd)
 	if err != nil {
 		return nil, err
