@@ -183,3 +183,11 @@ func (a *session) rewinder(ctx context.Context) (rw engine.Rewinder, done func()
 	}
 	return rw, closeIt, nil
 }
+
+// UndoID is the id of the final's undo offer, "" without one.
+func (f Final) UndoID() string {
+	if f.Undo == nil {
+		return ""
+	}
+	return f.Undo.ID
+}
