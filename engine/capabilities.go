@@ -133,3 +133,10 @@ type Rewind struct {
 	// Insertions and Deletions count the lines (a dry run).
 	Insertions, Deletions int
 }
+
+// SideAsker is a Conn whose agent answers a question aside while a turn
+// runs: a separate model call that sees the conversation so far, which
+// neither the running turn nor later turns see.
+type SideAsker interface {
+	Aside(ctx context.Context, question string) (string, error)
+}

@@ -92,6 +92,9 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	if group && !addressed {
 		return // skipped
 	}
+	if cmd == "btw" && args != "" && !b.core.Working(key) {
+		text, cmd = args, "" // asked aside when idle: an ordinary prompt
+	}
 	if cmd != "" && isBotCommand(cmd) {
 		if _, fresh := b.accept(updateID, key, nil); fresh {
 			b.route(key, pl, m, cmd, args)

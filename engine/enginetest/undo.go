@@ -26,9 +26,10 @@ type change struct {
 	created      bool
 }
 
-// Undoable is a Session that sends prompts under the bot's ids and can
-// undo file changes (engine.PromptIDs, engine.Rewinder), as Claude Code
-// does with checkpointing on.
+// Undoable is a Session with the turn controls Claude Code has: prompts
+// under the bot's ids, undoing file changes (engine.PromptIDs,
+// engine.Rewinder, with checkpointing on) and questions aside
+// (engine.SideAsker).
 type Undoable struct {
 	*Session
 	cp *Checkpoints
@@ -40,6 +41,7 @@ func WithUndo(s *Session, cp *Checkpoints) Undoable { return Undoable{s, cp} }
 var (
 	_ engine.PromptIDs = Undoable{}
 	_ engine.Rewinder  = Undoable{}
+	_ engine.SideAsker = Undoable{}
 )
 
 // SendAs implements engine.PromptIDs.
@@ -92,4 +94,10 @@ func (u Undoable) Rewind(ctx context.Context, promptID string, dryRun bool) (eng
 	}
 	cp.changes = cp.changes[:from]
 	return r, nil
+}
+
+// Aside implements engine.SideAsker for an Undoable: it answers "aside: "
+// and the question, and the running turn never hears of it.
+func (u Undoable) Aside(ctx context.Context, question string) (string, error) {
+	return "aside: " + question, nil
 }
