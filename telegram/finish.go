@@ -88,9 +88,7 @@ func (t *tgTurn) Stopping(ctx context.Context) { t.deliver(ctx, []string{view.St
 
 // deliver sends the final parts in order; a final is never dropped (the
 // outbox retries until delivered or the bot stops).
-func (t *tgTurn) deliver(ctx context.Context, parts []string) {
-	_ = t.deliverAnswer(ctx, "", parts, nil)
-}
+func (t *tgTurn) deliver(ctx context.Context, parts []string) { t.deliverAnswer(ctx, "", parts, nil) }
 
 // undeliver notes that the bot stops before the answer went out: the next
 // start sends the rest (a held session).
