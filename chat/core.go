@@ -121,6 +121,7 @@ type Core struct {
 	slowGit  projects.SlowDirs
 	watchers watchers
 	commands *CommandLists
+	undo     undoBook // what recent turns changed (undo.go)
 
 	baseCtx  context.Context
 	stopping chan struct{}

@@ -24,6 +24,9 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted) {
 	case tc.OK:
 		t.st.Phase = turnstate.PhaseDone
 		f.Outcome = OutcomeDone
+		var rewinds bool
+		f.Undo, rewinds = t.undoOffer(ctx)
+		f.NoUndo = rewinds && f.Undo == nil && f.Changes.Files > 0
 	case overBudget:
 		t.st.Phase = turnstate.PhaseBudgetStopped
 		f.Outcome = OutcomeBudgetStop

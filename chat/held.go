@@ -340,7 +340,7 @@ func (t *turn) replayed(ctx context.Context, conn engine.Conn, e engine.Replayed
 	}
 	a := t.a
 	a.c.log.Info("the prompt had not reached the held claude: sending it now", "chat_id", a.place.ChatID, "session_key", a.key)
-	if err := conn.Send(ctx, t.sent); err != nil {
+	if err := t.sendPrompt(ctx, conn, t.sent); err != nil {
 		return err
 	}
 	a.recordHeld(conn, t, false)

@@ -165,6 +165,11 @@ type Final struct {
 	// spending limit it was given).
 	OK      bool
 	Changes ChangeStat
+	// Undo offers to undo the turn's file changes; nil when there are none
+	// the engine can undo. NoUndo: the engine can undo, but the changes
+	// the turn made (Changes) were not its tools' (shell commands).
+	Undo   *UndoOffer
+	NoUndo bool
 	// Desk is the command that continues the session at the desk ("": not
 	// shown).
 	Desk string

@@ -51,6 +51,7 @@ type turn struct {
 	delivered                int
 	answeredAll, undelivered bool
 	sent                     string // the prompt as the agent was given it
+	promptID                 string // the id the agent knows the prompt by (undo.go), "" for its own
 	// before is the working directory's repository as the turn found it
 	// (see changes); "" when it is not a repository.
 	before projects.Tree
@@ -119,12 +120,12 @@ func (a *session) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...
 		qp.Text = withQuote(t.v.AgentText(ctx, a.machine().Name, a.startDir, qp.Text), qp.Quote)
 		t.sent = qp.Text
 		a.recordHeld(conn, t, true) // before Send: a restart in between sends it then
-		err = conn.Send(ctx, qp.Text)
+		err = t.sendPrompt(ctx, conn, qp.Text)
 		if err != nil && t.resumed == "" {
 			// The process died between turns; one fresh start is fair.
 			a.forgetConn()
 			if conn, err = a.ensureConn(ctx, t); err == nil {
-				err = conn.Send(ctx, qp.Text)
+				err = t.sendPrompt(ctx, conn, qp.Text)
 			}
 		}
 		if err != nil && t.resumed != "" && !t.retried {
@@ -322,7 +323,7 @@ func (t *turn) resumeFailed(ctx context.Context, e engine.Exited) (engine.Conn, 
 	b.note(a.key, a.place, t.qp.MessageID, NoteResumeFailed{})
 	conn, err := a.ensureConn(ctx, t)
 	if err == nil {
-		err = conn.Send(ctx, t.qp.Text)
+		err = t.sendPrompt(ctx, conn, t.qp.Text)
 	}
 	if err != nil {
 		t.finishStart(ctx, err)

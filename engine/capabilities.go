@@ -109,3 +109,34 @@ type Command struct {
 	// User is true for the user's own, false for the project's.
 	User bool
 }
+
+// PromptIDs is a Conn that sends a prompt under an id the bot chooses
+// (a UUID), the id Rewinder and the agent's own records know it by.
+type PromptIDs interface {
+	SendAs(ctx context.Context, id, text string) error
+}
+
+// Rewinder is a Conn that can undo the file changes the agent made since a
+// prompt (PromptIDs): every file it wrote or edited since then comes back
+// as it was, files it created are removed. Changes made through shell
+// commands are not tracked. It works on a resumed session too.
+type Rewinder interface {
+	// Rewind undoes them; with dryRun it only says what it would undo.
+	Rewind(ctx context.Context, promptID string, dryRun bool) (Rewind, error)
+}
+
+// Rewind is what a Rewinder undid or would undo.
+type Rewind struct {
+	// Files are the paths that come back (a dry run lists them; the agent
+	// may not list them when it really undoes).
+	Files []string
+	// Insertions and Deletions count the lines (a dry run).
+	Insertions, Deletions int
+}
+
+// SideAsker is a Conn whose agent answers a question aside while a turn
+// runs: a separate model call that sees the conversation so far, which
+// neither the running turn nor later turns see.
+type SideAsker interface {
+	Aside(ctx context.Context, question string) (string, error)
+}

@@ -22,6 +22,9 @@ var (
 	// ErrUnknownRequest is returned when answering a request id that is
 	// not pending (already answered, withdrawn, or never asked).
 	ErrUnknownRequest = errors.New("no pending approval request with this id")
+	// ErrNothingToRewind is returned by Rewinder.Rewind when the agent
+	// has no checkpoint of that prompt (or nothing to undo since).
+	ErrNothingToRewind = errors.New("nothing to rewind")
 )
 
 // Conn is one live session.

@@ -58,7 +58,7 @@ func (s *Session) startHeld(ctx context.Context, bin string, args []string) erro
 		return err
 	}
 	h, err := hold.Spawn(ctx, o.Host, self, root, hold.Config{Path: bin, Args: args,
-		Env: o.ChildEnv(), WorkDir: o.WorkDir, Orphan: o.Hold.Orphan, Overlay: o.Hold.Bridge, Detach: o.Hold.Bridge})
+		Env: o.processEnv(), WorkDir: o.WorkDir, Orphan: o.Hold.Orphan, Overlay: o.Hold.Bridge, Detach: o.Hold.Bridge})
 	if err != nil {
 		return fmt.Errorf("start claude under a holder: %w", err)
 	}

@@ -97,7 +97,7 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 		s.logger().Warn("claude starts without a holder: it will stop with the bot", "err", err)
 		s = newSession(opts)
 	}
-	cmd := host.Cmd{Path: bin, Args: args, Dir: opts.WorkDir, Env: opts.ChildEnv()}
+	cmd := host.Cmd{Path: bin, Args: args, Dir: opts.WorkDir, Env: opts.processEnv()}
 	pipes, err := s.attach(&cmd)
 	if err != nil {
 		return nil, err
@@ -210,15 +210,25 @@ func (s *Session) cleanTail() string {
 
 // Send writes one user message; the CLI queues it if a turn is running.
 func (s *Session) Send(ctx context.Context, text string) error {
+	return s.SendAs(ctx, "", text)
+}
+
+// SendAs implements engine.PromptIDs: Send, with the message's id (a UUID)
+// chosen by the caller, the id rewind_files knows it by ("": the CLI's own).
+func (s *Session) SendAs(ctx context.Context, id, text string) error {
 	if s.opts.Mode != Interactive {
 		return ErrNoControl
 	}
-	line, err := json.Marshal(map[string]any{
+	msg := map[string]any{
 		"type":               "user",
 		"session_id":         "",
 		"parent_tool_use_id": nil,
 		"message":            map[string]any{"role": "user", "content": text},
-	})
+	}
+	if id != "" {
+		msg["uuid"] = id
+	}
+	line, err := json.Marshal(msg)
 	if err != nil {
 		return fmt.Errorf("encode user message: %w", err)
 	}

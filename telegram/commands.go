@@ -8,6 +8,7 @@ import (
 
 	"github.com/untether/untether/chat"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/telegram/control"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -47,6 +48,9 @@ var commandHandlers = map[string]commandHandler{
 	"new": {run: func(b *Bot, _ context.Context, c commandCall) {
 		n := b.api.newNotice(c.pl, c.m.ID)
 		n.start(view.NewSessionReply(b.core.Reset(c.key, c.pl, func(v chat.TurnSurface) { v.(*tgTurn).addNotice(n, leaveNotice) })))
+	}},
+	"btw": {run: func(b *Bot, ctx context.Context, c commandCall) {
+		control.Aside{Core: b.core, Out: controlOut{b}, Log: b.log}.Ask(ctx, c.key, c.pl, c.m.ID, c.args)
 	}},
 	"status": {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.statusText(c.key, c.pl, c.m.ID)) }},
 	"usage":  {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.usageText(c.key)) }},

@@ -20,13 +20,16 @@ func (t *tgTurn) Answer(ctx context.Context, f chat.Final) {
 	b := t.b
 	footer := view.FinalFooter(view.Footer{Cost: f.Cost, Duration: f.Duration, Turns: f.Turns,
 		InTokens: f.InTokens, OutTokens: f.OutTokens, OK: f.OK, Changes: f.Changes, Desk: f.Desk,
-		ContextTokens: f.ContextTokens, ContextWindow: f.ContextWindow})
+		ContextTokens: f.ContextTokens, ContextWindow: f.ContextWindow, NoUndo: f.NoUndo})
+	var kb view.Keyboard // its Undo button
 	var parts []string
 	var rich string // the answer as a rich message (rich.go), or ""
 	switch f.Outcome {
 	case chat.OutcomeDone:
 		parts = view.FinalParts(f.Result, footer, render.Message)
-		rich = b.rich.answer(t.place.ChatID, f.Result, footer)
+		if kb = view.UndoKeyboard(f.UndoID()); kb == nil { // a rich message takes no button
+			rich = b.rich.answer(t.place.ChatID, f.Result, footer)
+		}
 	case chat.OutcomeBudgetStop:
 		parts = []string{view.TurnBudgetStopped(f.MaxTurnUSD, footer)}
 	case chat.OutcomeLimitStop:
@@ -39,7 +42,7 @@ func (t *tgTurn) Answer(ctx context.Context, f chat.Final) {
 		parts = []string{view.ErrorText(view.TurnFailed(b.redact(f.Error)))}
 	}
 	t.dropProgressEdit()
-	if answerID := t.deliverAnswer(ctx, rich, parts); f.Outcome == chat.OutcomeDone {
+	if answerID := t.deliverAnswer(ctx, rich, parts, kb); f.Outcome == chat.OutcomeDone {
 		b.speech.follow(t.key, t.place, t.fromVoice, answerID, f.Result)
 	}
 }
@@ -85,7 +88,7 @@ func (t *tgTurn) Stopping(ctx context.Context) { t.deliver(ctx, []string{view.St
 
 // deliver sends the final parts in order; a final is never dropped (the
 // outbox retries until delivered or the bot stops).
-func (t *tgTurn) deliver(ctx context.Context, parts []string) { _ = t.deliverAnswer(ctx, "", parts) }
+func (t *tgTurn) deliver(ctx context.Context, parts []string) { t.deliverAnswer(ctx, "", parts, nil) }
 
 // undeliver notes that the bot stops before the answer went out: the next
 // start sends the rest (a held session).
@@ -95,9 +98,9 @@ func (t *tgTurn) undeliver() {
 }
 
 // deliverAnswer is deliver with the answer's rich form first, when it has
-// one: the parts go only if Telegram refuses it. It returns the id of the
-// answer's first message this process sent, 0 if none.
-func (t *tgTurn) deliverAnswer(ctx context.Context, rich string, parts []string) (first int) {
+// one: the parts go only if Telegram refuses it; kb under the last. It
+// returns the id of the answer's first message this process sent, 0 if none.
+func (t *tgTurn) deliverAnswer(ctx context.Context, rich string, parts []string, kb view.Keyboard) (first int) {
 	b := t.b
 	t.live.stop() // no draft may land after the answer: it would show again under it
 	switch {
@@ -126,7 +129,8 @@ func (t *tgTurn) deliverAnswer(ctx context.Context, rich string, parts []string)
 		if i == 0 {
 			replyTo = t.msgID
 		}
-		id, err := b.api.send(ctx, t.place, replyTo, p, nil, outbox.High)
+		under := kb.If(i == len(parts)-1)
+		id, err := b.api.send(ctx, t.place, replyTo, p, under, outbox.High)
 		if isTooLong(err) {
 			// Parts are cut by what Telegram is known to count; should it
 			// count markup after all, cut by HTML length, which it never
@@ -134,7 +138,7 @@ func (t *tgTurn) deliverAnswer(ctx context.Context, rich string, parts []string)
 			b.log.Warn("telegram refused an answer part as too long, sending it in smaller parts",
 				"chat_id", t.place.ChatID, "part", i, "err", err)
 			for _, q := range render.Split(p, render.MaxMessage) {
-				if _, err = b.api.send(ctx, t.place, replyTo, q, nil, outbox.High); err != nil {
+				if _, err = b.api.send(ctx, t.place, replyTo, q, under, outbox.High); err != nil {
 					break
 				}
 				replyTo = 0

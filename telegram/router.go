@@ -5,12 +5,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/go-telegram/bot/models"
 
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/telegram/render"
 	"github.com/untether/untether/telegram/view"
 )
 
@@ -91,6 +90,9 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 	}
 	if group && !addressed {
 		return // skipped
+	}
+	if cmd == "btw" && args != "" && !b.core.Working(key) {
+		text, cmd = args, "" // asked aside when idle: an ordinary prompt
 	}
 	if cmd != "" && isBotCommand(cmd) {
 		if _, fresh := b.accept(updateID, key, nil); fresh {
@@ -227,46 +229,15 @@ func (b *Bot) parseText(m *models.Message) (text, cmd, args string, addressed bo
 			if e.Type != models.MessageEntityTypeMention {
 				continue
 			}
-			if s := utf16Slice(raw, e.Offset, e.Length); strings.EqualFold(s, mention) {
+			if s := render.UTF16Slice(raw, e.Offset, e.Length); strings.EqualFold(s, mention) {
 				addressed = true
 			}
 		}
 		if addressed || isGroup(m.Chat.ID) {
-			text = strings.TrimSpace(replaceFold(text, mention, ""))
+			text = strings.TrimSpace(render.ReplaceFold(text, mention, ""))
 		}
 	}
 	return text, "", "", addressed || !isGroup(m.Chat.ID)
-}
-
-// utf16Slice cuts s by UTF-16 offsets, as Telegram's entities count.
-func utf16Slice(s string, off, n int) string {
-	u := utf16.Encode([]rune(s))
-	if off < 0 || n < 0 || off+n > len(u) {
-		return ""
-	}
-	return string(utf16.Decode(u[off : off+n]))
-}
-
-// replaceFold replaces the first match of old in s, compared rune by rune
-// under Unicode case folding. Indexes are taken in s itself: a lower-cased
-// copy is not as long as s ("Ⱥ" grows, "İ" shrinks), and cutting s where
-// the copy matched cut the wrong text, or out of range.
-func replaceFold(s, old, repl string) string {
-	for i := range s {
-		j := i
-		for _, r := range old {
-			c, n := utf8.DecodeRuneInString(s[j:])
-			if n == 0 || !strings.EqualFold(string(c), string(r)) {
-				j = -1
-				break
-			}
-			j += n
-		}
-		if j >= 0 {
-			return s[:i] + repl + s[j:]
-		}
-	}
-	return s
 }
 
 // albumAddressed remembers the albums whose items were addressed to the

@@ -43,7 +43,7 @@ type Session struct {
 
 	mu        sync.Mutex
 	closed    bool
-	prompts   chan string
+	prompts   chan sent
 	pending   map[string]chan Decision
 	current   *Turn
 	mode      string
@@ -109,7 +109,7 @@ func WithLedger(l *Ledger) Option { return func(s *Session) { s.ledger = l } }
 // New starts a scripted session with the given id.
 func New(id string, script Script, opts ...Option) *Session {
 	s := &Session{id: id, script: script, events: make(chan engine.Event, 4096), done: make(chan struct{}),
-		prompts: make(chan string, 64), pending: map[string]chan Decision{}, mode: "default",
+		prompts: make(chan sent, 64), pending: map[string]chan Decision{}, mode: "default",
 		pid: int(1_000_000 + fakePids.Add(1))}
 	for _, o := range opts {
 		o(s)
@@ -127,7 +127,7 @@ func (s *Session) loop() {
 		case p := <-s.prompts:
 			s.mu.Lock()
 			s.turns++
-			t := &Turn{Prompt: p, N: s.turns, s: s, interrupted: make(chan struct{})}
+			t := &Turn{Prompt: p.text, ID: p.id, N: s.turns, s: s, interrupted: make(chan struct{})}
 			if s.interrupt {
 				s.interrupt = false
 				close(t.interrupted)
@@ -178,14 +178,19 @@ func (s *Session) Done() <-chan struct{} { return s.done }
 func (s *Session) SessionID() string { return s.id }
 
 // Send queues a prompt; turns run one after another, like the CLI.
-func (s *Session) Send(ctx context.Context, text string) error {
+func (s *Session) Send(ctx context.Context, text string) error { return s.send("", text) }
+
+// sent is a prompt on its way to the script, with the id it was sent as.
+type sent struct{ id, text string }
+
+func (s *Session) send(id, text string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return engine.ErrClosed
 	}
 	select {
-	case s.prompts <- text:
+	case s.prompts <- sent{id, text}:
 		s.sent++
 		return nil
 	default:
@@ -308,7 +313,9 @@ func (s *Session) emit(evs ...engine.Event) {
 
 // Turn is one scripted turn.
 type Turn struct {
-	Prompt      string
+	Prompt string
+	// ID is the id the prompt was sent as (Undoable's SendAs), "" else.
+	ID          string
 	N           int
 	s           *Session
 	interrupted chan struct{}

@@ -47,6 +47,8 @@ func BotCommands() []BotCommand {
 		{Name: "new", Menu: "start a fresh Claude session", Help: "start a fresh Claude session"},
 		{Name: "cancel", Menu: "stop the running turn", Help: "stop the current turn"},
 		{Name: "status", Menu: "session, model, mode, queue, cost", Help: "session, model and settings"},
+		{Name: "btw", Args: "<question>", Menu: "ask aside while a turn runs",
+			Help: "ask a question aside while a turn runs: answered at once, the turn undisturbed (when idle, an ordinary prompt)"},
 		{Name: "usage", Menu: "spend today and this month, usage limits, Claude processes",
 			Help: "spend today and this month, usage limits, running Claude processes"},
 		{Name: "planmode", Args: "on|off|auto|show|clear",

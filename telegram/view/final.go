@@ -22,6 +22,8 @@ type Footer struct {
 	// Changes is what the turn changed in the working directory's git
 	// repository, measured from the repository; zero hides it.
 	Changes ChangeStat
+	// NoUndo says the changes cannot be undone (made by shell commands).
+	NoUndo bool
 	// Desk is the shell command that continues the session at the desk,
 	// shown on a line of its own (with /verbose); "" hides it.
 	Desk string
@@ -51,6 +53,9 @@ func FinalFooter(f Footer) string {
 	}
 	if c := ChangeLine(f.Changes); c != "" {
 		parts = append(parts, c)
+	}
+	if f.NoUndo {
+		parts = append(parts, NoUndoPart)
 	}
 	out := "<i>" + strings.Join(parts, " · ") + "</i>"
 	if d := DeskLine(f.Desk); d != "" {
