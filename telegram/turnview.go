@@ -224,6 +224,9 @@ func (t *tgTurn) Pause(on bool) { t.live.pause(on) }
 // WaitingForSlot says the turn waits for a Claude slot.
 func (t *tgTurn) WaitingForSlot(max int) { t.waitNotice(view.WaitingForSlot(max)) }
 
+// WaitingToStart says the turn's Claude waits its turn to start.
+func (t *tgTurn) WaitingToStart(ahead int) { t.waitNotice(view.WaitingToStart(ahead)) }
+
 // AutoDenied tells the chat a request the rules refused.
 func (t *tgTurn) AutoDenied(reason, message string) {
 	t.b.api.notify(t.place, t.progressID, view.AutoNotice(reason, message))
