@@ -184,6 +184,7 @@ type Bot struct {
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
 	noDrafts sync.Map              // chat id → Telegram refused a draft there: stream by edits
+	arrived  arrivals              // "typing…" as a message arrives (seen.go)
 	rich     *richChats            // where rich messages go (rich.go)
 	noTopics sync.Map              // chat id → Telegram refused a topic there: no topic buttons (topics.go)
 	baseCtx  context.Context

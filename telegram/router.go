@@ -155,6 +155,9 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		return
 	}
 	qp := prefs.QueuedPrompt{Key: key, Seq: seq, Prompt: *p}
+	// Seen at once: "typing…" before any queue or start (no message
+	// window counts it); the turn's draft or typing takes over.
+	b.arrived.show(b, pl)
 	b.lanes.inOrder(key, func() { b.core.Submit(key, pl, qp) })
 }
 

@@ -204,9 +204,10 @@ func (s *streamer) stop() {
 // draftRefresh; typing every typingEvery.
 func (s *streamer) loop() {
 	defer close(s.done)
-	var lastDraft, lastText, lastTyping time.Time
+	var lastDraft, lastText time.Time
+	lastTyping := s.b.arrived.take(s.pl) // the message's own typing shows still
 	shown := -1
-	first := time.Duration(0) // typing shows at once
+	first := max(0, typingEvery-time.Since(lastTyping)) // typing shows at once, unless the arrival's still does
 	s.mu.Lock()
 	if s.drafts {
 		first = thinkingDelay

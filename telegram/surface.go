@@ -21,10 +21,19 @@ type surface struct {
 	// notes are the "Queued" notices of queued prompts, by chat and message
 	// id: the turn that runs the prompt makes its progress message of it
 	// (notice.go), one message fewer.
-	notes map[place]map[int]*notice
+	notes map[place]map[int]*queuedNote
 }
 
-func newSurface(b *Bot) *surface { return &surface{b: b, notes: map[place]map[int]*notice{}} }
+// queuedNote is a "Queued" notice, sent only if its prompt still waits
+// ProgressDelay after it was queued: a message that comes in a turn's
+// last moments costs the chat no message of a wait that lasts
+// milliseconds (its answer would then wait for the chat's window).
+type queuedNote struct {
+	n     *notice
+	shown bool // sent (its turn may adopt it)
+}
+
+func newSurface(b *Bot) *surface { return &surface{b: b, notes: map[place]map[int]*queuedNote{}} }
 
 // Note tells the chat what the core says, in view's words.
 func (s *surface) Note(pl place, replyTo int, n chat.Note) {
@@ -49,14 +58,22 @@ func (s *surface) Queued(pl place, msgID int, origin *prefs.Origin, ahead int) {
 		b.api.notify(pl, 0, view.QueuedRunNote(origin.Label, ahead))
 		return
 	}
-	n := b.api.newNotice(pl, msgID)
+	q := &queuedNote{n: b.api.newNotice(pl, msgID)}
 	s.mu.Lock()
 	if s.notes[pl] == nil {
-		s.notes[pl] = map[int]*notice{}
+		s.notes[pl] = map[int]*queuedNote{}
 	}
-	s.notes[pl][msgID] = n
+	s.notes[pl][msgID] = q
 	s.mu.Unlock()
-	n.start(view.QueuedNote(ahead))
+	time.AfterFunc(b.cfg.ProgressDelay, func() {
+		s.mu.Lock()
+		waits := s.notes[pl][msgID] == q // not run yet, nor dropped
+		q.shown = waits
+		s.mu.Unlock()
+		if waits {
+			q.n.start(view.QueuedNote(ahead))
+		}
+	})
 }
 
 // QueueDropped forgets the notices of a chat's dropped queue.
@@ -66,16 +83,20 @@ func (s *surface) QueueDropped(pl place) {
 	s.mu.Unlock()
 }
 
-// takeNote is the queued notice of the prompt of message msgID, if any.
+// takeNote is the queued notice of the prompt of message msgID, if one
+// was sent; one not sent yet never will be.
 func (s *surface) takeNote(pl place, msgID int) *notice {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := s.notes[pl][msgID]
+	q := s.notes[pl][msgID]
 	delete(s.notes[pl], msgID)
 	if len(s.notes[pl]) == 0 {
 		delete(s.notes, pl)
 	}
-	return n
+	if q == nil || !q.shown {
+		return nil
+	}
+	return q.n
 }
 
 // SessionStarted refreshes the chat's command menu: the new process's
