@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/untether/untether/telegram/outbox"
 )
 
 // arrivals shows every message that it arrived: "typing…" the moment it
@@ -24,7 +26,9 @@ func (a *arrivals) show(b *Bot, pl place) {
 	}
 	a.at[pl] = time.Now()
 	a.mu.Unlock()
-	b.chatAction(pl, models.ChatActionTyping)
+	// High: in a burst every chat's first sign competes for the global 30
+	// calls a second with drafts and edits; this one is worth the most.
+	b.chatAction(pl, models.ChatActionTyping, outbox.High)
 }
 
 // take is when pl's last arrival typing was queued (zero: none) and

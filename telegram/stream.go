@@ -246,7 +246,7 @@ func (s *streamer) loop() {
 		default:
 			if now.Sub(lastTyping) >= typingEvery {
 				lastTyping = now
-				s.b.chatAction(s.pl, models.ChatActionTyping)
+				s.b.chatAction(s.pl, models.ChatActionTyping, outbox.Low)
 			}
 			next = typingEvery - now.Sub(lastTyping)
 		}
@@ -410,8 +410,8 @@ func (b *Bot) draft(p place, draftID int64, html, key string, prio outbox.Priori
 
 // chatAction shows "typing…" (or another action) in a chat, without
 // waiting; a newer one replaces it while queued.
-func (b *Bot) chatAction(p place, action models.ChatAction) {
-	b.out.Replace(outbox.Job{ChatID: p.ChatID, Priority: outbox.Low, Action: true,
+func (b *Bot) chatAction(p place, action models.ChatAction, pri outbox.Priority) {
+	b.out.Replace(outbox.Job{ChatID: p.ChatID, Priority: pri, Action: true,
 		Key: "action:" + strconv.FormatInt(p.ChatID, 10) + ":" + strconv.Itoa(p.Thread),
 		Do: func(ctx context.Context) error {
 			_, err := b.client.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: p.ChatID, MessageThreadID: p.Thread, Action: action})
