@@ -205,7 +205,7 @@ func (s *streamer) stop() {
 func (s *streamer) loop() {
 	defer close(s.done)
 	var lastDraft, lastText time.Time
-	lastTyping := s.b.arrived.take(s.pl) // the message's own typing shows still
+	lastTyping := s.b.arrived.Take(s.pl) // the message's own typing shows still
 	shown := -1
 	first := max(0, typingEvery-time.Since(lastTyping)) // typing shows at once, unless the arrival's still does
 	s.mu.Lock()

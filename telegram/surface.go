@@ -21,19 +21,10 @@ type surface struct {
 	// notes are the "Queued" notices of queued prompts, by chat and message
 	// id: the turn that runs the prompt makes its progress message of it
 	// (notice.go), one message fewer.
-	notes map[place]map[int]*queuedNote
+	notes map[place]map[int]*notice
 }
 
-// queuedNote is a "Queued" notice, sent only if its prompt still waits
-// ProgressDelay after it was queued: a message that comes in a turn's
-// last moments costs the chat no message of a wait that lasts
-// milliseconds (its answer would then wait for the chat's window).
-type queuedNote struct {
-	n     *notice
-	shown bool // sent (its turn may adopt it)
-}
-
-func newSurface(b *Bot) *surface { return &surface{b: b, notes: map[place]map[int]*queuedNote{}} }
+func newSurface(b *Bot) *surface { return &surface{b: b, notes: map[place]map[int]*notice{}} }
 
 // Note tells the chat what the core says, in view's words.
 func (s *surface) Note(pl place, replyTo int, n chat.Note) {
@@ -58,20 +49,21 @@ func (s *surface) Queued(pl place, msgID int, origin *prefs.Origin, ahead int) {
 		b.api.notify(pl, 0, view.QueuedRunNote(origin.Label, ahead))
 		return
 	}
-	q := &queuedNote{n: b.api.newNotice(pl, msgID)}
+	n := b.api.newNotice(pl, msgID)
 	s.mu.Lock()
 	if s.notes[pl] == nil {
-		s.notes[pl] = map[int]*queuedNote{}
+		s.notes[pl] = map[int]*notice{}
 	}
-	s.notes[pl][msgID] = q
+	s.notes[pl][msgID] = n
 	s.mu.Unlock()
+	// Only if it still waits ProgressDelay later: a message in a turn's last
+	// moments costs no message (its answer would wait for the chat's window).
 	time.AfterFunc(b.cfg.ProgressDelay, func() {
 		s.mu.Lock()
-		waits := s.notes[pl][msgID] == q // not run yet, nor dropped
-		q.shown = waits
+		n.queued = s.notes[pl][msgID] == n // not run yet, nor dropped
 		s.mu.Unlock()
-		if waits {
-			q.n.start(view.QueuedNote(ahead))
+		if n.queued {
+			n.start(view.QueuedNote(ahead))
 		}
 	})
 }
@@ -88,15 +80,15 @@ func (s *surface) QueueDropped(pl place) {
 func (s *surface) takeNote(pl place, msgID int) *notice {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.notes[pl][msgID]
+	n := s.notes[pl][msgID]
 	delete(s.notes[pl], msgID)
 	if len(s.notes[pl]) == 0 {
 		delete(s.notes, pl)
 	}
-	if q == nil || !q.shown {
+	if n == nil || !n.queued {
 		return nil
 	}
-	return q.n
+	return n
 }
 
 // SessionStarted refreshes the chat's command menu: the new process's
