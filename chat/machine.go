@@ -42,6 +42,9 @@ type MachineConfig struct {
 	UploadDir string
 	// MaxLive bounds the live Claude processes on the machine (default 4).
 	MaxLive int
+	// MaxStarts bounds the agent starts in flight there (Starts; default
+	// DefaultMaxStarts).
+	MaxStarts int
 	// ClaudeVersion is what the CLI there said it was at start ("": not known).
 	ClaudeVersion string
 	// Probe tells whether the machine can be reached now and the version of
@@ -61,6 +64,8 @@ type MachineConfig struct {
 type Machine struct {
 	MachineConfig
 	Pool *Pool
+	// Starts admits the starts of its agent processes.
+	Starts *Starts
 	// named: the bot has other machines, so its prompts say which one
 	// this is (Where).
 	named bool
@@ -92,7 +97,10 @@ func NewMachines(local MachineConfig, others []MachineConfig, def string) (*Mach
 		if m.MaxLive <= 0 {
 			m.MaxLive = 4
 		}
-		out[m.Name] = &Machine{MachineConfig: m, Pool: NewPool(m.MaxLive), named: len(others) > 0}
+		if m.MaxStarts <= 0 {
+			m.MaxStarts = DefaultMaxStarts()
+		}
+		out[m.Name] = &Machine{MachineConfig: m, Pool: NewPool(m.MaxLive), Starts: NewStarts(m.MaxStarts), named: len(others) > 0}
 	}
 	if _, ok := out[def]; def != "" && !ok {
 		return nil, fmt.Errorf("the default machine %q is not configured", def)

@@ -51,6 +51,12 @@ func (a *session) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) 
 		}
 		return nil, err
 	}
+	t.startedUp() // a start of this turn before (a retry) has ended
+	release, err := m.Starts.Admit(t.cancelReq, t.v.WaitingToStart)
+	if err != nil {
+		m.Pool.Release(a)
+		return nil, errTurnCancelled
+	}
 	workDir := a.sessionWorkDir(ctx, t.qp.MessageID) // before the session lookup: a fallback sets it aside
 	startDir := m.ResolvedDir(workDir)
 	st := b.Settings(a.key)
@@ -68,6 +74,7 @@ func (a *session) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) 
 	}
 	conn, err = m.Engine.Start(ctx, spec)
 	if err != nil {
+		release()
 		closeGrant(grant)
 		m.Pool.Release(a)
 		if Unreachable(err) {
@@ -76,6 +83,7 @@ func (a *session) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) 
 		return nil, err
 	}
 	t.resumed = spec.Resume
+	t.starting = release // until the agent's first event (run) or the turn's end
 	t.st.SawInit = false
 	a.mu.Lock()
 	a.conn, a.grant, a.connSince = conn, grant, time.Now()
@@ -86,4 +94,13 @@ func (a *session) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) 
 	a.recordHeld(conn, nil, false)
 	b.surface.SessionStarted(ctx, a.place, m.Name, startDir)
 	return conn, nil
+}
+
+// startedUp ends the turn's start's place in its machine's Starts: the
+// agent spoke (its first event), or the turn ended.
+func (t *turn) startedUp() {
+	if t.starting != nil {
+		t.starting()
+		t.starting = nil
+	}
 }

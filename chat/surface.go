@@ -121,6 +121,9 @@ type TurnSurface interface {
 	Pause(on bool)
 	// WaitingForSlot: the turn waits for one of max live processes.
 	WaitingForSlot(max int)
+	// WaitingToStart: the turn's agent waits its turn to start (Starts),
+	// ahead starts before it; said only of a wait past StartNoticeAfter.
+	WaitingToStart(ahead int)
 
 	// Prompt shows an approval request the owner has to answer.
 	Prompt(ctx context.Context, p *approvals.Prompt)

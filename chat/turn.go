@@ -39,6 +39,8 @@ type turn struct {
 	resumed   string // session id this process was started to resume
 	retried   bool
 	cancelled bool
+	// starting ends the place of the agent's start in Starts (startedUp).
+	starting func()
 	// adopted: a previous bot process began this turn (held.go); replaying:
 	// its events so far are being replayed, which show nothing again.
 	adopted, replaying bool
@@ -82,6 +84,7 @@ func (a *session) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...
 	t.v = b.observe(t, b.surface.StartTurn(TurnStart{Key: a.key, Place: a.place, MessageID: qp.MessageID, Started: t.started, Turn: t}))
 	defer a.beginTurn(t)()
 	defer t.v.Stop() // every end delivers something, which stops it first; this is the backstop
+	defer t.startedUp()
 	log := b.log.With("chat_id", a.place.ChatID, "session_key", a.key)
 
 	if f, over := b.overBudget(); over {
@@ -205,6 +208,7 @@ func (t *turn) run(ctx context.Context, conn engine.Conn) {
 			if !ok {
 				ev = engine.Exited{Err: errors.New("event stream closed")}
 			}
+			t.startedUp()
 			t.heard(ev)
 			next, done := t.handle(ctx, conn, ev)
 			if done {

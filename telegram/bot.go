@@ -25,6 +25,7 @@ import (
 	"github.com/untether/untether/host"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/redact"
+	"github.com/untether/untether/telegram/arrival"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
@@ -184,6 +185,7 @@ type Bot struct {
 	accounts *accounts             // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
 	noDrafts sync.Map              // chat id → Telegram refused a draft there: stream by edits
+	arrived  arrival.Stamps[place] // "typing…" shown as a message arrived (router.go)
 	rich     *richChats            // where rich messages go (rich.go)
 	noTopics sync.Map              // chat id → Telegram refused a topic there: no topic buttons (topics.go)
 	baseCtx  context.Context

@@ -26,6 +26,8 @@ type notice struct {
 	mu   sync.Mutex
 	text string // what the message should read
 	id   int    // the message, once sent
+
+	queued bool // a "Queued" note that was sent (surface.mu guards it)
 }
 
 // newNotice prepares a notice; start sends it.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/telegram/contain"
 	"github.com/untether/untether/telegram/outbox"
 )
 
@@ -71,7 +72,7 @@ func (b *Bot) poll(ctx context.Context) error {
 				continue
 			}
 			if u != nil {
-				contain(b.log, b.redact, id, func() { b.handleUpdate(ctx, *u) })
+				contain.Update(b.log, b.redact, id, func() { b.handleUpdate(ctx, *u) })
 			}
 			offset = id + 1
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/render"
 	"github.com/untether/untether/telegram/view"
 )
@@ -157,6 +158,10 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		return
 	}
 	qp := prefs.QueuedPrompt{Key: key, Seq: seq, Prompt: *p}
+	// Seen at once: "typing…" before any queue or start (no message window
+	// counts it; high priority, ahead of drafts in a burst).
+	b.arrived.Mark(pl)
+	b.chatAction(pl, models.ChatActionTyping, outbox.High)
 	b.lanes.inOrder(key, func() { b.core.Submit(key, pl, qp) })
 }
 

@@ -204,9 +204,10 @@ func (s *streamer) stop() {
 // draftRefresh; typing every typingEvery.
 func (s *streamer) loop() {
 	defer close(s.done)
-	var lastDraft, lastText, lastTyping time.Time
+	var lastDraft, lastText time.Time
+	lastTyping := s.b.arrived.Take(s.pl) // the message's own typing shows still
 	shown := -1
-	first := time.Duration(0) // typing shows at once
+	first := max(0, typingEvery-time.Since(lastTyping)) // typing shows at once, unless the arrival's still does
 	s.mu.Lock()
 	if s.drafts {
 		first = thinkingDelay
@@ -245,7 +246,7 @@ func (s *streamer) loop() {
 		default:
 			if now.Sub(lastTyping) >= typingEvery {
 				lastTyping = now
-				s.b.chatAction(s.pl, models.ChatActionTyping)
+				s.b.chatAction(s.pl, models.ChatActionTyping, outbox.Low)
 			}
 			next = typingEvery - now.Sub(lastTyping)
 		}
@@ -409,8 +410,8 @@ func (b *Bot) draft(p place, draftID int64, html, key string, prio outbox.Priori
 
 // chatAction shows "typing…" (or another action) in a chat, without
 // waiting; a newer one replaces it while queued.
-func (b *Bot) chatAction(p place, action models.ChatAction) {
-	b.out.Replace(outbox.Job{ChatID: p.ChatID, Priority: outbox.Low, Action: true,
+func (b *Bot) chatAction(p place, action models.ChatAction, pri outbox.Priority) {
+	b.out.Replace(outbox.Job{ChatID: p.ChatID, Priority: pri, Action: true,
 		Key: "action:" + strconv.FormatInt(p.ChatID, 10) + ":" + strconv.Itoa(p.Thread),
 		Do: func(ctx context.Context) error {
 			_, err := b.client.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: p.ChatID, MessageThreadID: p.Thread, Action: action})

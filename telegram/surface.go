@@ -56,7 +56,16 @@ func (s *surface) Queued(pl place, msgID int, origin *prefs.Origin, ahead int) {
 	}
 	s.notes[pl][msgID] = n
 	s.mu.Unlock()
-	n.start(view.QueuedNote(ahead))
+	// Only if it still waits ProgressDelay later: a message in a turn's last
+	// moments costs no message (its answer would wait for the chat's window).
+	time.AfterFunc(b.cfg.ProgressDelay, func() {
+		s.mu.Lock()
+		n.queued = s.notes[pl][msgID] == n // not run yet, nor dropped
+		s.mu.Unlock()
+		if n.queued {
+			n.start(view.QueuedNote(ahead))
+		}
+	})
 }
 
 // QueueDropped forgets the notices of a chat's dropped queue.
@@ -66,7 +75,8 @@ func (s *surface) QueueDropped(pl place) {
 	s.mu.Unlock()
 }
 
-// takeNote is the queued notice of the prompt of message msgID, if any.
+// takeNote is the queued notice of the prompt of message msgID, if one
+// was sent; one not sent yet never will be.
 func (s *surface) takeNote(pl place, msgID int) *notice {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -74,6 +84,9 @@ func (s *surface) takeNote(pl place, msgID int) *notice {
 	delete(s.notes[pl], msgID)
 	if len(s.notes[pl]) == 0 {
 		delete(s.notes, pl)
+	}
+	if n == nil || !n.queued {
+		return nil
 	}
 	return n
 }

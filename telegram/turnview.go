@@ -122,7 +122,15 @@ func (t *tgTurn) due(flag *atomic.Bool) {
 // Woken does what the timers and the progress message's id ask for.
 func (t *tgTurn) Woken(ctx context.Context) {
 	if t.showDue.Swap(false) {
-		t.sendProgress(ctx)
+		if hold := t.draftHold(); hold > 0 && !t.progressSent {
+			// A draft shows Claude writing, no tool runs: the answer is
+			// likely about to follow, and a progress message now would
+			// only make it wait for the chat's window. Again once the
+			// draft has been still for an edit interval.
+			t.showT.Reset(hold)
+		} else {
+			t.sendProgress(ctx)
+		}
 	}
 	if t.progressSent && !t.progressGot {
 		select {
@@ -223,6 +231,9 @@ func (t *tgTurn) Pause(on bool) { t.live.pause(on) }
 
 // WaitingForSlot says the turn waits for a Claude slot.
 func (t *tgTurn) WaitingForSlot(max int) { t.waitNotice(view.WaitingForSlot(max)) }
+
+// WaitingToStart says the turn's Claude waits its turn to start.
+func (t *tgTurn) WaitingToStart(ahead int) { t.waitNotice(view.WaitingToStart(ahead)) }
 
 // AutoDenied tells the chat a request the rules refused.
 func (t *tgTurn) AutoDenied(reason, message string) {

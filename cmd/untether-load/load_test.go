@@ -24,7 +24,7 @@ func TestLoadSmoke(t *testing.T) {
 	line := regexp.MustCompile(`(?m)^load: chats=(\d+) turns=(\d+) 429s=(\d+) finals_lost=(\d+) final_p50_ms=(\d+) ` +
 		`final_p99_ms=(\d+) approval_p99_ms=(\d+) edits_per_s=([\d.]+) cpu_s=([\d.]+) rss_mb=(\d+) ` +
 		`first_text_p50_ms=(\d+) first_text_p99_ms=(\d+) followup_p50_ms=(-?\d+) followup_p99_ms=(-?\d+) ` +
-		`calls_per_turn_short=([\d.]+) calls_per_turn_long=([\d.]+) press_to_final_p50_ms=(\d+)$`)
+		`calls_per_turn_short=([\d.]+) calls_per_turn_long=([\d.]+) press_to_final_p50_ms=(\d+) followup_p90_ms=(-?\d+)$`)
 	m := line.FindStringSubmatch(out.String())
 	if m == nil {
 		t.Fatalf("no summary line in the required form:\n%s", out.String())

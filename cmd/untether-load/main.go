@@ -46,6 +46,9 @@ type config struct {
 	timeout       time.Duration
 	seed          uint64
 	verbose       bool
+	claude        string
+	modelTime     time.Duration
+	maxLive       int
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -76,6 +79,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.timeout, "timeout", 3*time.Minute, "give up after this long")
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed (stagger, think and press delays, answer sizes)")
 	fs.BoolVar(&c.verbose, "v", false, "log the bot at info level")
+	fs.StringVar(&c.claude, "claude", "", "burst mode: run this Claude Code CLI against a fake Anthropic API (uses -chats, -turns, -think, -answer-kb, -model-time; private chats only)")
+	fs.DurationVar(&c.modelTime, "model-time", 800*time.Millisecond, "burst mode: how long the fake model takes to answer")
+	fs.IntVar(&c.maxLive, "max-live", 0, "burst mode: max_live_sessions (0: the bot's default from this machine's memory)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -114,6 +120,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	if cfg.idleChats > 0 {
 		rep, err := runIdle(ctx, cfg, log)
+		return finish(stdout, stderr, rep, err)
+	}
+	if cfg.claude != "" {
+		rep, err := runBurst(ctx, cfg, log)
 		return finish(stdout, stderr, rep, err)
 	}
 	if cfg.junkPresses > 0 {

@@ -33,6 +33,7 @@ type recorder struct {
 	first    time.Time
 	last     time.Time // last final accepted
 	onPrompt func(chat, msgID int, approveData string)
+	burst    bool // the real CLI's answers (burstSaw), not the script's
 }
 
 type methodCount struct{ ok, tooMany, failed int }
@@ -70,6 +71,7 @@ type turnRec struct {
 	pressAt    time.Time // the user pressed Approve
 	calls      int       // messages, edits and drafts accepted for this turn
 	actions    int       // chat actions accepted while it ran
+	reactAt    time.Time // burst: the first call to the chat after the message was accepted
 }
 
 func newRecorder() *recorder {
@@ -237,6 +239,9 @@ func (r *recorder) observe(method string, status int, body []byte, form url.Valu
 		id, _ := strconv.ParseInt(form.Get("chat_id"), 10, 64)
 		chat, ok := r.chatIdx[id]
 		if t := r.current[chat]; ok && t != nil {
+			if r.burst {
+				r.burstSaw(t, method, form.Get("text"), false, now)
+			}
 			if method == "sendChatAction" {
 				t.actions++
 				return
@@ -283,6 +288,10 @@ func (r *recorder) observe(method string, status int, body []byte, form url.Valu
 				approve = b.CallbackData
 			}
 		}
+	}
+	if r.burst {
+		r.burstSaw(t, method, m.Result.Text, progress, now)
+		return
 	}
 	if method == "editMessageText" {
 		if !progress {

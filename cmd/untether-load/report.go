@@ -186,11 +186,11 @@ func (d dist) mean() float64 {
 // is for private chats (drafts go there); the table has groups too.
 func (r *report) line() string {
 	return fmt.Sprintf("load: chats=%d turns=%d 429s=%d finals_lost=%d final_p50_ms=%d final_p99_ms=%d approval_p99_ms=%d edits_per_s=%.1f cpu_s=%.1f rss_mb=%.0f "+
-		"first_text_p50_ms=%d first_text_p99_ms=%d followup_p50_ms=%d followup_p99_ms=%d calls_per_turn_short=%.1f calls_per_turn_long=%.1f press_to_final_p50_ms=%d",
+		"first_text_p50_ms=%d first_text_p99_ms=%d followup_p50_ms=%d followup_p99_ms=%d calls_per_turn_short=%.1f calls_per_turn_long=%.1f press_to_final_p50_ms=%d followup_p90_ms=%d",
 		r.cfg.chats, r.turns, r.tooMany, r.lost, ms(r.final[2].pct(50)), ms(r.final[2].pct(99)),
 		ms(r.approval.pct(99)), r.editsPerSec(), r.use.cpu.Seconds(), mb(r.use.maxRSS),
 		ms(r.firstText[0].pct(50)), ms(r.firstText[0].pct(99)), ms(r.followup.pct(50)), ms(r.followup.pct(99)),
-		r.calls[0].mean(), r.calls[1].mean(), ms(r.press.pct(50)))
+		r.calls[0].mean(), r.calls[1].mean(), ms(r.press.pct(50)), ms(r.followup.pct(90)))
 }
 
 // table prints the human-readable results.

@@ -36,7 +36,11 @@ func Binary(t testing.TB) string {
 func Env(t testing.TB, apiURL string) (env []string, home string) {
 	t.Helper()
 	home = t.TempDir()
-	env = []string{
+	return envFor(home, apiURL), home
+}
+
+func envFor(home, apiURL string) []string {
+	env := []string{
 		"HOME=" + home,
 		"ANTHROPIC_BASE_URL=" + apiURL,
 		"ANTHROPIC_API_KEY=test-key",
@@ -51,5 +55,5 @@ func Env(t testing.TB, apiURL string) (env []string, home string) {
 			env = append(env, key+"="+v)
 		}
 	}
-	return env, home
+	return env
 }

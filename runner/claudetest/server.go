@@ -20,7 +20,7 @@ import (
 
 // API is a fake Messages API on 127.0.0.1, closed when the test ends.
 type API struct {
-	t      testing.TB
+	t      reporter
 	srv    *httptest.Server
 	closed chan struct{}
 
@@ -39,17 +39,18 @@ func NewAPI(t testing.TB, steps ...Step) *API {
 	t.Helper()
 	a := newAPI(t, steps...)
 	a.srv = httptest.NewServer(a)
-	t.Cleanup(func() {
-		// Slow streams wait on a.closed, so in-flight handlers end and Close
-		// does not block on them.
-		close(a.closed)
-		a.srv.CloseClientConnections()
-		a.srv.Close()
-	})
+	t.Cleanup(a.Close)
 	return a
 }
 
-func newAPI(t testing.TB, steps ...Step) *API {
+// reporter is what the API reports through: a test, or a standalone
+// server's log (NewStandalone).
+type reporter interface {
+	Logf(format string, args ...any)
+	Errorf(format string, args ...any)
+}
+
+func newAPI(t reporter, steps ...Step) *API {
 	return &API{t: t, closed: make(chan struct{}), steps: steps, uses: map[int]int{}, changed: make(chan struct{})}
 }
 

@@ -74,6 +74,12 @@ func WaitingForSlot(busy int) string {
 	return "Waiting for a free Claude slot: " + strconv.Itoa(busy) + " sessions are busy (max_live_sessions)."
 }
 
+// WaitingToStart tells the user their Claude waits its turn to start:
+// ahead are starting or waiting before it.
+func WaitingToStart(ahead int) string {
+	return "Starting Claude: " + strconv.Itoa(ahead) + " sessions are starting before this one."
+}
+
 // ResumeFailedNote: the stored session could not be resumed.
 const ResumeFailedNote = "Couldn't resume the previous Claude session; starting a fresh one."
 

@@ -12,6 +12,7 @@ func TestNotesAreHTML(t *testing.T) {
 	texts := map[string]string{
 		"QueuedNote":       QueuedNote(2),
 		"WaitingForSlot":   WaitingForSlot(4),
+		"WaitingToStart":   WaitingToStart(3),
 		"Unsupported":      Unsupported(ContentSticker),
 		"Unsupported?":     Unsupported("hologram"),
 		"FileTooBig":       FileTooBig(21<<20, 20<<20),

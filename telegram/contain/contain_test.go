@@ -1,4 +1,4 @@
-package telegram
+package contain
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// A panic while handling one update costs that update: contain returns,
+// A panic while handling one update costs that update: Update returns,
 // the log names the update, not what it said, and the next one is handled.
 func TestContainedPanicSkipsTheUpdate(t *testing.T) {
 	var logs bytes.Buffer
@@ -15,7 +15,7 @@ func TestContainedPanicSkipsTheUpdate(t *testing.T) {
 	redact := func(s string) string { return strings.ReplaceAll(s, "s3cret", "[redacted]") }
 	handled := []int64{}
 	for _, id := range []int64{41, 42, 43} {
-		contain(log, redact, id, func() {
+		Update(log, redact, id, func() {
 			if id == 42 {
 				var text []string
 				_ = text[len("s3cret")] // index out of range, as a bug would
@@ -24,7 +24,7 @@ func TestContainedPanicSkipsTheUpdate(t *testing.T) {
 			handled = append(handled, id)
 		})
 	}
-	contain(log, redact, 44, func() { panic("token s3cret in a panic") })
+	Update(log, redact, 44, func() { panic("token s3cret in a panic") })
 	if len(handled) != 2 || handled[0] != 41 || handled[1] != 43 {
 		t.Errorf("handled = %v, want 41 and 43", handled)
 	}
