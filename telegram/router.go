@@ -158,10 +158,15 @@ func (b *Bot) handleMessage(updateID int64, m *models.Message) {
 		return
 	}
 	qp := prefs.QueuedPrompt{Key: key, Seq: seq, Prompt: *p}
-	// Seen at once: "typing…" before any queue or start (no message window
-	// counts it; high priority, ahead of drafts in a burst).
-	b.arrived.Mark(pl)
-	b.chatAction(pl, models.ChatActionTyping, outbox.High)
+	// Seen at once: a message that waits behind a turn gets "typing…" now
+	// (no message window counts it; high priority, ahead of drafts in a
+	// burst). One that runs at once is shown by its turn's first draft or
+	// typing, as high, before any start wait: a second sign here would
+	// spend the chat's action lane just before Claude's first words.
+	if b.core.Working(key) {
+		b.arrived.Mark(pl)
+		b.chatAction(pl, models.ChatActionTyping, outbox.High)
+	}
 	b.lanes.inOrder(key, func() { b.core.Submit(key, pl, qp) })
 }
 

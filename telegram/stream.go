@@ -72,6 +72,7 @@ type streamer struct {
 	pending  int           // drafts queued or running
 	idle     chan struct{} // closed when pending drops to 0
 	wroteAny bool          // a draft with text was queued this turn
+	signed   bool          // the turn's first draft or typing was queued
 	plain    bool          // a rich draft was refused this turn: plain drafts only (rich.go)
 
 	kick chan struct{}
@@ -246,7 +247,13 @@ func (s *streamer) loop() {
 		default:
 			if now.Sub(lastTyping) >= typingEvery {
 				lastTyping = now
-				s.b.chatAction(s.pl, models.ChatActionTyping, outbox.Low)
+				prio := outbox.Low
+				s.mu.Lock()
+				if !s.signed { // the turn's first sign goes before a burst's drafts
+					s.signed, prio = true, outbox.High
+				}
+				s.mu.Unlock()
+				s.b.chatAction(s.pl, models.ChatActionTyping, prio)
 			}
 			next = typingEvery - now.Sub(lastTyping)
 		}
@@ -275,6 +282,9 @@ func (s *streamer) queueDraft(md string) bool {
 	s.mu.Lock()
 	if html != "" && !s.wroteAny {
 		s.wroteAny, prio = true, outbox.High
+	}
+	if !s.signed { // the turn's first sign, the placeholder: the user waits for it too
+		s.signed, prio = true, outbox.High
 	}
 	plain := s.plain
 	s.mu.Unlock()
