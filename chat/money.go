@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/prefs"
 )
 
 // Money: what each turn cost, the limits on spending ([claude]
@@ -83,4 +84,14 @@ func (b *Core) Money(key string) Money {
 		b.log.Warn("could not read today's spend", "session_key", key, "err", err)
 	}
 	return m
+}
+
+// Spending is what the conversation key and all of them spent today and
+// this month, as of now (zero when the store cannot be read: logged).
+func (b *Core) Spending(key string, now time.Time) prefs.Spending {
+	sp, err := b.store.Spending(key, now)
+	if err != nil {
+		b.log.Warn("could not read the spending", "session_key", key, "err", err)
+	}
+	return sp
 }

@@ -123,7 +123,7 @@ var noPreview = &models.LinkPreviewOptions{IsDisabled: tgbot.True()}
 // and answerCallback, it redacts everything it sends.
 func (api *tgAPI) send(ctx context.Context, p place, replyTo int, text string, kb view.Keyboard, prio outbox.Priority) (int, error) {
 	var id int
-	text, kb = api.redact(text), api.redactKeyboard(kb)
+	text, kb = api.redact(text), kb.Redacted(api.redactor)
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {
 			m, err := api.client.SendMessage(ctx, api.sendParams(p, replyTo, text, kb, parse))
@@ -179,7 +179,7 @@ func (api *tgAPI) sendParsed(ctx context.Context, chatID int64, prio outbox.Prio
 // With a key, a queued older edit of the same message is superseded and the
 // call does not wait; onDone, if set, gets the result.
 func (api *tgAPI) edit(ctx context.Context, chatID int64, msgID int, text string, kb view.Keyboard, prio outbox.Priority, key string, onDone func(error)) error {
-	text, kb = api.redact(text), api.redactKeyboard(kb)
+	text, kb = api.redact(text), kb.Redacted(api.redactor)
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {
 			params := &tgbot.EditMessageTextParams{ChatID: chatID, MessageID: msgID, Text: text,

@@ -120,7 +120,7 @@ func (b *Bot) afterPress(ctx context.Context, res approvals.Result, from *models
 // resolvePrompt shows the outcome on the prompt, or leaves it in the book
 // for showPrompt when the prompt is still being sent.
 func (b *Bot) resolvePrompt(ctx context.Context, key promptKey, o view.Outcome) {
-	if ref, ok := b.prompts.resolve(key, b.redactOutcome(o)); ok {
+	if ref, ok := b.prompts.resolve(key, o.Redacted(b.redactor)); ok {
 		b.forgetPrompt(ref)
 	}
 }

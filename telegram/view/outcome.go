@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/redact"
 	"github.com/untether/untether/telegram/render"
 )
 
@@ -128,4 +129,35 @@ func AutoNotice(reason, message string) string {
 		out += "\n<i>Told Claude:</i> " + escHead(m, 2000)
 	}
 	return fit(out)
+}
+
+// Redacted is o with every secret r knows removed from the answers it
+// lists and its reason.
+func (o Outcome) Redacted(r *redact.Redactor) Outcome {
+	if o.Answers != nil {
+		answers := make(map[string]string, len(o.Answers))
+		for q, a := range o.Answers {
+			answers[r.String(q)] = r.String(a)
+		}
+		o.Answers = answers
+	}
+	o.Reason = r.String(o.Reason)
+	return o
+}
+
+// Redacted is kb with every secret r knows removed from its labels
+// (question options come from Claude); callback data is the bot's own.
+func (kb Keyboard) Redacted(r *redact.Redactor) Keyboard {
+	if kb == nil {
+		return nil
+	}
+	out := make(Keyboard, len(kb))
+	for i, row := range kb {
+		out[i] = make([]Button, len(row))
+		for j, btn := range row {
+			btn.Text = r.String(btn.Text)
+			out[i][j] = btn
+		}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,23 @@ type Proc struct {
 
 // UsageText renders /usage.
 func UsageText(u Usage) string {
+	// This chat's process first, then the oldest.
+	u.Procs = slices.Clone(u.Procs)
+	slices.SortStableFunc(u.Procs, func(x, y Proc) int {
+		switch {
+		case x.This != y.This:
+			if x.This {
+				return -1
+			}
+			return 1
+		case x.Age != y.Age:
+			if x.Age > y.Age {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
 	lines := []string{"📈 <b>Usage</b>",
 		"This chat: " + Dollars(u.ChatToday) + " today · " + Dollars(u.ChatMonth) + " this month"}
 	all := "All chats: " + Dollars(u.AllToday) + " today · " + Dollars(u.AllMonth) + " this month"
