@@ -187,7 +187,7 @@ func (s *startCounter) Handle(ctx context.Context, rec slog.Record) error {
 }
 
 func (s *startCounter) WithAttrs(as []slog.Attr) slog.Handler { return s } // the count needs the one handler
-func (s *startCounter) WithGroup(string) slog.Handler          { return s }
+func (s *startCounter) WithGroup(string) slog.Handler         { return s }
 
 // childCPU is the CPU of the reaped child processes (the CLIs).
 func childCPU() time.Duration {
