@@ -121,3 +121,30 @@ func TestProgressMessageOnceTheDraftIsStill(t *testing.T) {
 		h.awaitAnswer(h.dm.ID, "done thinking")
 	})
 }
+
+// A long answer written without a pause still gets its progress message
+// (and its Cancel button): the draft holds it back for a while, not for the
+// whole answer. Before, a steady stream held it until the answer.
+func TestLongAnswerGetsItsProgressMessage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		h := newHarness(t, func(tr *enginetest.Turn) {
+			tr.Start("m")
+			text := ""
+			for i := 0; ; i++ {
+				select {
+				case <-release:
+					tr.Complete(text)
+					return
+				case <-time.After(300 * time.Millisecond):
+				}
+				text += "word "
+				tr.Emit(engine.Text{Text: text, Partial: true})
+			}
+		}, func(c *telegram.Config) { c.MinEdit = 2 * time.Second })
+		h.say("write a lot")
+		h.tg.AwaitMessage(wait, h.dm.ID, func(m tgtest.Message) bool { return len(m.Keyboard) > 0 })
+		close(release)
+		h.awaitAnswer(h.dm.ID, "word")
+	})
+}

@@ -16,6 +16,10 @@ import (
 // heartbeat refreshes the elapsed time of a quiet turn (a long command).
 const heartbeat = 30 * time.Second
 
+// progressHoldMax bounds how long a draft showing the answer being written
+// holds the progress message back after ProgressDelay.
+const progressHoldMax = 5 * time.Second
+
 // tgTurn shows one turn in Telegram (chat.TurnSurface): its progress
 // message, the draft or typing while Claude writes, its prompts, the
 // notices waiting for its outcome and its answer. The core calls it on the
@@ -122,12 +126,14 @@ func (t *tgTurn) due(flag *atomic.Bool) {
 // Woken does what the timers and the progress message's id ask for.
 func (t *tgTurn) Woken(ctx context.Context) {
 	if t.showDue.Swap(false) {
-		if hold := t.draftHold(); hold > 0 && !t.progressSent {
+		if hold := t.draftHold(); hold > 0 && !t.progressSent && time.Since(t.started) < t.b.cfg.ProgressDelay+progressHoldMax {
 			// A draft shows Claude writing, no tool runs: the answer is
 			// likely about to follow, and a progress message now would
 			// only make it wait for the chat's window. Again once the
-			// draft has been still for an edit interval.
-			t.showT.Reset(hold)
+			// draft has been still for an edit interval — but a long
+			// answer still gets its progress message (and its Cancel
+			// button) progressHoldMax later.
+			t.showT.Reset(min(hold, max(0, t.b.cfg.ProgressDelay+progressHoldMax-time.Since(t.started))))
 		} else {
 			t.sendProgress(ctx)
 		}
