@@ -40,7 +40,7 @@ func (a *session) retryUnsent() int {
 func (a *session) popRetry() (unsentPrompt, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.retrying) == 0 || a.stopped {
+	if len(a.retrying) == 0 || a.stopped || a.undoing {
 		return unsentPrompt{}, false
 	}
 	k := a.retrying[0]

@@ -24,6 +24,7 @@ type session struct {
 	// retrying are those /retry put back, run before the queue (retry.go).
 	unsent, retrying []unsentPrompt
 	running          bool // the goroutine is alive
+	undoing          bool // an undo runs: no turn starts until it is done (undo.go)
 	stopped          bool
 	turn             *turn // the running turn, if any
 	conn             engine.Conn
@@ -173,6 +174,10 @@ func (a *session) requestReset(before func(TurnSurface)) (dropped int) {
 func (a *session) working() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return a.workingLocked()
+}
+
+func (a *session) workingLocked() bool {
 	return len(a.queue) > 0 || len(a.retrying) > 0 || (a.turn != nil && !a.turn.answered.Load())
 }
 
@@ -235,7 +240,7 @@ func (a *session) liveConn() engine.Conn {
 func (a *session) pop() (prefs.QueuedPrompt, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(a.queue) == 0 || a.stopped {
+	if len(a.queue) == 0 || a.stopped || a.undoing {
 		return prefs.QueuedPrompt{}, false
 	}
 	qp := a.queue[0]
@@ -302,11 +307,11 @@ func (a *session) loop() {
 			continue
 		}
 		a.mu.Lock()
-		if len(a.queue) > 0 && !a.stopped {
+		if len(a.queue) > 0 && !a.stopped && !a.undoing {
 			a.mu.Unlock()
 			continue
 		}
-		a.running = false
+		a.running = false // an undo under way starts it again when done (undo.go)
 		a.mu.Unlock()
 		return
 	}

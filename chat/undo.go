@@ -52,31 +52,61 @@ type undoBook struct {
 	mu    sync.Mutex
 	files map[string][]string
 	order []string
+	// latest is each conversation's last turn that changed files: an undo
+	// of an earlier one takes that one's too, even of the same file.
+	latest map[string]string
+	// shown are the files a confirm listed, by prompt id: a confirm pressed
+	// after more changes asks again.
+	shown map[string][]string
 }
 
 // undoKept bounds the book: older turns are confirmed first.
 const undoKept = 512
 
-func (u *undoBook) put(id string, files []string) {
+func (u *undoBook) put(key, id string, files []string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.files == nil {
-		u.files = map[string][]string{}
+		u.files, u.latest, u.shown = map[string][]string{}, map[string]string{}, map[string][]string{}
 	}
+	u.latest[key] = id
 	u.files[id] = files
 	u.order = append(u.order, id)
 	if len(u.order) > undoKept {
 		delete(u.files, u.order[0])
+		delete(u.shown, u.order[0])
 		u.order = u.order[1:]
 	}
 }
 
-func (u *undoBook) get(id string) ([]string, bool) {
+// alone says whether undoing turn id of conversation key would undo files
+// only that turn changed: it is the latest that changed any, and files are
+// its own.
+func (u *undoBook) alone(key, id string, files []string) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	f, ok := u.files[id]
-	return f, ok
+	own, known := u.files[id]
+	return known && u.latest[key] == id && !slices.ContainsFunc(files, func(f string) bool { return !slices.Contains(own, f) })
 }
+
+// show records the files a confirm of id listed; covered says whether
+// files are all among those.
+func (u *undoBook) show(id string, files []string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.shown == nil {
+		u.files, u.latest, u.shown = map[string][]string{}, map[string]string{}, map[string][]string{}
+	}
+	u.shown[id] = files
+}
+
+func (u *undoBook) covered(id string, files []string) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	shown, ok := u.shown[id]
+	return ok && !slices.ContainsFunc(files, func(f string) bool { return !slices.Contains(shown, f) })
+}
+
 
 // sendPrompt gives the agent the turn's prompt, under an id of the bot's
 // when the engine takes one (the same id when it is sent again).
@@ -109,7 +139,7 @@ func (t *turn) undoOffer(ctx context.Context) (offer *UndoOffer, rewinds bool) {
 	if len(dry.Files) == 0 {
 		return nil, true
 	}
-	t.a.c.undo.put(t.promptID, dry.Files)
+	t.a.c.undo.put(t.a.key, t.promptID, dry.Files)
 	return &UndoOffer{ID: t.promptID, Files: dry.Files}, true
 }
 
@@ -120,9 +150,24 @@ func (t *turn) undoOffer(ctx context.Context) (offer *UndoOffer, rewinds bool) {
 // running one gives ErrUndoBusy.
 func (c *Core) Undo(ctx context.Context, key string, p Place, id string, confirmed bool) (UndoResult, error) {
 	a := c.sessionFor(key, p)
-	if a.working() {
+	// No turn starts while the undo runs (pop waits for it): the check
+	// and the mark are one step, under the session's lock.
+	a.mu.Lock()
+	if a.undoing || a.workingLocked() {
+		a.mu.Unlock()
 		return UndoResult{}, ErrUndoBusy
 	}
+	a.undoing = true
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.undoing = false
+		if len(a.queue) > 0 || len(a.retrying) > 0 {
+			a.startLocked()
+		}
+		a.mu.Unlock()
+		signal(a.wake)
+	}()
 	rw, done, err := a.rewinder(ctx)
 	if err != nil {
 		return UndoResult{}, err
@@ -132,11 +177,11 @@ func (c *Core) Undo(ctx context.Context, key string, p Place, id string, confirm
 	if err != nil {
 		return UndoResult{}, err
 	}
-	if !confirmed {
-		own, known := c.undo.get(id)
-		if !known || slices.ContainsFunc(dry.Files, func(f string) bool { return !slices.Contains(own, f) }) {
-			return UndoResult{Files: dry.Files, Confirm: true}, nil
-		}
+	// Unconfirmed, only the latest turn's own changes go without asking; a
+	// confirm covers only what it listed (more changed since: ask again).
+	if confirmed && !c.undo.covered(id, dry.Files) || !confirmed && !c.undo.alone(key, id, dry.Files) {
+		c.undo.show(id, dry.Files)
+		return UndoResult{Files: dry.Files, Confirm: true}, nil
 	}
 	if _, err := rw.Rewind(ctx, id, false); err != nil {
 		return UndoResult{}, err
@@ -163,10 +208,16 @@ func (a *session) rewinder(ctx context.Context) (rw engine.Rewinder, done func()
 	if !ok {
 		return nil, nil, ErrNoSession
 	}
+	// The directory as a session start checks it (links resolved, inside
+	// the roots); a failed check sets the session aside: nothing to undo.
+	workDir := b.CheckedWorkDir(a.key, a.place, 0)
+	if rec, ok, err = b.store.Session(a.key); err != nil || !ok {
+		return nil, nil, ErrNoSession
+	}
 	m := b.MachineFor(a.key)
 	st := b.Settings(a.key)
 	spec := engine.Spec{SessionKey: a.key, Resume: rec.SessionID, Model: st.Model, PermissionMode: st.PermissionMode,
-		WorkDir: st.WorkDir}
+		WorkDir: workDir}
 	conn, err := m.Engine.Start(ctx, spec)
 	if err != nil {
 		return nil, nil, fmt.Errorf("resume the session to undo: %w", err)
