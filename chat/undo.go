@@ -107,7 +107,6 @@ func (u *undoBook) covered(id string, files []string) bool {
 	return ok && !slices.ContainsFunc(files, func(f string) bool { return !slices.Contains(shown, f) })
 }
 
-
 // sendPrompt gives the agent the turn's prompt, under an id of the bot's
 // when the engine takes one (the same id when it is sent again).
 func (t *turn) sendPrompt(ctx context.Context, conn engine.Conn, text string) error {
