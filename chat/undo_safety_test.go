@@ -28,22 +28,7 @@ func TestUndoAsksWhenALaterTurnChangedTheSameFile(t *testing.T) {
 		if err := os.WriteFile(f, []byte("orig\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cp := &enginetest.Checkpoints{}
-		script := func(tr *enginetest.Turn) {
-			tr.Start("m")
-			fs := strings.Fields(tr.Prompt)
-			for _, p := range fs[2:] {
-				tr.Write(cp, p, fs[1]+"\n")
-			}
-			tr.Complete("written")
-		}
-		store, err := prefs.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer store.Close()
-		r := &undoRig{t: t, store: store, eng: undoEngine{script: script, cp: cp}}
-		r.open()
+		r := writerRig(t)
 		defer r.stop()
 		first := r.run("write one " + f)
 		r.run("write two " + f)
@@ -173,22 +158,7 @@ func TestUndoConfirmCoversOnlyWhatItListed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
 		f, g, h := filepath.Join(dir, "f"), filepath.Join(dir, "g"), filepath.Join(dir, "h")
-		cp := &enginetest.Checkpoints{}
-		script := func(tr *enginetest.Turn) {
-			tr.Start("m")
-			fs := strings.Fields(tr.Prompt)
-			for _, p := range fs[2:] {
-				tr.Write(cp, p, fs[1]+"\n")
-			}
-			tr.Complete("written")
-		}
-		store, err := prefs.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer store.Close()
-		r := &undoRig{t: t, store: store, eng: undoEngine{script: script, cp: cp}}
-		r.open()
+		r := writerRig(t)
 		defer r.stop()
 		first := r.run("write one " + f)
 		r.run("write two " + g)
@@ -202,4 +172,28 @@ func TestUndoConfirmCoversOnlyWhatItListed(t *testing.T) {
 			t.Errorf("the stale confirm: %+v, %v, %s: %v; want a new confirm listing three files and h still there", res, err, h, statErr)
 		}
 	})
+}
+
+// writerRig is a started core whose agent, given "write WORD PATH…", writes
+// WORD into each PATH through its checkpoints (so an undo can restore them).
+func writerRig(t *testing.T) *undoRig {
+	cp := &enginetest.Checkpoints{}
+	script := func(tr *enginetest.Turn) {
+		tr.Start("m")
+		fs := strings.Fields(tr.Prompt)
+		for _, p := range fs[2:] {
+			if err := tr.Write(cp, p, fs[1]+"\n"); err != nil {
+				t.Error(err)
+			}
+		}
+		tr.Complete("written")
+	}
+	store, err := prefs.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	r := &undoRig{t: t, store: store, eng: undoEngine{script: script, cp: cp}}
+	r.open()
+	return r
 }
