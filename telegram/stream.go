@@ -117,6 +117,15 @@ func (s *streamer) setText(md string) {
 	signal(s.kick)
 }
 
+// signNow shows the turn's first sign (the placeholder draft, or typing)
+// now rather than after thinkingDelay; later signs keep their pace.
+func (s *streamer) signNow() {
+	if s == nil {
+		return
+	}
+	signal(s.kick)
+}
+
 // editing reports whether the progress message shows the text: streaming
 // is on and drafts are not used (a group, edits chosen, or refused).
 func (s *streamer) editing() bool {
