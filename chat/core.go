@@ -25,9 +25,12 @@ type Config struct {
 	// means WorkDir only); MaxLive bounds its live processes; Git runs the
 	// git CLI (/diff, /branch, the changes of a turn); ClaudeVersion is
 	// what its CLI said it was at start.
-	WorkDir       string
-	ProjectRoots  []string
-	MaxLive       int
+	WorkDir      string
+	ProjectRoots []string
+	MaxLive      int
+	// MaxStarts bounds the local machine's agent starts in flight
+	// (Starts; 0: DefaultMaxStarts).
+	MaxStarts     int
 	Git           projects.Git
 	ClaudeVersion string
 	// UploadDir holds the files users send, a folder per conversation.
@@ -145,7 +148,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, access Access, isAll
 	}
 	cfg.Host = host.Or(cfg.Host)
 	local := MachineConfig{Engine: eng, Host: cfg.Host, Git: cfg.Git, WorkDir: cfg.WorkDir,
-		ProjectRoots: cfg.ProjectRoots, UploadDir: cfg.UploadDir, MaxLive: cfg.MaxLive, ClaudeVersion: cfg.ClaudeVersion}
+		ProjectRoots: cfg.ProjectRoots, UploadDir: cfg.UploadDir, MaxLive: cfg.MaxLive, MaxStarts: cfg.MaxStarts, ClaudeVersion: cfg.ClaudeVersion}
 	machines, err := NewMachines(local, cfg.Machines, cfg.DefaultMachine)
 	if err != nil {
 		return nil, err

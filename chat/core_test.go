@@ -75,6 +75,7 @@ func (t *turnRecorder) ActionsChanged()                                       {}
 func (t *turnRecorder) Pause(bool)                                            {}
 func (t *turnRecorder) WaitingForSlot(int)                                    { t.r.add("waiting") }
 func (t *turnRecorder) WaitingToStart(int)                                    { t.r.add("waiting to start") }
+func (t *turnRecorder) StartDelayed()                                         {}
 func (t *turnRecorder) Prompt(_ context.Context, p *approvals.Prompt) {
 	t.r.mu.Lock()
 	t.r.prompts = append(t.r.prompts, p)

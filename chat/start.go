@@ -52,7 +52,7 @@ func (a *session) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) 
 		return nil, err
 	}
 	t.startedUp() // a start of this turn before (a retry) has ended
-	release, err := m.Starts.Admit(t.cancelReq, t.v.WaitingToStart)
+	release, err := m.Starts.Admit(t.cancelReq, t.v.StartDelayed, t.v.WaitingToStart)
 	if err != nil {
 		m.Pool.Release(a)
 		return nil, errTurnCancelled

@@ -46,12 +46,14 @@ func NewStarts(max int) *Starts {
 	return &Starts{max: max}
 }
 
-// Admit waits until a start may go, in order of arrival. If it waits
-// StartNoticeAfter, onWait is called once with how many starts are ahead
-// of it (those in flight and those waiting before it). The release it
+// Admit waits until a start may go, in order of arrival. If it has to
+// wait at all, onQueued is called at once (the chat can show it is being
+// handled before the wait, not after it); if it waits StartNoticeAfter,
+// onWait is called once with how many starts are ahead of it (those in
+// flight and those waiting before it). Either may be nil. The release it
 // returns ends the start's place (once; later calls do nothing); it is
 // also ended MaxStartHold after admission. ctx ending gives up the wait.
-func (s *Starts) Admit(ctx context.Context, onWait func(ahead int)) (release func(), err error) {
+func (s *Starts) Admit(ctx context.Context, onQueued func(), onWait func(ahead int)) (release func(), err error) {
 	s.mu.Lock()
 	if s.busy < s.max && len(s.queue) == 0 {
 		s.busy++
@@ -61,6 +63,9 @@ func (s *Starts) Admit(ctx context.Context, onWait func(ahead int)) (release fun
 	ch := make(chan struct{})
 	s.queue = append(s.queue, ch)
 	s.mu.Unlock()
+	if onQueued != nil {
+		onQueued()
+	}
 	notice := time.NewTimer(StartNoticeAfter)
 	defer notice.Stop()
 	for {

@@ -24,7 +24,7 @@ func TestStartsAdmitInOrder(t *testing.T) {
 		releases := map[int]func(){}
 		for i := range 5 {
 			go func() {
-				rel, err := s.Admit(context.Background(), func(ahead int) { mu.Lock(); told[i] = ahead; mu.Unlock() })
+				rel, err := s.Admit(context.Background(), nil, func(ahead int) { mu.Lock(); told[i] = ahead; mu.Unlock() })
 				if err != nil {
 					t.Errorf("start %d: %v", i, err)
 					return
@@ -87,16 +87,16 @@ func TestStartsAdmitInOrder(t *testing.T) {
 func TestStartsBounds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		s := chat.NewStarts(1)
-		if _, err := s.Admit(context.Background(), nil); err != nil { // never released
+		if _, err := s.Admit(context.Background(), nil, nil); err != nil { // never released
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		gaveUp := make(chan error, 1)
-		go func() { _, err := s.Admit(ctx, nil); gaveUp <- err }()
+		go func() { _, err := s.Admit(ctx, nil, nil); gaveUp <- err }()
 		synctest.Wait()
 		var third time.Time
 		go func() {
-			rel, err := s.Admit(context.Background(), nil)
+			rel, err := s.Admit(context.Background(), nil, nil)
 			if err != nil {
 				t.Error(err)
 				return

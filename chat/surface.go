@@ -121,6 +121,11 @@ type TurnSurface interface {
 	Pause(on bool)
 	// WaitingForSlot: the turn waits for one of max live processes.
 	WaitingForSlot(max int)
+	// StartDelayed: the turn's agent cannot start at once (Starts): the
+	// frontend shows now that the message is being handled, which it
+	// would otherwise show only a moment later (a burst's waits last
+	// seconds).
+	StartDelayed()
 	// WaitingToStart: the turn's agent waits its turn to start (Starts),
 	// ahead starts before it; said only of a wait past StartNoticeAfter.
 	WaitingToStart(ahead int)

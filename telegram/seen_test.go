@@ -148,3 +148,46 @@ func TestLongAnswerGetsItsProgressMessage(t *testing.T) {
 		h.awaitAnswer(h.dm.ID, "word")
 	})
 }
+
+// A message whose Claude has to wait for other chats' starts is shown as
+// seen at once, not after the placeholder's usual delay: in a burst the
+// start wait lasts seconds, and the placeholder's 300 ms was the first
+// reaction of most chats (docs/performance.md). Before, the second chat
+// saw nothing until 300 ms.
+func TestMessageSeenAtOnceWhileItsStartWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		h := newHarness(t, func(tr *enginetest.Turn) {
+			if tr.Prompt == "first" {
+				<-release // not started yet: it keeps the one start place
+			}
+			tr.Start("m")
+			tr.Complete("answer to " + tr.Prompt)
+		}, func(c *telegram.Config) {
+			c.MaxStarts = 1
+			c.AllowedUsers = append(c.AllowedUsers, 5151)
+		})
+		other := tgtest.User{ID: 5151, FirstName: "Grace"}
+		otherDM := tgtest.PrivateChat(other)
+		h.say("first")
+		time.Sleep(5 * time.Second) // the first chat's turn holds the start place
+		synctest.Wait()
+		sent := time.Now()
+		h.tg.SendMessage(other, otherDM, "second")
+		synctest.Wait()
+		seen := false
+		for _, name := range []string{"sendChatAction", "sendMessageDraft"} {
+			for _, c := range h.tg.CallsTo(name) {
+				if c.Int64("chat_id") == otherDM.ID && c.Time.Equal(sent) && c.OK() {
+					seen = true
+				}
+			}
+		}
+		if !seen {
+			t.Errorf("no sign for the second chat's message at once while its start waited")
+		}
+		close(release)
+		h.awaitAnswer(h.dm.ID, "answer to first")
+		h.awaitAnswer(otherDM.ID, "answer to second")
+	})
+}

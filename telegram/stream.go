@@ -36,8 +36,10 @@ const (
 	draftGap = time.Second
 	// thinkingDelay is how long a turn waits before its "Thinking…"
 	// placeholder: when Claude's first words come sooner, they are the
-	// first draft, and the placeholder costs nothing.
-	thinkingDelay = 300 * time.Millisecond
+	// first draft, and the placeholder costs nothing. Claude Code's first
+	// words take a second or more; the user should see a sign within 300
+	// ms (issue 36), which 300 ms plus the call itself missed (p50 316 ms).
+	thinkingDelay = 200 * time.Millisecond
 	// draftRefresh re-sends an unchanged draft: a client shows one for
 	// about 30 s.
 	draftRefresh = 20 * time.Second
@@ -114,6 +116,15 @@ func (s *streamer) setText(md string) {
 		s.version++
 	}
 	s.mu.Unlock()
+	signal(s.kick)
+}
+
+// signNow shows the turn's first sign (the placeholder draft, or typing)
+// now rather than after thinkingDelay; later signs keep their pace.
+func (s *streamer) signNow() {
+	if s == nil {
+		return
+	}
 	signal(s.kick)
 }
 

@@ -238,6 +238,11 @@ func (t *tgTurn) Pause(on bool) { t.live.pause(on) }
 // WaitingForSlot says the turn waits for a Claude slot.
 func (t *tgTurn) WaitingForSlot(max int) { t.waitNotice(view.WaitingForSlot(max)) }
 
+// StartDelayed shows the turn's first sign now: its Claude waits for
+// others to start, and the placeholder's usual delay (thinkingDelay) is
+// for answers that may come before it, which this one will not.
+func (t *tgTurn) StartDelayed() { t.live.signNow() }
+
 // WaitingToStart says the turn's Claude waits its turn to start.
 func (t *tgTurn) WaitingToStart(ahead int) { t.waitNotice(view.WaitingToStart(ahead)) }
 

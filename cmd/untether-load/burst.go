@@ -29,49 +29,11 @@ import (
 // message) by turn number, CLI starts and CPU.
 func runBurst(ctx context.Context, cfg config, log *slog.Logger) (*burstReport, error) {
 	d := &driver{cfg: cfg, log: log, rec: newRecorder(), chats: plans(cfg.chats, 0)}
-	d.rec.burst = true
-	for _, c := range d.chats {
-		d.rec.addChat(c.idx, c.chat.ID, c.group)
-	}
-	fake, err := newFake(d.rec, cfg.limits, cfg.rtt, log)
+	rig, err := startClaudeRig(ctx, d)
 	if err != nil {
 		return nil, err
 	}
-	defer fake.Close()
-	d.fake = fake
-	steps := make([]claudetest.Step, cfg.turns+4) // the step is picked by the assistant messages so far
-	for i := range steps {
-		steps[i] = claudetest.StepFunc(d.modelReply)
-	}
-	api := claudetest.NewStandalone(func(string, ...any) {}, func(f string, a ...any) { log.Error("fake anthropic api", "err", fmt.Sprintf(f, a...)) }, steps...)
-	defer api.Close()
-	home, err := os.MkdirTemp("", "untether-burst-home-*")
-	if err != nil {
-		return nil, fmt.Errorf("claude home: %w", err)
-	}
-	defer os.RemoveAll(home)
-	env, err := claudetest.EnvIn(home, api.URL())
-	if err != nil {
-		return nil, err
-	}
-	starts := &startCounter{Handler: log.Handler()}
-	eng := &runner.Engine{Base: runner.Options{
-		Binary: cfg.claude, Mode: runner.Interactive, Env: env,
-		UseAPIBilling: true, // the fake key in env is the CLI's only credential
-		Logger:        slog.New(starts),
-	}}
-	bc := botConfig(fake, d.chats, cfg.limits, cfg.global)
-	bc.MaxLive = cfg.maxLive
-	if bc.MaxLive <= 0 {
-		bc.MaxLive = maxLiveFromMemory(ctx)
-	}
-	b, err := startBot(ctx, bc, eng, log)
-	if err != nil {
-		return nil, err
-	}
-	if err := awaitPolling(ctx, fake); err != nil {
-		return nil, errors.Join(fmt.Errorf("bot did not start polling: %w", err), b.stop())
-	}
+	defer rig.close()
 	base, baseKids := usageNow(), childCPU()
 	began := time.Now()
 	var wg sync.WaitGroup
@@ -80,12 +42,85 @@ func runBurst(ctx context.Context, cfg config, log *slog.Logger) (*burstReport, 
 	}
 	wg.Wait()
 	elapsed := time.Since(began)
-	stopErr := b.stop() // the CLIs exit with the bot: their CPU is counted once they are reaped
-	rep := d.burstReport(elapsed, usageNow().since(base), childCPU()-baseKids, int(starts.n.Load()), bc.MaxLive)
+	stopErr := rig.bot.stop() // the CLIs exit with the bot: their CPU is counted once they are reaped
+	rep := d.burstReport(elapsed, usageNow().since(base), childCPU()-baseKids, int(rig.starts.n.Load()), rig.maxLive)
 	if stopErr != nil && !errors.Is(stopErr, context.Canceled) {
 		return rep, fmt.Errorf("bot: %w", stopErr)
 	}
 	return rep, ctx.Err()
+}
+
+// claudeRig is the real bot with the real Claude Code CLI (cfg.claude)
+// against the fake Anthropic API, whose model is d.modelReply, and the fake
+// Bot API, polling: what the burst and the quick exchanges run on.
+type claudeRig struct {
+	bot     *bot
+	starts  *startCounter
+	maxLive int
+	closers []func()
+}
+
+func (r *claudeRig) close() {
+	for i := len(r.closers) - 1; i >= 0; i-- {
+		r.closers[i]()
+	}
+}
+
+func startClaudeRig(ctx context.Context, d *driver) (_ *claudeRig, err error) {
+	cfg, log := d.cfg, d.log
+	rig := &claudeRig{}
+	defer func() {
+		if err != nil {
+			rig.close()
+		}
+	}()
+	d.rec.burst = true
+	for _, c := range d.chats {
+		d.rec.addChat(c.idx, c.chat.ID, c.group)
+	}
+	fake, err := newFake(d.rec, cfg.limits, cfg.rtt, log)
+	if err != nil {
+		return nil, err
+	}
+	rig.closers = append(rig.closers, fake.Close)
+	d.fake = fake
+	steps := make([]claudetest.Step, cfg.turns+4*cfg.quick+8) // the step is picked by the assistant messages so far
+	for i := range steps {
+		steps[i] = claudetest.StepFunc(d.modelReply)
+	}
+	api := claudetest.NewStandalone(func(string, ...any) {}, func(f string, a ...any) { log.Error("fake anthropic api", "err", fmt.Sprintf(f, a...)) }, steps...)
+	rig.closers = append(rig.closers, api.Close)
+	home, err := os.MkdirTemp("", "untether-burst-home-*")
+	if err != nil {
+		return nil, fmt.Errorf("claude home: %w", err)
+	}
+	rig.closers = append(rig.closers, func() { os.RemoveAll(home) })
+	env, err := claudetest.EnvIn(home, api.URL())
+	if err != nil {
+		return nil, err
+	}
+	rig.starts = &startCounter{Handler: log.Handler()}
+	eng := &runner.Engine{Base: runner.Options{
+		Binary: cfg.claude, Mode: runner.Interactive, Env: env,
+		UseAPIBilling: true, // the fake key in env is the CLI's only credential
+		Logger:        slog.New(rig.starts),
+	}}
+	bc := botConfig(fake, d.chats, cfg.limits, cfg.global)
+	bc.MaxLive = cfg.maxLive
+	if bc.MaxLive <= 0 {
+		bc.MaxLive = maxLiveFromMemory(ctx)
+	}
+	rig.maxLive = bc.MaxLive
+	b, err := startBot(ctx, bc, eng, log)
+	if err != nil {
+		return nil, err
+	}
+	rig.bot = b
+	rig.closers = append(rig.closers, func() { _ = b.stop() })
+	if err := awaitPolling(ctx, fake); err != nil {
+		return nil, fmt.Errorf("bot did not start polling: %w", err)
+	}
+	return rig, nil
 }
 
 // burstConverse is one user of the burst: a message, its answer as a
@@ -127,7 +162,11 @@ func (d *driver) modelReply(req *claudetest.Request) claudetest.Reply {
 			t.claudeFrom = time.Now()
 		}
 	})
+	if hold := d.holdFor(id); hold != nil {
+		<-hold // a turn the quick exchanges cancel: it answers only once let go
+	}
 	time.Sleep(d.cfg.modelTime)
+	d.rec.stamp(id, func(t *turnRec) { t.modelDone = time.Now() })
 	return claudetest.Say(burstAnswer(id, d.cfg.answerKB))
 }
 

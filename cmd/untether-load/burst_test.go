@@ -6,6 +6,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/untether/untether/runner/claudetest"
@@ -49,5 +50,30 @@ func TestBurstSmoke(t *testing.T) {
 	}
 	if num(13) < num(7) {
 		t.Errorf("the answer as a message (p50 %d ms) before it was visible (p50 %d ms)", num(13), num(7))
+	}
+}
+
+// The quick exchanges with the real CLI, one round: the follow-up and the
+// message after /cancel are both answered as messages and timed.
+func TestQuickSmoke(t *testing.T) {
+	bin := os.Getenv(claudetest.BinaryEnv)
+	if bin == "" || testing.Short() {
+		t.Skip("set UNTETHER_TEST_CLAUDE to run the quick exchanges with the real CLI")
+	}
+	var out, errs bytes.Buffer
+	code := run(context.Background(), []string{"-claude", bin, "-quick", "1", "-model-time", "100ms", "-timeout", "90s"}, &out, &errs)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errs.String())
+	}
+	m := regexp.MustCompile(`(?m)^quick: rounds=(\d+) lost=(\d+) 429s=(\d+) followup_p50_ms=(\d+) followup_p90_ms=(\d+) followup_within=(\d+) ` +
+		`again_p50_ms=(\d+) again_p90_ms=(\d+) again_within=(\d+)$`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no summary line in the required form:\n%s", out.String())
+	}
+	if m[1] != "1" || m[2] != "0" || m[3] != "0" {
+		t.Errorf("rounds=%s lost=%s 429s=%s, want 1, 0, 0:\n%s", m[1], m[2], m[3], out.String())
+	}
+	if !strings.Contains(out.String(), "a follow-up right after an answer") || !strings.Contains(out.String(), "a message 0.5 s after /cancel") {
+		t.Errorf("a measure is missing:\n%s", out.String())
 	}
 }

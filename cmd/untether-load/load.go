@@ -35,6 +35,16 @@ type driver struct {
 	fake  *tgtest.Server
 	chats []chatPlan
 	eng   *scripted
+
+	holdMu sync.Mutex
+	holds  map[turnID]chan struct{} // quick: turns whose model answer waits to be let go
+}
+
+// holdFor is the channel id's model answer waits on, nil for most turns.
+func (d *driver) holdFor(id turnID) chan struct{} {
+	d.holdMu.Lock()
+	defer d.holdMu.Unlock()
+	return d.holds[id]
 }
 
 // plans makes n chats; the first groups of them are groups.
@@ -79,7 +89,7 @@ func startBot(ctx context.Context, cfg telegram.Config, eng engine.Engine, log *
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan error, 1)
 	go func() { done <- b.Run(runCtx) }()
-	return &bot{store: store, dir: dir, stop: func() error {
+	return &bot{store: store, dir: dir, stop: sync.OnceValue(func() error { // a rig's cleanup stops it again
 		cancel()
 		err := <-done
 		if cerr := store.Close(); cerr != nil && err == nil {
@@ -87,7 +97,7 @@ func startBot(ctx context.Context, cfg telegram.Config, eng engine.Engine, log *
 		}
 		os.RemoveAll(dir)
 		return err
-	}}, nil
+	})}, nil
 }
 
 // botConfig is the bot as a user would run it: default pacing and edit

@@ -49,6 +49,7 @@ type config struct {
 	claude        string
 	modelTime     time.Duration
 	maxLive       int
+	quick         int
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -81,6 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.verbose, "v", false, "log the bot at info level")
 	fs.StringVar(&c.claude, "claude", "", "burst mode: run this Claude Code CLI against a fake Anthropic API (uses -chats, -turns, -think, -answer-kb, -model-time; private chats only)")
 	fs.DurationVar(&c.modelTime, "model-time", 800*time.Millisecond, "burst mode: how long the fake model takes to answer")
+	fs.IntVar(&c.quick, "quick", 0, "with -claude: N rounds in one private chat of a follow-up right after an answer and a message 0.5 s after a /cancel, each timed from Claude's answer to it as a message")
 	fs.IntVar(&c.maxLive, "max-live", 0, "burst mode: max_live_sessions (0: the bot's default from this machine's memory)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -120,6 +122,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	if cfg.idleChats > 0 {
 		rep, err := runIdle(ctx, cfg, log)
+		return finish(stdout, stderr, rep, err)
+	}
+	if cfg.claude != "" && cfg.quick > 0 {
+		rep, err := runQuick(ctx, cfg, log)
 		return finish(stdout, stderr, rep, err)
 	}
 	if cfg.claude != "" {

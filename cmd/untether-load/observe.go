@@ -34,6 +34,10 @@ type recorder struct {
 	last     time.Time // last final accepted
 	onPrompt func(chat, msgID int, approveData string)
 	burst    bool // the real CLI's answers (burstSaw), not the script's
+	// burst: the accepted messages per chat (when), and a hook that sees
+	// every accepted message and edit (the quick exchanges wait on it)
+	sentAt map[int64][]time.Time
+	onText func(chat int64, text string, now time.Time)
 }
 
 type methodCount struct{ ok, tooMany, failed int }
@@ -72,11 +76,12 @@ type turnRec struct {
 	calls      int       // messages, edits and drafts accepted for this turn
 	actions    int       // chat actions accepted while it ran
 	reactAt    time.Time // burst: the first call to the chat after the message was accepted
+	modelDone  time.Time // burst: the fake model gave its answer (the moment Claude's answer exists)
 }
 
 func newRecorder() *recorder {
 	return &recorder{chatIdx: map[int64]int{}, groups: map[int]bool{}, turns: map[turnID]*turnRec{},
-		current: map[int]*turnRec{}, sentBy: map[msgRef]*turnRec{}, methods: map[string]*methodCount{}, lastEdit: map[int64]editSeen{}, conns: map[string]bool{}}
+		current: map[int]*turnRec{}, sentBy: map[msgRef]*turnRec{}, methods: map[string]*methodCount{}, lastEdit: map[int64]editSeen{}, conns: map[string]bool{}, sentAt: map[int64][]time.Time{}}
 }
 
 func (r *recorder) addChat(idx int, chatID int64, group bool) {
@@ -264,6 +269,14 @@ func (r *recorder) observe(method string, status int, body []byte, form url.Valu
 	chat, ok := r.chatIdx[m.Result.Chat.ID]
 	if !ok {
 		return
+	}
+	if r.burst {
+		if method == "sendMessage" {
+			r.sentAt[m.Result.Chat.ID] = append(r.sentAt[m.Result.Chat.ID], now)
+		}
+		if r.onText != nil {
+			r.onText(m.Result.Chat.ID, m.Result.Text, now)
+		}
 	}
 	ref := msgRef{m.Result.Chat.ID, m.Result.MessageID}
 	t := r.current[chat]
