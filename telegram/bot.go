@@ -198,7 +198,7 @@ type Bot struct {
 	surf *surface
 	wg   sync.WaitGroup
 
-	// transcript is every conversation's turns, for /export (export.go).
+	// transcript is every conversation's turns, for /export (package transcript, telegram/control).
 	transcript *transcript.Log
 
 	// storedOffset is the update offset last written to the store; the
@@ -296,7 +296,7 @@ func set(ids []int64) map[int64]bool {
 func (b *Bot) Run(ctx context.Context) error {
 	b.baseCtx = context.WithoutCancel(ctx)
 	b.core.Start(ctx)
-	defer recordTranscripts(b.core, b.transcript, b.log)() // after shutdown: the core's last turns are in
+	defer transcript.Watch(b.core, b.transcript, b.log)() // after shutdown: the core's last turns are in
 	me, err := b.api.getMe(ctx)
 	if err != nil {
 		return err

@@ -147,3 +147,15 @@ func answered(t *Turn, f chat.Final) {
 		t.Outcome, t.Error = Failed, f.Error
 	}
 }
+
+// Watch records every conversation of core into l while the bot runs; the
+// func it returns stops the watch and writes what is still queued (call it
+// once the core has stopped).
+func Watch(core *chat.Core, l *Log, lg *slog.Logger) (stop func()) {
+	rec := l.Record(lg)
+	unwatch := core.Watch("", rec)
+	return func() {
+		unwatch()
+		rec.Close()
+	}
+}

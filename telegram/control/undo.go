@@ -70,7 +70,7 @@ type Buttons struct {
 // Press hands p to the handler of its button.
 func (b Buttons) Press(ctx context.Context, p Press) {
 	if isUndo(p.Data) {
-		Undo{Core: b.Core, Out: b.Out, Log: b.Log}.Press(ctx, p)
+		Undo(b).Press(ctx, p)
 		return
 	}
 	Anyway{Core: b.Core, Out: b.Out}.Press(ctx, p)
