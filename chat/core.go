@@ -124,7 +124,8 @@ type Core struct {
 	slowGit  projects.SlowDirs
 	watchers watchers
 	commands *CommandLists
-	undo     undoBook // what recent turns changed (undo.go)
+	undo     undoBook   // what recent turns changed (undo.go)
+	anyway   anywayBook // stopped runs offered to run anyway (anyway.go)
 
 	baseCtx  context.Context
 	stopping chan struct{}

@@ -18,7 +18,8 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted) {
 	f := Final{Result: tc.Result, Cost: t.recordCost(tc), Duration: tc.Duration, Turns: tc.NumTurns,
 		InTokens:  tc.Usage.InputTokens + tc.Usage.CacheReadInputTokens + tc.Usage.CacheCreationInputTokens,
 		OutTokens: tc.Usage.OutputTokens, OK: tc.OK || overBudget, Changes: t.changes(ctx), Desk: t.deskLine(tc.SessionID),
-		ContextTokens: tc.ContextTokens, ContextWindow: tc.ContextWindow, MaxTurnUSD: b.cfg.MaxTurnUSD}
+		ContextTokens: tc.ContextTokens, ContextWindow: tc.ContextWindow, MaxTurnUSD: b.cfg.MaxTurnUSD,
+		Overrun: t.overrun}
 	limited := t.limitStop(tc)
 	switch {
 	case tc.OK:
@@ -30,6 +31,7 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted) {
 	case overBudget:
 		t.st.Phase = turnstate.PhaseBudgetStopped
 		f.Outcome = OutcomeBudgetStop
+		f.Anyway = t.offerAnyway(OverTurnCap)
 	case limited:
 		t.st.Phase = turnstate.PhaseLimitStopped
 		f.Outcome, f.Limit = OutcomeLimitStop, t.st.Limit

@@ -32,11 +32,11 @@ func (t *turn) recordCost(tc engine.TurnCompleted) float64 {
 		b.log.Warn("could not record the turn's cost", "chat_id", a.place.ChatID, "session_id", id, "err", err)
 		return 0
 	}
-	if b.cfg.MaxTurnUSD > 0 && cost > 0 {
+	if b.cfg.MaxTurnUSD > 0 && (cost > 0 || t.uncapped()) {
 		// The CLI applies --max-budget-usd to everything a process spent
 		// since it started, not to one turn (docs/protocol.md): the next
 		// turn gets a process of its own, resuming the session, so its
-		// limit is whole again.
+		// limit is whole again (and is back after a Run anyway's).
 		a.restartAfterTurn()
 	}
 	return cost

@@ -50,6 +50,7 @@ type Event struct {
 	Status     Status        // EvSnapshot
 	Turn       *TurnSnapshot // EvSnapshot (when a turn runs), EvTurnStarted, EvProgress, EvTurnEnded
 	Queued     int           // EvQueued: messages ahead
+	Asked      string        // EvTurnStarted: the message the turn runs, as its sender wrote it
 	Text       string
 	Prompt     *approvals.Prompt
 	Resolution *approvals.Resolution
@@ -148,7 +149,7 @@ type observed struct {
 // observe wraps v so that what it shows reaches the observers too.
 func (c *Core) observe(t *turn, v TurnSurface) TurnSurface {
 	o := &observed{TurnSurface: v, c: c, t: t}
-	o.emit(Event{Kind: EvTurnStarted}, true)
+	o.emit(Event{Kind: EvTurnStarted, Asked: t.qp.Text}, true)
 	return o
 }
 

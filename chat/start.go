@@ -12,7 +12,9 @@ import (
 func (a *session) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) {
 	b := a.c
 	a.mu.Lock()
-	conn, restart := a.conn, a.restart
+	// A run past the per-turn cap gets a process of its own, started
+	// without it (anyway.go).
+	conn, restart := a.conn, a.restart || t.uncapped()
 	a.restart = false
 	a.mu.Unlock()
 	if conn != nil && restart {
@@ -61,7 +63,7 @@ func (a *session) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) 
 	startDir := m.ResolvedDir(workDir)
 	st := b.Settings(a.key)
 	spec := engine.Spec{SessionKey: a.key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: workDir,
-		Partial: st.Stream != StreamOff}
+		Partial: st.Stream != StreamOff, Uncapped: t.uncapped()}
 	if rec, ok, err := b.store.Session(a.key); err != nil {
 		b.log.Warn("could not read stored session", "chat_id", a.place.ChatID, "err", err)
 	} else if ok {

@@ -183,6 +183,11 @@ type Final struct {
 	Desk string
 	// MaxTurnUSD is the limit a budget stop met.
 	MaxTurnUSD float64
+	// Anyway is the offer to run the prompt past the limit that stopped it
+	// (OutcomeBudgetStop): a token for Core.RunAnyway, "" when none.
+	Anyway string
+	// Overrun is the limits the turn ran past (a Run anyway), 0 when none.
+	Overrun Overrun
 	// Limit is the usage limit a limit stop met, nil when not told.
 	Limit *engine.RateLimited
 	// Error is the agent's text of a failed turn.
@@ -228,8 +233,10 @@ type Failure struct {
 	// could move to.
 	Machine string
 	Others  []string
-	// Spent and Budget: FailDailyBudget.
+	// Spent and Budget: FailDailyBudget, and Anyway its offer to run the
+	// prompt past the budget once (a token for Core.RunAnyway).
 	Spent, Budget float64
+	Anyway        string
 	// Err is the frontend's own error (FailInput).
 	Err error
 }

@@ -21,6 +21,8 @@ type turn struct {
 	v      TurnSurface
 	qp     prefs.QueuedPrompt
 	merged []uint64 // prompts folded into qp (an album)
+	// orig is qp as queued, for a Run anyway (anyway.go).
+	orig prefs.QueuedPrompt
 	// answered is set once the final answer (or error) is being sent: from
 	// then on the turn counts as run, though it is still closing.
 	answered atomic.Bool
@@ -59,6 +61,8 @@ type turn struct {
 	before projects.Tree
 
 	watch stallWatch // the stall watchdog (stall.go)
+	// overrun is the limits a Run anyway lets this turn run past (anyway.go).
+	overrun Overrun
 }
 
 func (t *turn) setQueued(n int) {
@@ -77,7 +81,8 @@ func (a *session) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...
 	b := a.c
 	qp = a.announce(ctx, qp) // a scheduled or triggered run: its first message
 	orig := qp               // as queued: a message kept for /retry runs again from here
-	t := &turn{a: a, qp: qp, merged: merged, started: time.Now(), st: turnstate.New()}
+	t := &turn{a: a, qp: qp, orig: qp, merged: merged, started: time.Now(), st: turnstate.New(),
+		overrun: b.anyway.granted(a.key, qp.Seq)}
 	// The frontend shows the turn at once (a draft or typing), downloads
 	// and transcription included; its progress message waits: a quick
 	// turn needs none.
@@ -87,9 +92,10 @@ func (a *session) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...
 	defer t.startedUp()
 	log := b.log.With("chat_id", a.place.ChatID, "session_key", a.key)
 
-	if f, over := b.overBudget(); over {
+	if f, over := b.overBudget(); over && t.overrun&OverDailyBudget == 0 {
 		log.Info("daily budget reached: turn refused")
 		t.begin()
+		f.Anyway = t.offerAnyway(OverDailyBudget)
 		t.finishError(ctx, f)
 		return
 	}

@@ -64,6 +64,9 @@ type Spec struct {
 	// the engine's own list (the bot's MCP tool, which checks every path
 	// itself).
 	AllowedTools []string
+	// Uncapped starts the session without the per-turn spending cap the
+	// engine was configured with (a turn the owner chose to run past it).
+	Uncapped bool
 }
 
 // Engine starts sessions.

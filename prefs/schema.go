@@ -11,7 +11,7 @@ import (
 
 // schemaVersion is the layout this code reads and writes. Bump it together with a new entry
 // in migrations.
-const schemaVersion uint64 = 4
+const schemaVersion uint64 = 5
 
 // Bucket names. Per-chat data is keyed by the session key the bot forms ("chatid" or
 // "chatid:threadid").
@@ -30,6 +30,9 @@ var (
 	bucketSchedules = []byte("schedules")
 	// trigger delivery id → until when it is remembered, unix nanoseconds BE (since version 4)
 	bucketDeliveries = []byte("deliveries")
+	// session key → bucket of seq → one turn of its transcript, as the caller
+	// encoded it (since version 5; transcripts.go)
+	bucketTranscripts = []byte("transcripts")
 
 	keyVersion = []byte("schema_version")
 	keyOffset  = []byte("offset")
@@ -50,6 +53,7 @@ var migrations = []func(tx *bolt.Tx) error{
 	1: func(tx *bolt.Tx) error { return createBucket(tx, bucketCooldown) },
 	2: func(tx *bolt.Tx) error { return createBucket(tx, bucketSchedules) },
 	3: func(tx *bolt.Tx) error { return createBucket(tx, bucketDeliveries) },
+	4: func(tx *bolt.Tx) error { return createBucket(tx, bucketTranscripts) },
 }
 
 func createBucket(tx *bolt.Tx, name []byte) error {

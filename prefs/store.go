@@ -13,6 +13,7 @@
 //   - cooldowns: each session key's plan cooldown;
 //   - schedules: /at, /every and the config's [[schedules]], each with when it is due next;
 //   - deliveries: the trigger deliveries of the last day, so that a replayed one runs nothing;
+//   - transcripts: each session key's last turns, as package transcript records them (bounded);
 //   - the schema version, migrated forward on Open.
 //
 // Per-chat data is keyed by the session key the bot forms ("chatid" or "chatid:threadid").

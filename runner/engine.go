@@ -54,5 +54,8 @@ func (e *Engine) options(spec engine.Spec) Options {
 	if len(spec.AllowedTools) > 0 {
 		opts.AllowedTools = append(slices.Clone(opts.AllowedTools), spec.AllowedTools...)
 	}
+	if spec.Uncapped {
+		opts.MaxBudgetUSD = 0
+	}
 	return opts
 }

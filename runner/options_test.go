@@ -3,6 +3,8 @@ package runner
 import (
 	"slices"
 	"testing"
+
+	"github.com/untether/untether/engine"
 )
 
 // TestArgsAlwaysSayThePermissionMode: every start and resume, interactive
@@ -44,6 +46,24 @@ func TestArgsAlwaysSayThePermissionMode(t *testing.T) {
 		}
 		if !slices.Equal(modes, c.want) || skip != c.skip {
 			t.Errorf("%s: modes %q skip %v, want %q %v (args %q)", c.name, modes, skip, c.want, c.skip, args)
+		}
+	}
+}
+
+// TestUncappedSpecDropsTheTurnCap: a session started for a Run anyway past
+// max_turn_usd gets no --max-budget-usd; every other start keeps it.
+func TestUncappedSpecDropsTheTurnCap(t *testing.T) {
+	e := &Engine{Base: Options{Mode: Interactive, MaxBudgetUSD: 0.5}}
+	for _, c := range []struct {
+		spec engine.Spec
+		want bool
+	}{{engine.Spec{}, true}, {engine.Spec{Resume: "s-1"}, true}, {engine.Spec{Resume: "s-1", Uncapped: true}, false}} {
+		args, err := e.options(c.spec).args("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(args, "--max-budget-usd"); got != c.want {
+			t.Errorf("spec %+v: --max-budget-usd passed = %v, want %v (%q)", c.spec, got, c.want, args)
 		}
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/untether/untether/telegram/arrival"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
+	"github.com/untether/untether/transcript"
 )
 
 // Config is everything the bot needs, as plain values: the core's
@@ -197,6 +198,9 @@ type Bot struct {
 	surf *surface
 	wg   sync.WaitGroup
 
+	// transcript is every conversation's turns, for /export (package transcript, telegram/control).
+	transcript *transcript.Log
+
 	// storedOffset is the update offset last written to the store; the
 	// poller writes its own only when they differ (see saveOffset).
 	storedOffset atomic.Int64
@@ -273,6 +277,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		return nil, fmt.Errorf("telegram: %w", err)
 	}
 	b.core, b.machines, b.broker = core, core.Machines(), core.Broker()
+	b.transcript = transcript.New(store, b.redactor)
 	b.sched = newScheduler(b)
 	b.subs = &subscriptionNotes{api: b.api, log: log}
 	return b, nil
@@ -291,6 +296,7 @@ func set(ids []int64) map[int64]bool {
 func (b *Bot) Run(ctx context.Context) error {
 	b.baseCtx = context.WithoutCancel(ctx)
 	b.core.Start(ctx)
+	defer transcript.Watch(b.core, b.transcript, b.log)() // after shutdown: the core's last turns are in
 	me, err := b.api.getMe(ctx)
 	if err != nil {
 		return err

@@ -55,7 +55,7 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		b.pressTopic(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixTopic))
 	case control.Handles(cq.Data) && cq.Message.Message != nil:
 		key, pl := sessionKey(cq.Message.Message)
-		control.Undo{Core: b.core, Out: controlOut{b}, Log: b.log}.Press(ctx, control.Press{CallbackID: cq.ID,
+		control.Buttons{Core: b.core, Out: controlOut{b}, Log: b.log}.Press(ctx, control.Press{CallbackID: cq.ID,
 			UserID: cq.From.ID, Key: key, Place: pl, MsgID: cq.Message.Message.ID, Data: cq.Data})
 	default:
 		b.api.answerCallback(ctx, cq.ID, view.ToastExpired)

@@ -20,8 +20,8 @@ func (t *tgTurn) Answer(ctx context.Context, f chat.Final) {
 	b := t.b
 	footer := view.FinalFooter(view.Footer{Cost: f.Cost, Duration: f.Duration, Turns: f.Turns,
 		InTokens: f.InTokens, OutTokens: f.OutTokens, OK: f.OK, Changes: f.Changes, Desk: f.Desk,
-		ContextTokens: f.ContextTokens, ContextWindow: f.ContextWindow, NoUndo: f.NoUndo})
-	var kb view.Keyboard // its Undo button
+		ContextTokens: f.ContextTokens, ContextWindow: f.ContextWindow, NoUndo: f.NoUndo, Overrun: f.Overrun})
+	var kb view.Keyboard // its Undo or Run anyway button
 	var parts []string
 	var rich string // the answer as a rich message (rich.go), or ""
 	switch f.Outcome {
@@ -31,7 +31,7 @@ func (t *tgTurn) Answer(ctx context.Context, f chat.Final) {
 			rich = b.rich.answer(t.place.ChatID, f.Result, footer)
 		}
 	case chat.OutcomeBudgetStop:
-		parts = []string{view.TurnBudgetStopped(f.MaxTurnUSD, footer)}
+		parts, kb = []string{view.TurnBudgetStopped(f.MaxTurnUSD, footer)}, view.AnywayKeyboard(f.Anyway)
 	case chat.OutcomeLimitStop:
 		l := view.Limit{Status: view.LimitRejected}
 		if f.Limit != nil {
@@ -79,7 +79,7 @@ func (t *tgTurn) Failed(ctx context.Context, f chat.Failure) {
 	// Error texts quote commands, paths and URLs: redact before the view
 	// shortens them.
 	e.Detail, e.StderrTail = b.redact(e.Detail), b.redact(e.StderrTail)
-	t.deliver(ctx, []string{view.ErrorText(e)})
+	t.deliverAnswer(ctx, "", []string{view.ErrorText(e)}, view.AnywayKeyboard(f.Anyway))
 }
 
 // Stopping tells the user the bot is going down mid-turn: an edit alone

@@ -20,6 +20,12 @@ func (o controlOut) Send(ctx context.Context, p chat.Place, replyTo int, text st
 func (o controlOut) Edit(ctx context.Context, chatID int64, msgID int, text string) {
 	_ = o.b.api.edit(ctx, chatID, msgID, text, nil, outbox.High, "", nil)
 }
+func (o controlOut) Document(ctx context.Context, p chat.Place, replyTo int, name string, data []byte, caption string) error {
+	// The contents are redacted here like a message's text (sendDocument
+	// redacts only the name and caption).
+	_, err := o.b.api.sendDocument(ctx, p, replyTo, name, []byte(o.b.redact(string(data))), caption, outbox.High)
+	return err
+}
 
 // May lets approvers act (an undo changes files like an approved edit).
 func (o controlOut) May(user, chatID int64) (bool, string) {

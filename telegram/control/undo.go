@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 
 	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine"
@@ -21,6 +22,8 @@ type Out interface {
 	Toast(ctx context.Context, callbackID, text string)
 	Send(ctx context.Context, p chat.Place, replyTo int, text string, kb view.Keyboard)
 	Edit(ctx context.Context, chatID int64, msgID int, text string)
+	// Document sends data as a file, redacted like a message.
+	Document(ctx context.Context, p chat.Place, replyTo int, name string, data []byte, caption string) error
 	// May says whether the user may act in the chat (refused: the toast
 	// that says who may).
 	May(userID, chatID int64) (ok bool, refused string)
@@ -47,10 +50,30 @@ type Undo struct {
 	Log  *slog.Logger
 }
 
-// Handles says whether data is an undo button's.
+// Handles says whether data is one of control's buttons'.
 func Handles(data string) bool {
+	return isUndo(data) || strings.HasPrefix(data, view.AnywayPrefix)
+}
+
+func isUndo(data string) bool {
 	return len(data) > len(view.UndoPrefix) &&
 		(data[:len(view.UndoPrefix)] == view.UndoPrefix || data[:len(view.UndoConfirmPrefix)] == view.UndoConfirmPrefix)
+}
+
+// Buttons routes a press on one of control's buttons to its handler.
+type Buttons struct {
+	Core *chat.Core
+	Out  Out
+	Log  *slog.Logger
+}
+
+// Press hands p to the handler of its button.
+func (b Buttons) Press(ctx context.Context, p Press) {
+	if isUndo(p.Data) {
+		Undo(b).Press(ctx, p)
+		return
+	}
+	Anyway{Core: b.Core, Out: b.Out}.Press(ctx, p)
 }
 
 // Press undoes the turn the button names.

@@ -49,6 +49,8 @@ func BotCommands() []BotCommand {
 		{Name: "status", Menu: "session, model, mode, queue, cost", Help: "session, model and settings"},
 		{Name: "btw", Args: "<question>", Menu: "ask aside while a turn runs",
 			Help: "ask a question aside while a turn runs: answered at once, the turn undisturbed (when idle, an ordinary prompt)"},
+		{Name: "export", Args: "[json]", Menu: "the conversation so far as a file",
+			Help: "the conversation so far as a Markdown file (prompts, answers, tools, costs); json: the raw transcript"},
 		{Name: "usage", Menu: "spend today and this month, usage limits, Claude processes",
 			Help: "spend today and this month, usage limits, running Claude processes"},
 		{Name: "planmode", Args: "on|off|auto|show|clear",

@@ -6,6 +6,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/telegram/render"
 )
 
@@ -24,6 +25,8 @@ type Footer struct {
 	Changes ChangeStat
 	// NoUndo says the changes cannot be undone (made by shell commands).
 	NoUndo bool
+	// Overrun is the spending limits the turn ran past (Run anyway).
+	Overrun chat.Overrun
 	// Desk is the shell command that continues the session at the desk,
 	// shown on a line of its own (with /verbose); "" hides it.
 	Desk string
@@ -56,6 +59,9 @@ func FinalFooter(f Footer) string {
 	}
 	if f.NoUndo {
 		parts = append(parts, NoUndoPart)
+	}
+	if o := OverrunPart(f.Overrun); o != "" {
+		parts = append(parts, o)
 	}
 	out := "<i>" + strings.Join(parts, " · ") + "</i>"
 	if d := DeskLine(f.Desk); d != "" {
