@@ -1,0 +1,365 @@
+package codex
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/untether/untether/engine"
+)
+
+// maxLine bounds one message from Codex; a longer one is skipped.
+const maxLine = 32 << 20
+
+// Conn is one Codex session: an app-server process and one thread in it.
+type Conn struct {
+	o      Options
+	log    *slog.Logger
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	rpc    *rpc
+	events chan engine.Event
+	queue  *queue
+	done   chan struct{}
+	stderr *tail
+
+	version string
+
+	mu       sync.Mutex
+	thread   string
+	model    string
+	cwd      string
+	mode     string
+	turn     string // the running turn's id, "" between turns
+	running  bool   // a turn was asked for and has not completed
+	pending  map[string]approval
+	changes  map[string]json.RawMessage // file-change items' changes, by item id
+	usage    engine.Usage               // this turn's so far
+	context  int
+	window   int
+	lastText string
+	turnErr  string
+	closing  bool
+}
+
+// approval is one of Codex's requests waiting for the phone.
+type approval struct {
+	id          json.RawMessage
+	fileChange  bool
+	sessionWide bool // Codex offers acceptForSession
+}
+
+var _ engine.Conn = (*Conn)(nil)
+
+func start(ctx context.Context, o Options, spec engine.Spec) (*Conn, error) {
+	cmd := exec.Command(o.Binary, "app-server")
+	cmd.Dir = o.WorkDir
+	cmd.Env = o.childEnv()
+	// A group of its own: the commands Codex runs go with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("codex stdin: %w", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("codex stdout: %w", err)
+	}
+	c := &Conn{
+		o: o, log: o.Logger.With("engine", "codex"), cmd: cmd, stdin: stdin, rpc: newRPC(stdin),
+		events: make(chan engine.Event), queue: newQueue(), done: make(chan struct{}), stderr: &tail{max: 8 << 10},
+		mode: spec.PermissionMode, pending: map[string]approval{}, changes: map[string]json.RawMessage{},
+	}
+	if c.mode == "" {
+		c.mode = engine.DefaultPermissionMode
+	}
+	cmd.Stderr = c.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s app-server: %w", o.Binary, err)
+	}
+	go c.queue.pump(c.events)
+	go c.read(stdout)
+	if err := c.open(ctx, spec); err != nil {
+		_ = c.Close(context.Background())
+		return nil, err
+	}
+	return c, nil
+}
+
+// open says hello and starts or resumes the thread.
+func (c *Conn) open(ctx context.Context, spec engine.Spec) error {
+	ctx, cancel := context.WithTimeout(ctx, c.o.RequestTimeout)
+	defer cancel()
+	var hello struct {
+		UserAgent string `json:"userAgent"`
+	}
+	if err := c.rpc.call(ctx, "initialize", map[string]any{"clientInfo": map[string]string{"name": "untether", "title": "untether", "version": "1"}}, &hello); err != nil {
+		return fmt.Errorf("codex initialize: %w", err)
+	}
+	c.version = versionOf(hello.UserAgent)
+	if err := c.rpc.notify("initialized", nil); err != nil {
+		return err
+	}
+	p := policyFor(c.mode)
+	params := map[string]any{"approvalPolicy": p.Approval, "sandbox": p.Sandbox}
+	if c.o.WorkDir != "" {
+		params["cwd"] = c.o.WorkDir
+	}
+	if c.o.Model != "" {
+		params["model"] = c.o.Model
+	}
+	method := "thread/start"
+	if spec.Resume != "" {
+		method = "thread/resume"
+		params["threadId"] = spec.Resume
+	}
+	var res struct {
+		Thread struct {
+			ID  string `json:"id"`
+			Cwd string `json:"cwd"`
+		} `json:"thread"`
+		Model string `json:"model"`
+		Cwd   string `json:"cwd"`
+	}
+	if err := c.rpc.call(ctx, method, params, &res); err != nil {
+		return fmt.Errorf("codex %s: %w", method, err)
+	}
+	c.mu.Lock()
+	c.thread, c.model, c.cwd = res.Thread.ID, res.Model, res.Cwd
+	if c.cwd == "" {
+		c.cwd = c.o.WorkDir
+	}
+	c.mu.Unlock()
+	c.log.Debug("codex thread open", "method", method, "session_id", res.Thread.ID, "version", c.version)
+	return nil
+}
+
+// versionOf reads the version from initialize's userAgent,
+// "untether/0.171.0 (Debian 12.0.0; x86_64) …".
+func versionOf(ua string) string {
+	first, _, _ := strings.Cut(ua, " ")
+	_, v, _ := strings.Cut(first, "/")
+	return v
+}
+
+// Events implements engine.Conn.
+func (c *Conn) Events() <-chan engine.Event { return c.events }
+
+// SessionID is the Codex thread's id.
+func (c *Conn) SessionID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.thread
+}
+
+// Done is closed once the process has ended and Exited was queued.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Send starts a turn with the prompt, under the session's permission mode.
+func (c *Conn) Send(ctx context.Context, text string) error {
+	c.mu.Lock()
+	if c.running {
+		c.mu.Unlock()
+		return errors.New("codex: a turn is running")
+	}
+	c.running = true
+	c.usage, c.context, c.lastText, c.turnErr = engine.Usage{}, 0, "", ""
+	thread, p := c.thread, policyFor(c.mode)
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, c.o.RequestTimeout)
+	defer cancel()
+	var res struct {
+		Turn struct {
+			ID string `json:"id"`
+		} `json:"turn"`
+	}
+	err := c.rpc.call(ctx, "turn/start", map[string]any{
+		"threadId":       thread,
+		"input":          []map[string]any{{"type": "text", "text": text}},
+		"approvalPolicy": p.Approval,
+		"sandboxPolicy":  p.sandboxPolicy(),
+	}, &res)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		c.running = false
+		return fmt.Errorf("codex turn/start: %w", err)
+	}
+	if c.turn == "" {
+		c.turn = res.Turn.ID
+	}
+	return nil
+}
+
+// Allow accepts a request; with updatedPermissions (the suggestion it
+// offered) for the rest of the session where Codex offers that.
+func (c *Conn) Allow(ctx context.Context, requestID string, _ json.RawMessage, updatedPermissions []json.RawMessage) error {
+	decision := "accept"
+	return c.decide(requestID, func(a approval) string {
+		if len(updatedPermissions) > 0 && a.sessionWide {
+			return "acceptForSession"
+		}
+		return decision
+	})
+}
+
+// Deny declines a request: the turn goes on without it; with interrupt
+// the turn ends (Codex's cancel).
+func (c *Conn) Deny(ctx context.Context, requestID, _ string, interrupt bool) error {
+	return c.decide(requestID, func(approval) string {
+		if interrupt {
+			return "cancel"
+		}
+		return "decline"
+	})
+}
+
+func (c *Conn) decide(requestID string, decision func(approval) string) error {
+	c.mu.Lock()
+	a, ok := c.pending[requestID]
+	delete(c.pending, requestID)
+	c.mu.Unlock()
+	if !ok {
+		return engine.ErrUnknownRequest
+	}
+	return c.rpc.answer(a.id, map[string]string{"decision": decision(a)})
+}
+
+// Interrupt ends the running turn (turn/interrupt); its turn/completed
+// says "interrupted".
+func (c *Conn) Interrupt(ctx context.Context) error {
+	c.mu.Lock()
+	thread, turn := c.thread, c.turn
+	c.mu.Unlock()
+	if turn == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.o.RequestTimeout)
+	defer cancel()
+	if err := c.rpc.call(ctx, "turn/interrupt", map[string]string{"threadId": thread, "turnId": turn}, nil); err != nil {
+		return fmt.Errorf("codex turn/interrupt: %w", err)
+	}
+	return nil
+}
+
+// SetPermissionMode changes the mode from the next turn on (turn/start
+// carries the policy; Codex keeps it for later turns).
+func (c *Conn) SetPermissionMode(_ context.Context, mode string) error {
+	if _, ok := policies[mode]; !ok {
+		return fmt.Errorf("codex: unknown permission mode %q", mode)
+	}
+	c.mu.Lock()
+	c.mode = mode
+	c.mu.Unlock()
+	c.queue.push(engine.PermissionModeChanged{Mode: mode})
+	return nil
+}
+
+// Close ends the process: stdin closed, then after CloseGrace its group
+// is killed. It returns once the process has ended.
+func (c *Conn) Close(ctx context.Context) error {
+	c.mu.Lock()
+	c.closing = true
+	c.mu.Unlock()
+	_ = c.stdin.Close()
+	t := time.NewTimer(c.o.CloseGrace)
+	defer t.Stop()
+	select {
+	case <-c.done:
+		return nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	c.kill()
+	select {
+	case <-c.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("close codex: %w", ctx.Err())
+	}
+}
+
+func (c *Conn) kill() {
+	if c.cmd.Process != nil {
+		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// read handles Codex's stdout until it ends, then waits for the process
+// and ends the session.
+func (c *Conn) read(stdout io.Reader) {
+	err := lines(stdout, maxLine, func(line []byte, ok bool) {
+		if !ok {
+			c.log.Warn("codex message too long, skipped", "max_bytes", maxLine)
+			return
+		}
+		c.handle(line)
+	})
+	if err != nil {
+		c.log.Warn("codex output", "err", err)
+	}
+	c.rpc.ended(engine.ErrClosed)
+	// The commands Codex started share its group and may hold on.
+	c.kill()
+	waitErr := c.cmd.Wait()
+	c.exited(waitErr)
+}
+
+func (c *Conn) exited(waitErr error) {
+	ex := engine.Exited{StderrTail: c.o.Redact(c.stderr.String())}
+	if c.cmd.ProcessState == nil {
+		// never waited for: nothing to read
+	} else if st, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+		ex.ExitCode = st.ExitStatus()
+		if st.Signaled() {
+			ex.Signal = st.Signal().String()
+		}
+	}
+	c.mu.Lock()
+	ex.MidTurn = c.running
+	closing := c.closing
+	clear(c.pending)
+	c.mu.Unlock()
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		ex.Err = fmt.Errorf("wait for codex: %w", waitErr)
+	}
+	if ex.MidTurn && ex.Err == nil {
+		ex.Err = fmt.Errorf("codex exited without finishing the turn (exit code %d)", ex.ExitCode)
+	}
+	c.log.Debug("codex exited", "exit_code", ex.ExitCode, "signal", ex.Signal, "mid_turn", ex.MidTurn, "closing", closing, "err", ex.Err)
+	c.queue.push(ex)
+	c.queue.close()
+	close(c.done)
+}
+
+// tail keeps the last max bytes written (Codex's stderr).
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = t.b[len(t.b)-t.max:]
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}

@@ -1,0 +1,117 @@
+// Package codex is OpenAI's Codex CLI as an engine (engine.Engine): one
+// `codex app-server` process per session, spoken to in JSON-RPC 2.0 over
+// its stdin and stdout (rpc.go). A session is a Codex thread, started or
+// resumed in the chat's directory; a prompt is a turn; Codex's items and
+// approval requests become the engine's events (events.go). The protocol
+// facts it relies on were measured with Codex 0.171.0 against the fake of
+// package codextest (docs/protocol-codex.md).
+package codex
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/untether/untether/engine"
+	"github.com/untether/untether/runner"
+)
+
+// Options describe the Codex sessions of an Engine.
+type Options struct {
+	// Binary is the codex executable (a name on PATH or a path); its
+	// launcher is a node script, so node must be on PATH.
+	Binary  string
+	WorkDir string
+	Model   string
+	// Env is the base environment (default os.Environ()); ExtraEnv
+	// entries (KEY=VALUE) are added last. StripEnv and StripValues are
+	// the bot's secrets, which Codex never gets (runner.Options.ChildEnv
+	// strips them the same way it does for Claude). CODEX_HOME, when set,
+	// says where Codex reads its config.toml and keeps its threads.
+	Env         []string
+	ExtraEnv    []string
+	StripEnv    []string
+	StripValues []string
+	// Redact, when set, removes secrets from the texts of events.
+	Redact func(string) string
+	// RequestTimeout bounds Codex's answer to one of our requests
+	// (initialize, thread/start, turn/start, turn/interrupt).
+	RequestTimeout time.Duration
+	// CloseGrace is how long Close waits after closing stdin before it
+	// kills the process group.
+	CloseGrace time.Duration
+	Logger     *slog.Logger
+}
+
+// Defaults for Options left zero.
+const (
+	DefaultRequestTimeout = 60 * time.Second
+	DefaultCloseGrace     = 3 * time.Second
+)
+
+func (o Options) withDefaults() Options {
+	if o.Binary == "" {
+		o.Binary = "codex"
+	}
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	if o.CloseGrace <= 0 {
+		o.CloseGrace = DefaultCloseGrace
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Redact == nil {
+		o.Redact = func(s string) string { return s }
+	}
+	return o
+}
+
+// childEnv is the environment codex app-server starts with: the bot's,
+// less its secrets (by name and by value) and Claude's markers and key,
+// which are nothing of Codex's.
+func (o Options) childEnv() []string {
+	return runner.Options{Env: o.Env, ExtraEnv: o.ExtraEnv, StripEnv: o.StripEnv, StripValues: o.StripValues}.ChildEnv()
+}
+
+// Engine is the Codex engine.
+type Engine struct {
+	Base Options
+}
+
+var _ engine.Engine = (*Engine)(nil)
+
+// Start implements engine.Engine: a new app-server process, and in it a
+// new thread or spec.Resume's thread, in spec.WorkDir.
+func (e *Engine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
+	o := e.Base
+	if spec.Model != "" {
+		o.Model = spec.Model
+	}
+	if spec.WorkDir != "" {
+		o.WorkDir = spec.WorkDir
+	}
+	return start(ctx, o.withDefaults(), spec)
+}
+
+// ResumeCommand implements engine.DeskHandoff.
+func (e *Engine) ResumeCommand(dir, id string) string {
+	return "cd " + shellQuote(dir) + " && codex resume " + shellQuote(id)
+}
+
+func shellQuote(s string) string {
+	out := "'"
+	for _, r := range s {
+		if r == '\'' {
+			out += `'\''`
+			continue
+		}
+		out += string(r)
+	}
+	return out + "'"
+}

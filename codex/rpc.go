@@ -1,0 +1,187 @@
+package codex
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+)
+
+// message is one JSON-RPC 2.0 message in either direction. Codex 0.171.0
+// leaves "jsonrpc" out of what it sends; its own requests (approvals)
+// carry ids from 0 up, in a space of their own.
+type message struct {
+	JSONRPC string          `json:"jsonrpc,omitempty"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *rpcError       `json:"error,omitempty"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *rpcError) Error() string { return fmt.Sprintf("codex error %d: %s", e.Code, e.Message) }
+
+// rpc is our side of the connection: requests with ids, notifications,
+// and answers to Codex's requests, one line each on its stdin.
+type rpc struct {
+	wmu sync.Mutex
+	w   io.Writer
+
+	mu      sync.Mutex
+	nextID  int64
+	waiting map[int64]chan message
+	gone    error // set once the process's stdout ended
+}
+
+func newRPC(w io.Writer) *rpc { return &rpc{w: w, waiting: map[int64]chan message{}} }
+
+func (r *rpc) write(m message) error {
+	m.JSONRPC = "2.0"
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", m.Method, err)
+	}
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	if _, err := r.w.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("write to codex: %w", err)
+	}
+	return nil
+}
+
+// call sends a request and waits for its response.
+func (r *rpc) call(ctx context.Context, method string, params, result any) error {
+	r.mu.Lock()
+	if r.gone != nil {
+		r.mu.Unlock()
+		return r.gone
+	}
+	r.nextID++
+	id := r.nextID
+	ch := make(chan message, 1)
+	r.waiting[id] = ch
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.waiting, id)
+		r.mu.Unlock()
+	}()
+	p, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", method, err)
+	}
+	if err := r.write(message{ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: p}); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("%s: %w", method, ctx.Err())
+	case m, ok := <-ch:
+		if !ok {
+			return fmt.Errorf("%s: %w", method, r.gone)
+		}
+		if m.Error != nil {
+			return fmt.Errorf("%s: %w", method, m.Error)
+		}
+		if result != nil {
+			if err := json.Unmarshal(m.Result, result); err != nil {
+				return fmt.Errorf("decode %s result: %w", method, err)
+			}
+		}
+		return nil
+	}
+}
+
+func (r *rpc) notify(method string, params any) error {
+	var p json.RawMessage
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", method, err)
+		}
+		p = b
+	}
+	return r.write(message{Method: method, Params: p})
+}
+
+// answer sends the result of one of Codex's requests.
+func (r *rpc) answer(id json.RawMessage, result any) error {
+	b, err := json.Marshal(result)
+	if err != nil {
+		return fmt.Errorf("encode answer: %w", err)
+	}
+	return r.write(message{ID: id, Result: b})
+}
+
+// refuse answers one of Codex's requests with an error, so that it does
+// not wait for an answer that will never come.
+func (r *rpc) refuse(id json.RawMessage, code int, text string) error {
+	return r.write(message{ID: id, Error: &rpcError{Code: code, Message: text}})
+}
+
+// response delivers a response to its caller; false when nobody waits.
+func (r *rpc) response(m message) bool {
+	id, err := strconv.ParseInt(string(m.ID), 10, 64)
+	if err != nil {
+		return false
+	}
+	r.mu.Lock()
+	ch, ok := r.waiting[id]
+	r.mu.Unlock()
+	if ok {
+		ch <- m
+	}
+	return ok
+}
+
+// ended fails every waiting call: the process is gone.
+func (r *rpc) ended(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.gone = err
+	for id, ch := range r.waiting {
+		close(ch)
+		delete(r.waiting, id)
+	}
+}
+
+// lines calls fn with every line of rd, without its newline; a line longer
+// than max is skipped whole (reported with ok false).
+func lines(rd io.Reader, max int, fn func(line []byte, ok bool)) error {
+	br := bufio.NewReaderSize(rd, 64<<10)
+	var buf []byte
+	long := false
+	for {
+		chunk, isPrefix, err := br.ReadLine()
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return fmt.Errorf("read codex output: %w", err)
+		}
+		if !long {
+			buf = append(buf, chunk...)
+			if len(buf) > max {
+				long, buf = true, nil
+			}
+		}
+		if isPrefix {
+			continue
+		}
+		if long {
+			fn(nil, false)
+		} else {
+			fn(bytes.Clone(buf), true)
+		}
+		buf, long = buf[:0], false
+	}
+}
