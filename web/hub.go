@@ -67,7 +67,9 @@ func (h *hub) Observe(ev chat.Event) {
 		c = &conv{key: ev.Key}
 		h.convs[ev.Key] = c
 	}
-	c.place = ev.Place
+	if ev.Place != (chat.Place{}) { // a resolution comes without its place
+		c.place = ev.Place
+	}
 	c.version++
 	switch ev.Kind {
 	case chat.EvSnapshot:

@@ -100,7 +100,7 @@ func TestMiniAppRefusesForgedOldAndStrangers(t *testing.T) {
 		if code != http.StatusForbidden {
 			t.Errorf("%s initData: %d, want 403", name, code)
 		}
-		if code, _ := body(t)(c.Get(r.ts.URL+"/chat/"+strconv.FormatInt(alice, 10))); code != http.StatusUnauthorized {
+		if code, _ := body(t)(c.Get(r.ts.URL + "/chat/" + strconv.FormatInt(alice, 10))); code != http.StatusUnauthorized {
 			t.Errorf("%s initData: the chat page answered %d, want 401 (no session)", name, code)
 		}
 	}
@@ -183,7 +183,7 @@ func TestRemovedUserIsOutAtOnce(t *testing.T) {
 	c := client(t)
 	r.signIn(t, c, bob)
 	r.s.cfg.Allowed = func(id int64) bool { return id == alice }
-	if code, _ := body(t)(c.Get(r.ts.URL+"/chat/"+strconv.FormatInt(bob, 10))); code != http.StatusForbidden {
+	if code, _ := body(t)(c.Get(r.ts.URL + "/chat/" + strconv.FormatInt(bob, 10))); code != http.StatusForbidden {
 		t.Errorf("a removed user's page: %d, want 403", code)
 	}
 }
