@@ -192,7 +192,19 @@ type Resolution struct {
 	Reason  string // why, in a few words ("timed out", the CancelSession reason)
 	Message string // the deny message written to Claude ("" when withdrawn: nothing is written)
 	Err     error  // the Responder's error, if the deny could not be written
+	// By and Source are set for a press taken by a frontend that does not
+	// own the conversation (chat.Core.PressElsewhere): who pressed, and where.
+	By     string
+	Source Source
 }
+
+// Source is where a press came from when not from the frontend that
+// showed the prompt.
+type Source string
+
+// SourceWeb: the web view (package web).
+const SourceWeb Source = "web"
+
 
 // Submission is what Submit decided. Prompt is nil when the request was
 // answered automatically; then Outcome, Reason and Message say how.

@@ -188,6 +188,19 @@ func (c *Core) Press(ctx context.Context, token string, userID, chatID int64) (a
 	return res, err
 }
 
+// PressElsewhere is Press taken by a frontend that does not own the
+// conversation (a web page), as by (a name people read) from source. A
+// final result reaches the owning Surface as PromptResolved, with by and
+// source, so its prompt loses its buttons and says where it was answered;
+// the observers get it too.
+func (c *Core) PressElsewhere(ctx context.Context, token string, userID, chatID int64, by string, source approvals.Source) (approvals.Result, error) {
+	res, err := c.broker.Press(ctx, token, userID, chatID)
+	if err == nil && res.Final() {
+		c.resolved(approvals.Resolution{Outcome: res.Outcome, Request: res.Request, Message: res.Message, By: by, Source: source})
+	}
+	return res, err
+}
+
 // Description is a conversation as /status tells it: its settings, its
 // session (Status: zero when this bot process has none; SessionID: the
 // live one, else the stored one), money, and the command that continues

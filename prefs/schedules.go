@@ -59,6 +59,8 @@ type Origin struct {
 const (
 	OriginSchedule = "schedule"
 	OriginTrigger  = "trigger"
+	// OriginWeb: typed on the web view; Label is who typed it.
+	OriginWeb = "web"
 )
 
 // ErrTooMany is AddSchedule's refusal when the chat has its limit.

@@ -148,8 +148,9 @@ func (b *Bot) forgetPrompt(ref promptRef) {
 	}
 }
 
-// onResolved is the broker's hook for timeouts and cancellations.
+// onResolved is the broker's hook for timeouts and cancellations, and the
+// core's for a press taken elsewhere (the web view: By and Source).
 func (b *Bot) onResolved(r approvals.Resolution) {
 	b.resolvePrompt(context.Background(), promptKey{r.Request.SessionKey, r.Request.RequestID},
-		view.Outcome{Kind: r.Outcome, Reason: r.Reason})
+		view.Outcome{Kind: r.Outcome, Reason: r.Reason, By: r.By, Web: r.Source == approvals.SourceWeb})
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/untether/untether/telegram/arrival"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
+	"github.com/untether/untether/telegram/weblink"
 	"github.com/untether/untether/transcript"
 )
 
@@ -93,6 +94,8 @@ type Config struct {
 	// PlainAnswers turns rich messages off ([progress] rich = false):
 	// every answer goes out as Telegram HTML.
 	PlainAnswers bool
+	// Web is the web view's sign-in links (/web); nil: off.
+	Web weblink.Logins
 }
 
 // FileServer is the send_file tool's server: *filesend.Server, or a

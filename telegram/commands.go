@@ -10,6 +10,7 @@ import (
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/control"
 	"github.com/untether/untether/telegram/view"
+	"github.com/untether/untether/telegram/weblink"
 )
 
 // The bot's own commands: view.BotCommands lists them (names, aliases
@@ -89,6 +90,10 @@ var commandHandlers = map[string]commandHandler{
 	"at":        {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.atCommand(c)) }},
 	"every":     {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.everyCommand(c)) }},
 	"schedules": {run: func(b *Bot, ctx context.Context, c commandCall) { b.schedulesCommand(ctx, c) }},
+	"web": {run: func(b *Bot, ctx context.Context, c commandCall) {
+		weblink.Command{Logins: b.cfg.Web, Out: controlOut{b}, Log: b.log}.Run(ctx,
+			weblink.Call{Place: c.pl, MsgID: c.m.ID, From: c.m.From, Group: c.group, Args: c.args})
+	}},
 }
 
 // helpCommand answers /start and /help alike: a newcomer's first /start

@@ -95,7 +95,7 @@ func (s *surface) Announce(ctx context.Context, pl place, qp prefs.QueuedPrompt)
 	// restart (it waited in the store while the bot was down).
 	late := o.Late || (!o.Due.IsZero() && schedule.Late(o.Due, now))
 	text := view.OriginText(view.Origin{Trigger: o.Kind == prefs.OriginTrigger, Label: o.Label, Prompt: qp.Text,
-		Late: late, Due: o.Due, Body: o.Body}, now, b.cfg.Schedules.Location)
+		Late: late, Due: o.Due, Body: o.Body, Web: o.Kind == prefs.OriginWeb}, now, b.cfg.Schedules.Location)
 	id, err := b.api.send(ctx, pl, 0, text, nil, outbox.High)
 	if err != nil {
 		b.log.Warn("could not announce a scheduled run", "chat_id", pl.ChatID, "err", err)
@@ -125,7 +125,7 @@ func (s *subscriptionNotes) sawBilling(pl place, replyTo int, billing engine.Bil
 	}
 	sub := billing == engine.BillingSubscription
 	s.subscription.Store(sub)
-	if origin != nil && !origin.Once && sub {
+	if origin != nil && !origin.Once && origin.Kind != prefs.OriginWeb && sub {
 		s.tell(pl, replyTo)
 	}
 }

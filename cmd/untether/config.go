@@ -54,6 +54,8 @@ type Config struct {
 	Schedule  ScheduleSettings      `toml:"schedule"`
 	Schedules []ScheduleEntryConfig `toml:"schedules"`
 	Triggers  TriggersConfig        `toml:"triggers"`
+	// Web is the web view and Mini App (webconfig.go).
+	Web WebConfig `toml:"web"`
 }
 
 type TelegramConfig struct {

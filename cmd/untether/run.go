@@ -79,9 +79,25 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	webView, err := webServer(cfg, store, redact.New(append([]string{cfg.Telegram.BotToken.Reveal()}, chatSecrets(cfg)...)...), log)
+	if err != nil {
+		return err
+	}
+	if webView != nil {
+		bc.Web = webView
+	}
 	bot, err := telegram.New(bc, eng.Engine, store, log)
 	if err != nil {
 		return err
+	}
+	if webView != nil {
+		webCtx, stopWeb := context.WithCancel(ctx)
+		defer stopWeb()
+		go func() {
+			if err := webView.Serve(webCtx, bot.Core()); err != nil {
+				log.Error("web view stopped", "err", err)
+			}
+		}()
 	}
 	log.Info("untether starting", "version", bc.Version, "claude_version", bc.ClaudeVersion, "config", cfg.Path,
 		"state", cfg.State.Path, "working_dir", cfg.Claude.WorkingDir, "mode", cfg.Claude.Mode)

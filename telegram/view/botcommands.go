@@ -80,6 +80,8 @@ func BotCommands() []BotCommand {
 		{Name: "every", Args: "<repeat> <prompt>", Menu: "run a prompt again and again",
 			Help: "run a prompt on a repeat: every 6h, 1d, or a cron expression in quotes (\"0 9 * * 1-5\")"},
 		{Name: "schedules", Menu: "this chat's schedules, to remove one", Help: "this chat's schedules, next run times, ✖ to remove"},
+		{Name: "web", Args: "[logout]", Menu: "open this bot's web view",
+			Help: "a one-time link that signs you in to the web view (private chat only); logout ends your web sessions"},
 		{Name: "help", Menu: "how to use this bot", Help: "this help", About: true},
 		{Name: "start", Menu: "hello", Help: "say hello and check access", About: true},
 	}

@@ -22,6 +22,8 @@ type Outcome struct {
 	// Answers are the question answers (approvals.Result.Answers), listed
 	// under "Answered", sorted by question for a stable text.
 	Answers map[string]string
+	// Web: the press came from the web view.
+	Web bool
 }
 
 const (
@@ -36,6 +38,9 @@ func OutcomeLine(o Outcome) string {
 	by := ""
 	if b := oneLine(o.By); b != "" {
 		by = " by " + escHead(b, maxByUnits)
+	}
+	if o.Web {
+		by += " on the web"
 	}
 	switch o.Kind {
 	case approvals.OutcomeApproved:

@@ -199,12 +199,16 @@ type Origin struct {
 	Late    bool
 	Due     time.Time // when the schedule was due
 	Body    string    // a trigger's body as received (cut before)
+	Web     bool      // typed on the web view by Label
 }
 
 // OriginText is the first message of a scheduled or triggered run:
 // "⏰ Every weekday 09:00 UTC — Summarise…", "🪝 ci" and the body it
 // received, shown as quoted data.
 func OriginText(o Origin, now time.Time, loc *time.Location) string {
+	if o.Web {
+		return "🌐 <b>" + escHead(oneLine(o.Label), 64) + "</b> on the web:\n" + escHead(o.Prompt, 3000)
+	}
 	if o.Trigger {
 		out := "🪝 <b>" + esc(clip(oneLine(o.Label), 64)) + "</b> — a run started by this trigger. What it sent:"
 		if strings.TrimSpace(o.Body) == "" {

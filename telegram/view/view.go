@@ -12,6 +12,7 @@ package view
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/go-telegram/bot/models"
 
@@ -31,6 +32,9 @@ type Button struct {
 	Text  string
 	Data  string
 	Style string
+	// WebApp opens this https address as a Mini App (private chats
+	// only); Data is then empty.
+	WebApp string
 }
 
 // Button styles (InlineKeyboardButton.style). A choice that throws work
@@ -60,6 +64,9 @@ func (k Keyboard) Markup() models.ReplyMarkup {
 		r := make([]models.InlineKeyboardButton, len(row))
 		for i, b := range row {
 			r[i] = models.InlineKeyboardButton{Text: b.Text, CallbackData: b.Data, Style: b.Style}
+			if b.WebApp != "" {
+				r[i].WebApp = &models.WebAppInfo{URL: b.WebApp}
+			}
 		}
 		rows = append(rows, r)
 	}
@@ -78,6 +85,10 @@ func (k Keyboard) Validate() error {
 			switch {
 			case b.Text == "":
 				errs = append(errs, fmt.Errorf("button %d/%d: empty text", i, j))
+			case b.WebApp != "":
+				if b.Data != "" || !strings.HasPrefix(b.WebApp, "https://") {
+					errs = append(errs, fmt.Errorf("button %d/%d (%s): a Mini App button takes an https address and no callback data", i, j, b.Text))
+				}
 			case b.Data == "":
 				errs = append(errs, fmt.Errorf("button %d/%d (%s): empty callback data", i, j, b.Text))
 			case len(b.Data) > MaxCallbackData:

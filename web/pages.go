@@ -1,0 +1,396 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/untether/untether/approvals"
+	"github.com/untether/untether/chat"
+	"github.com/untether/untether/prefs"
+)
+
+const cookieName = "untether_session"
+
+// signedIn runs h for a signed-in user who is still allowed; anyone else
+// gets the page that says how to sign in.
+func (s *Server) signedIn(h func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, err := r.Cookie(cookieName)
+		var sess *session
+		if err == nil {
+			sess, _ = s.auth.lookup(c.Value)
+		}
+		if sess == nil {
+			s.message(w, http.StatusUnauthorized, pageSignedOut)
+			return
+		}
+		if !s.cfg.Allowed(sess.userID) {
+			s.auth.logout(sess.userID)
+			s.message(w, http.StatusForbidden, pageNotAllowed)
+			return
+		}
+		if r.Method == http.MethodPost && !sess.csrfOK(r.PostFormValue("csrf")) {
+			s.message(w, http.StatusForbidden, pageBadCSRF)
+			return
+		}
+		h(w, r, sess)
+	}
+}
+
+// setSession gives the browser its session cookie: HttpOnly (no script
+// reads it), SameSite=Strict (no other site's request carries it), Secure
+// when the public address is https.
+func (s *Server) setSession(w http.ResponseWriter, sess *session) {
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: sess.id, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: strings.HasPrefix(s.cfg.PublicURL, "https://"),
+		Expires: sess.until})
+}
+
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// loginPage answers a sign-in link. It uses nothing up: it answers 200
+// with a page of this origin that posts the token back (by script, or the
+// button). A Strict cookie set by a navigation from another site is not
+// sent on a redirect that follows it, so the session is set by that
+// same-origin post instead; and a link preview that fetches the link
+// signs no one in.
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
+	if !s.limit.allow(clientAddr(r)) {
+		s.message(w, http.StatusTooManyRequests, pageTooMany)
+		return
+	}
+	t := r.URL.Query().Get("t")
+	if !s.auth.valid(t) {
+		s.message(w, http.StatusGone, pageLinkUsed)
+		return
+	}
+	s.render(w, http.StatusOK, "login", map[string]any{"Token": t})
+}
+
+// loginPost uses the token up and starts the session.
+func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
+	if !s.limit.allow(clientAddr(r)) {
+		s.message(w, http.StatusTooManyRequests, pageTooMany)
+		return
+	}
+	sess, ok := s.auth.redeem(r.PostFormValue("t"))
+	if !ok {
+		s.message(w, http.StatusGone, pageLinkUsed)
+		return
+	}
+	if !s.cfg.Allowed(sess.userID) {
+		s.auth.logout(sess.userID)
+		s.message(w, http.StatusForbidden, pageNotAllowed)
+		return
+	}
+	s.cfg.Log.Info("web sign-in by link", "user_id", sess.userID)
+	s.setSession(w, sess)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+// appPage is the Mini App's page: its script reads the launch data from
+// the fragment (never sent to a server by the browser) and posts it.
+func (s *Server) appPage(w http.ResponseWriter, _ *http.Request) {
+	s.render(w, http.StatusOK, "app", nil)
+}
+
+// appPost checks a Mini App's launch data and starts a session.
+func (s *Server) appPost(w http.ResponseWriter, r *http.Request) {
+	if !s.limit.allow(clientAddr(r)) {
+		http.Error(w, "too many sign-in attempts", http.StatusTooManyRequests)
+		return
+	}
+	u, err := checkInitData(r.PostFormValue("initData"), s.cfg.BotToken, s.cfg.Now())
+	if err != nil || !s.cfg.Allowed(u.ID) {
+		s.cfg.Log.Info("web Mini App sign-in refused", "user_id", u.ID, "err", err)
+		http.Error(w, "not allowed", http.StatusForbidden)
+		return
+	}
+	sess, err := s.auth.start(u.ID, u.FirstName)
+	if err != nil {
+		s.cfg.Log.Warn("web session not started", "user_id", u.ID, "err", err)
+		http.Error(w, "try again later", http.StatusServiceUnavailable)
+		return
+	}
+	s.cfg.Log.Info("web sign-in by Mini App", "user_id", u.ID)
+	s.setSession(w, sess)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) logoutPost(w http.ResponseWriter, r *http.Request, sess *session) {
+	s.auth.logout(sess.userID)
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	s.message(w, http.StatusOK, pageSignedOut)
+}
+
+// chatLink is one conversation on the home page.
+type chatLink struct {
+	Key, Title    string
+	State         State
+	Dir, Machine  string
+	Engine, Model string
+	Pending       []*approvals.Prompt
+	PrivateChat   bool
+}
+
+// mayUse says whether userID may see and act on the conversation at p:
+// their own private chat (and its topics), or a group of Config.Groups.
+func (s *Server) mayUse(userID int64, p chat.Place) bool {
+	return p.ChatID == userID || slices.Contains(s.cfg.Groups, p.ChatID)
+}
+
+// chats are the conversations userID may use, their private chat first.
+func (s *Server) chats(ctx context.Context, sess *session) []chatLink {
+	own := s.cfg.Key(sess.userID, 0)
+	keys := []string{own}
+	for _, g := range s.cfg.Groups {
+		keys = append(keys, s.cfg.Key(g, 0))
+	}
+	for _, k := range s.hub.keys() {
+		if v, _ := s.hub.view(k); s.mayUse(sess.userID, v.Place) && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	out := make([]chatLink, 0, len(keys))
+	for _, k := range keys {
+		p, ok := s.place(sess.userID, k)
+		if !ok {
+			continue
+		}
+		v, _ := s.hub.view(k)
+		d := s.core.Describe(k)
+		l := chatLink{Key: k, State: v.State, Dir: d.WorkDir, Engine: s.cfg.Engine, Model: d.Model,
+			Pending: v.Prompts, PrivateChat: p.ChatID == sess.userID}
+		if d.Machine != nil {
+			l.Machine = d.Machine.Name
+		}
+		l.Title = s.title(ctx, sess, p)
+		out = append(out, l)
+	}
+	return out
+}
+
+// place is where key lives, if userID may use it: what the hub saw, else
+// their own private chat or a listed group by its key.
+func (s *Server) place(userID int64, key string) (chat.Place, bool) {
+	if v, ok := s.hub.view(key); ok {
+		return v.Place, s.mayUse(userID, v.Place)
+	}
+	if key == s.cfg.Key(userID, 0) {
+		return chat.Place{ChatID: userID}, true
+	}
+	for _, g := range s.cfg.Groups {
+		if key == s.cfg.Key(g, 0) {
+			return chat.Place{ChatID: g}, true
+		}
+	}
+	return chat.Place{}, false
+}
+
+func (s *Server) title(ctx context.Context, sess *session, p chat.Place) string {
+	t := ""
+	switch {
+	case p.ChatID == sess.userID:
+		t = sess.name
+	case s.cfg.Title != nil:
+		t = s.cfg.Title(ctx, p.ChatID)
+	}
+	if t == "" {
+		t = strconv.FormatInt(p.ChatID, 10)
+	}
+	if p.Thread != 0 {
+		t += " · topic " + strconv.Itoa(p.Thread)
+	}
+	return t
+}
+
+func (s *Server) home(w http.ResponseWriter, r *http.Request, sess *session) {
+	chats := s.chats(r.Context(), sess)
+	var pending []pendingView
+	for _, c := range chats {
+		for _, p := range c.Pending {
+			pending = append(pending, s.pendingView(c.Key, c.Title, p))
+		}
+	}
+	s.render(w, http.StatusOK, "home", map[string]any{"Name": sess.name, "Chats": chats, "Pending": pending, "CSRF": sess.csrf})
+}
+
+// pendingView is a waiting request as a page shows it.
+type pendingView struct {
+	Key, Chat, RequestID string
+	Tool, Input, Plan    string
+	Question             bool
+	Actions              []approvals.Action
+}
+
+func (s *Server) pendingView(key, title string, p *approvals.Prompt) pendingView {
+	in := string(s.cfg.Redactor.JSON(p.Request.Input))
+	var pretty any
+	if json.Unmarshal([]byte(in), &pretty) == nil {
+		if b, err := json.MarshalIndent(pretty, "", "  "); err == nil {
+			in = string(b)
+		}
+	}
+	v := pendingView{Key: key, Chat: title, RequestID: p.Request.RequestID, Tool: p.Request.ToolName, Input: in,
+		Plan: s.cfg.Redactor.String(p.Plan), Question: p.Kind == approvals.KindQuestion}
+	if !v.Question {
+		v.Actions = p.Actions
+	}
+	return v
+}
+
+// liveView is the part of the chat page the events refresh.
+func (s *Server) liveView(key, title, csrf string) map[string]any {
+	v, _ := s.hub.view(key)
+	red := s.cfg.Redactor
+	pending := make([]pendingView, 0, len(v.Prompts))
+	for _, p := range v.Prompts {
+		pending = append(pending, s.pendingView(key, title, p))
+	}
+	entries := make([]Entry, 0, len(v.Entries))
+	for _, e := range v.Entries {
+		e.Text = red.String(e.Text)
+		entries = append(entries, e)
+	}
+	actions := make([]string, 0, len(v.Actions))
+	for _, a := range v.Actions {
+		actions = append(actions, red.String(a.Title))
+	}
+	return map[string]any{"Key": key, "CSRF": csrf, "State": v.State, "Phase": string(v.Phase), "Actions": actions,
+		"Stream": red.String(v.Stream), "Pending": pending, "Entries": entries}
+}
+
+func (s *Server) chatPage(w http.ResponseWriter, r *http.Request, sess *session) {
+	key := r.PathValue("key")
+	p, ok := s.place(sess.userID, key)
+	if !ok {
+		s.message(w, http.StatusNotFound, pageNoChat)
+		return
+	}
+	title := s.title(r.Context(), sess, p)
+	var older []Entry
+	if s.cfg.History != nil {
+		var err error
+		if older, err = s.cfg.History.Entries(r.Context(), key, maxEntries); err != nil {
+			s.cfg.Log.Warn("web: could not read the conversation so far", "session_key", key, "err", err)
+		}
+	}
+	s.render(w, http.StatusOK, "chat", map[string]any{"Title": title, "Key": key, "CSRF": sess.csrf,
+		"Older": older, "Live": s.liveView(key, title, sess.csrf)})
+}
+
+// chatEvents streams the live part of the chat page (server-sent events):
+// a fresh rendering after each of the conversation's events, coalesced
+// while the page is slow to take them.
+func (s *Server) chatEvents(w http.ResponseWriter, r *http.Request, sess *session) {
+	key := r.PathValue("key")
+	p, ok := s.place(sess.userID, key)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	wake, stop := s.hub.subscribe(key)
+	defer stop()
+	w.Header().Set("Content-Type", "text/event-stream")
+	title := s.title(r.Context(), sess, p)
+	tick := time.NewTicker(30 * time.Second) // keeps proxies from closing a quiet stream
+	defer tick.Stop()
+	for {
+		var b strings.Builder
+		if err := pages.ExecuteTemplate(&b, "live", s.liveView(key, title, sess.csrf)); err != nil {
+			s.cfg.Log.Warn("web: live view", "err", err)
+			return
+		}
+		for line := range strings.SplitSeq(b.String(), "\n") {
+			fmt.Fprintf(w, "data: %s\n", line)
+		}
+		fmt.Fprint(w, "\n")
+		fl.Flush()
+		select {
+		case <-r.Context().Done():
+			return
+		case <-wake:
+		case <-tick.C:
+			if !s.cfg.Allowed(sess.userID) {
+				return
+			}
+		}
+	}
+}
+
+// press answers a waiting request as the Telegram buttons would.
+func (s *Server) press(w http.ResponseWriter, r *http.Request, sess *session) {
+	key := r.PathValue("key")
+	p, ok := s.place(sess.userID, key)
+	if !ok {
+		s.message(w, http.StatusNotFound, pageNoChat)
+		return
+	}
+	if !s.cfg.MayApprove(sess.userID, p.ChatID) {
+		s.message(w, http.StatusForbidden, pageNotApprover)
+		return
+	}
+	pr, ok := s.hub.prompt(key, r.PostFormValue("request"))
+	kind := approvals.ActionKind(r.PostFormValue("action"))
+	i := -1
+	if ok {
+		i = slices.IndexFunc(pr.Actions, func(a approvals.Action) bool { return a.Kind == kind })
+	}
+	if i < 0 {
+		s.message(w, http.StatusConflict, pageAnswered)
+		return
+	}
+	_, err := s.core.PressElsewhere(r.Context(), pr.Actions[i].Token, sess.userID, pr.Request.ChatID, sess.name, approvals.SourceWeb)
+	if err != nil {
+		s.cfg.Log.Info("web press refused", "chat_id", p.ChatID, "user_id", sess.userID, "err", err)
+		s.message(w, http.StatusConflict, pageAnswered)
+		return
+	}
+	http.Redirect(w, r, "/chat/"+key, http.StatusSeeOther)
+}
+
+// prompt sends a message to the conversation as if typed in its chat: it
+// is stored first, then the core runs it; the chat shows it (with who
+// typed it on the web) and its answer.
+func (s *Server) prompt(w http.ResponseWriter, r *http.Request, sess *session) {
+	key := r.PathValue("key")
+	p, ok := s.place(sess.userID, key)
+	if !ok {
+		s.message(w, http.StatusNotFound, pageNoChat)
+		return
+	}
+	text := strings.TrimSpace(r.PostFormValue("text"))
+	if text == "" || len(text) > maxPrompt {
+		s.message(w, http.StatusBadRequest, pageBadPrompt)
+		return
+	}
+	qp := prefs.Prompt{ChatID: p.ChatID, ThreadID: p.Thread, UserID: sess.userID, Text: text, Date: s.cfg.Now(),
+		Origin: &prefs.Origin{Kind: prefs.OriginWeb, Label: sess.name}}
+	seq, err := s.cfg.Store.EnqueueWebPrompt(key, qp)
+	if err != nil {
+		s.cfg.Log.Error("web prompt not stored", "chat_id", p.ChatID, "err", err)
+		s.message(w, http.StatusInternalServerError, pageNotSent)
+		return
+	}
+	s.hub.prompted(key, p, sess.name, text)
+	s.core.Submit(key, p, prefs.QueuedPrompt{Key: key, Seq: seq, Prompt: qp})
+	http.Redirect(w, r, "/chat/"+key, http.StatusSeeOther)
+}
