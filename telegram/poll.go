@@ -101,7 +101,7 @@ func (b *Bot) poll(ctx context.Context) error {
 // is skipped (skipUnreadable) and u is nil. ok is false when not even its
 // update_id can be read.
 func (b *Bot) decodeOrSkip(raw json.RawMessage) (id int64, u *models.Update, ok bool) {
-	dec, err := decodeUpdate(raw)
+	dec, err := contain.Decode(raw)
 	if err != nil {
 		id, ok = b.skipUnreadable(raw, err)
 		return id, nil, ok

@@ -3,6 +3,8 @@ package telegram
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/untether/untether/telegram/contain"
 )
 
 // TestWhatDecodes records what go-telegram/bot (v1.27.0) decodes of what
@@ -49,7 +51,7 @@ func TestWhatDecodes(t *testing.T) {
 				`"message":{"message_id":2,"date":"now","chat":{"id":4,"type":"private"}}}}`, false},
 	}
 	for _, c := range cases {
-		_, err := decodeUpdate(json.RawMessage(c.raw))
+		_, err := contain.Decode(json.RawMessage(c.raw))
 		if (err == nil) != c.ok {
 			t.Errorf("%s: decoded = %v, want %v (err %v)", c.name, err == nil, c.ok, err)
 		}
