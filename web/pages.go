@@ -314,12 +314,20 @@ func (s *Server) chatEvents(w http.ResponseWriter, r *http.Request, sess *sessio
 	tick := time.NewTicker(30 * time.Second) // keeps proxies from closing a quiet stream
 	defer tick.Stop()
 	for {
+		// Each message is a response of its own: a session ended (/web
+		// logout, expiry) or a user removed gets no more of it.
+		if _, ok := s.auth.lookup(sess.id); !ok || !s.cfg.Allowed(sess.userID) {
+			return
+		}
 		var b strings.Builder
 		if err := pages.ExecuteTemplate(&b, "live", s.liveView(key, title, sess.csrf)); err != nil {
 			s.cfg.Log.Warn("web: live view", "err", err)
 			return
 		}
-		for line := range strings.SplitSeq(b.String(), "\n") {
+		// The event stream ends a line at CR, LF or CRLF: a CR in the
+		// conversation's text would start a field of its own ("event:"
+		// hides the message from the page). HTML reads a CR as a LF anyway.
+		for line := range strings.SplitSeq(sseNewlines.Replace(b.String()), "\n") {
 			fmt.Fprintf(w, "data: %s\n", line)
 		}
 		fmt.Fprint(w, "\n")
@@ -329,12 +337,12 @@ func (s *Server) chatEvents(w http.ResponseWriter, r *http.Request, sess *sessio
 			return
 		case <-wake:
 		case <-tick.C:
-			if !s.cfg.Allowed(sess.userID) {
-				return
-			}
 		}
 	}
 }
+
+// sseNewlines turns every line ending an event stream knows into LF.
+var sseNewlines = strings.NewReplacer("\r\n", "\n", "\r", "\n")
 
 // press answers a waiting request as the Telegram buttons would.
 func (s *Server) press(w http.ResponseWriter, r *http.Request, sess *session) {
