@@ -237,13 +237,15 @@ type pendingView struct {
 }
 
 func (s *Server) pendingView(key, title string, p *approvals.Prompt) pendingView {
-	in := string(s.cfg.Redactor.JSON(p.Request.Input))
+	in := string(p.Request.Input)
 	var pretty any
-	if json.Unmarshal([]byte(in), &pretty) == nil {
+	if json.Unmarshal(p.Request.Input, &pretty) == nil {
 		if b, err := json.MarshalIndent(pretty, "", "  "); err == nil {
 			in = string(b)
 		}
 	}
+	// Redacted as shown: decoding spells out what JSON escaped (\u0053…).
+	in = string(s.cfg.Redactor.JSON(json.RawMessage(in)))
 	v := pendingView{Key: key, Chat: title, RequestID: p.Request.RequestID, Tool: p.Request.ToolName, Input: in,
 		Plan: s.cfg.Redactor.String(p.Plan), Question: p.Kind == approvals.KindQuestion}
 	if !v.Question {
