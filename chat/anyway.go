@@ -47,12 +47,19 @@ type anywayRun struct {
 }
 
 // anywayBook holds the offers by token, and the runs pressed and not yet
-// started, by conversation.
+// started, by conversation and prompt (two presses in a chat before
+// either runs are two grants).
 type anywayBook struct {
 	mu      sync.Mutex
 	offers  map[string]anywayRun
 	order   []string
-	pressed map[string]anywayRun
+	pressed map[pressedRun]Overrun
+}
+
+// pressedRun names a run pressed: its conversation and prompt.
+type pressedRun struct {
+	key string
+	seq uint64
 }
 
 // offer mints the token of a stopped run.
@@ -60,7 +67,7 @@ func (b *anywayBook) offer(r anywayRun) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.offers == nil {
-		b.offers, b.pressed = map[string]anywayRun{}, map[string]anywayRun{}
+		b.offers, b.pressed = map[string]anywayRun{}, map[pressedRun]Overrun{}
 	}
 	tok := token.New()
 	b.offers[tok] = r
@@ -81,7 +88,7 @@ func (b *anywayBook) take(key, tok string) (anywayRun, bool) {
 		return anywayRun{}, false
 	}
 	delete(b.offers, tok)
-	b.pressed[key] = r
+	b.pressed[pressedRun{key, r.qp.Seq}] |= r.over
 	return r, true
 }
 
@@ -90,12 +97,10 @@ func (b *anywayBook) take(key, tok string) (anywayRun, bool) {
 func (b *anywayBook) granted(key string, seq uint64) Overrun {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	r, ok := b.pressed[key]
-	if !ok || r.qp.Seq != seq {
-		return 0
-	}
-	delete(b.pressed, key)
-	return r.over
+	pr := pressedRun{key, seq}
+	over := b.pressed[pr]
+	delete(b.pressed, pr)
+	return over
 }
 
 // RunAnyway runs again the prompt whose run the limit of offer tok stopped,

@@ -237,13 +237,15 @@ type pendingView struct {
 }
 
 func (s *Server) pendingView(key, title string, p *approvals.Prompt) pendingView {
-	in := string(s.cfg.Redactor.JSON(p.Request.Input))
+	in := string(p.Request.Input)
 	var pretty any
-	if json.Unmarshal([]byte(in), &pretty) == nil {
+	if json.Unmarshal(p.Request.Input, &pretty) == nil {
 		if b, err := json.MarshalIndent(pretty, "", "  "); err == nil {
 			in = string(b)
 		}
 	}
+	// Redacted as shown: decoding spells out what JSON escaped (\u0053…).
+	in = string(s.cfg.Redactor.JSON(json.RawMessage(in)))
 	v := pendingView{Key: key, Chat: title, RequestID: p.Request.RequestID, Tool: p.Request.ToolName, Input: in,
 		Plan: s.cfg.Redactor.String(p.Plan), Question: p.Kind == approvals.KindQuestion}
 	if !v.Question {
@@ -314,12 +316,20 @@ func (s *Server) chatEvents(w http.ResponseWriter, r *http.Request, sess *sessio
 	tick := time.NewTicker(30 * time.Second) // keeps proxies from closing a quiet stream
 	defer tick.Stop()
 	for {
+		// Each message is a response of its own: a session ended (/web
+		// logout, expiry) or a user removed gets no more of it.
+		if _, ok := s.auth.lookup(sess.id); !ok || !s.cfg.Allowed(sess.userID) {
+			return
+		}
 		var b strings.Builder
 		if err := pages.ExecuteTemplate(&b, "live", s.liveView(key, title, sess.csrf)); err != nil {
 			s.cfg.Log.Warn("web: live view", "err", err)
 			return
 		}
-		for line := range strings.SplitSeq(b.String(), "\n") {
+		// The event stream ends a line at CR, LF or CRLF: a CR in the
+		// conversation's text would start a field of its own ("event:"
+		// hides the message from the page). HTML reads a CR as a LF anyway.
+		for line := range strings.SplitSeq(sseNewlines.Replace(b.String()), "\n") {
 			fmt.Fprintf(w, "data: %s\n", line)
 		}
 		fmt.Fprint(w, "\n")
@@ -329,12 +339,12 @@ func (s *Server) chatEvents(w http.ResponseWriter, r *http.Request, sess *sessio
 			return
 		case <-wake:
 		case <-tick.C:
-			if !s.cfg.Allowed(sess.userID) {
-				return
-			}
 		}
 	}
 }
+
+// sseNewlines turns every line ending an event stream knows into LF.
+var sseNewlines = strings.NewReplacer("\r\n", "\n", "\r", "\n")
 
 // press answers a waiting request as the Telegram buttons would.
 func (s *Server) press(w http.ResponseWriter, r *http.Request, sess *session) {

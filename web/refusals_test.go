@@ -213,3 +213,25 @@ func TestLoginAttemptsRateLimited(t *testing.T) {
 		t.Errorf("a guess a minute later: %d, want 410", code)
 	}
 }
+
+// Behind the proxy or tunnel docs/web.md recommends, every client has the
+// proxy's address: a stranger's 20 bad guesses a minute keep the owner's
+// own valid link from signing in. Skipped: the fix is a decision (count
+// only failures and always check a token, which uncaps guessing of 192-bit
+// tokens; or trust the proxy's X-Forwarded-For).
+func TestStrangersGuessesDoNotLockOutAValidLink(t *testing.T) {
+	t.Skip("review finding, not fixed: the sign-in limiter is shared by every client behind a proxy")
+	r := newRig(t)
+	stranger := client(t)
+	for range 25 {
+		body(t)(stranger.PostForm(r.ts.URL+"/login", url.Values{"t": {"guess"}}))
+	}
+	link, err := r.s.LoginURL(alice, "Alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(link)
+	if code, _ := body(t)(client(t).PostForm(r.ts.URL+"/login", url.Values{"t": {u.Query().Get("t")}})); code != http.StatusSeeOther {
+		t.Errorf("the owner's valid link after a stranger's guesses: %d, want 303", code)
+	}
+}

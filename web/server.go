@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -77,6 +78,11 @@ const (
 func New(cfg Config) (*Server, error) {
 	if cfg.Listen == "" || cfg.BotToken == "" || cfg.Allowed == nil || cfg.Key == nil || cfg.Store == nil {
 		return nil, errors.New("web: listen, bot token, allowlist, key and store are needed")
+	}
+	if u, err := url.Parse(cfg.PublicURL); err == nil && cfg.PublicURL != "" {
+		// The config accepts the scheme in any case; the cookie's Secure
+		// and the Mini App look for "https://".
+		cfg.PublicURL = u.String()
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
