@@ -25,7 +25,7 @@ type Draft struct {
 	// KeepOnStop: a stopped draft stays on the screen (stop.go).
 	CanStop, KeepOnStop bool
 	At                  time.Time
-	after    int // the chat's last message id when it came: a later message of the bot replaces it
+	after               int // the chat's last message id when it came: a later message of the bot replaces it
 }
 
 // sendMessageDraft checks what the Bot API checks (API 9.5): a private chat,
