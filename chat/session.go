@@ -124,14 +124,22 @@ func (a *session) startLocked() {
 // nothing left to cancel. before, if not nil, is given the turn's surface
 // first (the reply to /cancel waits there for the turn's outcome).
 func (a *session) requestCancel(before func(TurnSurface)) bool {
+	return a.cancelIf(func(v TurnSurface) bool {
+		if before != nil {
+			before(v)
+		}
+		return true
+	})
+}
+
+// cancelIf interrupts the running turn if it has not answered and ok,
+// given its surface, says so (stop.go).
+func (a *session) cancelIf(ok func(TurnSurface) bool) bool {
 	a.mu.Lock()
 	t := a.turn
 	a.mu.Unlock()
-	if t == nil || t.answered.Load() {
+	if t == nil || t.answered.Load() || !ok(frontOf(t.v)) {
 		return false
-	}
-	if before != nil {
-		before(frontOf(t.v))
 	}
 	t.requestCancel()
 	return true
