@@ -49,6 +49,8 @@ func BotCommands() []BotCommand {
 		{Name: "status", Menu: "session, model, mode, queue, cost", Help: "session, model and settings"},
 		{Name: "btw", Args: "<question>", Menu: "ask aside while a turn runs",
 			Help: "ask a question aside while a turn runs: answered at once, the turn undisturbed (when idle, an ordinary prompt)"},
+		{Name: "steer", Args: "on|off", Menu: "send messages into the running turn",
+			Help: "on: a message sent while a turn runs goes into that turn; off (the default): it waits, with ⚡ Send now"},
 		{Name: "usage", Menu: "spend today and this month, usage limits, Claude processes",
 			Help: "spend today and this month, usage limits, running Claude processes"},
 		{Name: "planmode", Args: "on|off|auto|show|clear",

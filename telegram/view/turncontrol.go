@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/telegram/render"
 )
 
@@ -71,3 +72,15 @@ const (
 	// NoSteer: the engine cannot take a message mid-turn.
 	NoSteer = "This engine cannot take a message into a running turn: messages wait for the turn to end."
 )
+
+// SteerNote is what a queued message's note says once it was sent into
+// the running turn.
+func SteerNote(stage chat.SteerStage) string {
+	switch stage {
+	case chat.SteerJoined:
+		return SteerJoined
+	case chat.SteerNext:
+		return SteerNext
+	}
+	return SteerSent
+}
