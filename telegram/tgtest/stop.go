@@ -9,7 +9,10 @@ package tgtest
 //
 // Checks the fake makes: can_stop and keep_on_stop are booleans, and
 // keep_on_stop asks for can_stop (a draft nobody can stop has nothing to
-// keep). The wording of the refusals is the fake's own.
+// keep: assumed, not measured against Telegram). The wording of the
+// refusals is the fake's own. Whether Telegram sends the update without
+// it being named in allowed_updates is not documented: the fake sends it
+// by default, like message and callback_query.
 
 // stopParams reads a draft's can_stop and keep_on_stop.
 func stopParams(c Call) (stop, keep bool, e *apiError) {
