@@ -26,7 +26,8 @@ type session struct {
 	running          bool // the goroutine is alive
 	undoing          bool // an undo runs: no turn starts until it is done (undo.go)
 	stopped          bool
-	turn             *turn // the running turn, if any
+	turn             *turn               // the running turn, if any
+	steering         map[uint64]*steered // queued messages written into the turn, by seq (steer.go)
 	conn             engine.Conn
 	grant            *filesend.Grant // the send_file grant of conn's process, if any
 	// connSince is when conn was started, for /usage.
@@ -102,6 +103,9 @@ func (a *session) enqueue(qp prefs.QueuedPrompt) {
 	}
 	a.startLocked()
 	a.mu.Unlock()
+	if busy {
+		a.autoSteer(qp)
+	}
 	signal(a.wake)
 	// Observers after the lock: Watch holds the watchers' lock while it
 	// reads each session's status (which takes a.mu).
@@ -124,14 +128,22 @@ func (a *session) startLocked() {
 // nothing left to cancel. before, if not nil, is given the turn's surface
 // first (the reply to /cancel waits there for the turn's outcome).
 func (a *session) requestCancel(before func(TurnSurface)) bool {
+	return a.cancelIf(func(v TurnSurface) bool {
+		if before != nil {
+			before(v)
+		}
+		return true
+	})
+}
+
+// cancelIf interrupts the running turn if it has not answered and ok,
+// given its surface, says so (stop.go).
+func (a *session) cancelIf(ok func(TurnSurface) bool) bool {
 	a.mu.Lock()
 	t := a.turn
 	a.mu.Unlock()
-	if t == nil || t.answered.Load() {
+	if t == nil || t.answered.Load() || !ok(frontOf(t.v)) {
 		return false
-	}
-	if before != nil {
-		before(frontOf(t.v))
 	}
 	t.requestCancel()
 	return true
@@ -150,7 +162,7 @@ func (a *session) requestReset(before func(TurnSurface)) (dropped int) {
 	for _, qp := range a.queue {
 		seqs = append(seqs, qp.Seq)
 	}
-	a.queue = nil
+	a.queue, a.steering = nil, nil
 	if a.turn != nil {
 		if before != nil && !a.turn.answered.Load() {
 			before(frontOf(a.turn.v))
@@ -243,8 +255,9 @@ func (a *session) pop() (prefs.QueuedPrompt, bool) {
 	if len(a.queue) == 0 || a.stopped || a.undoing {
 		return prefs.QueuedPrompt{}, false
 	}
-	qp := a.queue[0]
-	a.queue = a.queue[1:]
+	i := a.nextLocked() // one the agent already runs goes first (steer.go)
+	qp := a.queue[i]
+	a.queue = append(a.queue[:i:i], a.queue[i+1:]...)
 	return qp, true
 }
 

@@ -24,6 +24,8 @@ type Settings struct {
 	// Host is the machine the conversation works on (a name of Machines);
 	// WorkDir's default is that machine's working directory.
 	Host, HostSource string
+	// Steer: a message sent while a turn runs goes into it (steer.go).
+	Steer bool
 }
 
 // Where a setting comes from.
@@ -77,6 +79,7 @@ func (b *Core) Settings(key string) Settings {
 	if ValidStream(p.Stream) {
 		s.Stream, s.StreamSource = p.Stream, fromChat
 	}
+	s.Steer = p.Steer
 	s.PermissionMode, s.PermissionSource = startMode(s.PlanMode, b.cfg.PermissionMode), s.PlanSource
 	return s
 }

@@ -170,6 +170,7 @@ func (a *session) beginTurn(t *turn) (end func()) {
 		if !t.undelivered {
 			a.endHeldTurn() // else the next start sends the rest of the answer
 		}
+		a.steeredAfter(t)
 		a.mu.Lock()
 		a.turn = nil
 		a.mu.Unlock()
@@ -304,6 +305,8 @@ func (t *turn) handle(ctx context.Context, conn engine.Conn, ev engine.Event) (e
 			t.st.Phase = turnstate.PhaseWorking
 			t.v.Refresh(true)
 		}
+	case engine.PromptState:
+		t.steerState(e)
 	case engine.TurnCompleted:
 		t.storeSession(e.SessionID)
 		t.finish(ctx, e) // then endHeldTurn: a restart replays nothing of it

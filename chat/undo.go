@@ -110,6 +110,10 @@ func (u *undoBook) covered(id string, files []string) bool {
 // sendPrompt gives the agent the turn's prompt, under an id of the bot's
 // when the engine takes one (the same id when it is sent again).
 func (t *turn) sendPrompt(ctx context.Context, conn engine.Conn, text string) error {
+	if id, running := t.a.takeSteered(t.qp.Seq, conn); running {
+		t.promptID = id // the agent runs it already: sent when it was steered
+		return nil
+	}
 	ids, ok := conn.(engine.PromptIDs)
 	if !ok {
 		return conn.Send(ctx, text)

@@ -42,11 +42,14 @@ type Prefs struct {
 	// Speak is when answers also come as voice notes: "on", "off" or
 	// "auto" (answers to voice notes); "" is the default, auto.
 	Speak string `json:"speak,omitempty"`
+	// Steer sends a message written while a turn runs into that turn
+	// (/steer on); false, the default, queues it.
+	Steer bool `json:"steer,omitempty"`
 }
 
 // isZero reports whether nothing is set.
 func (p Prefs) isZero() bool {
-	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == "" && p.Stream == "" && p.Host == "" && p.Speak == ""
+	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == "" && p.Stream == "" && p.Host == "" && p.Speak == "" && !p.Steer
 }
 
 // SessionRecord is what is remembered about a session key's Claude session.
@@ -133,6 +136,11 @@ func (s *Store) SetVerbose(key string, v *bool) error {
 // SetStream sets key's streaming mode; "" clears it. The bot checks the value.
 func (s *Store) SetStream(key, mode string) error {
 	return s.updatePrefs(key, func(p *Prefs) { p.Stream = mode })
+}
+
+// SetSteer sets whether key's messages sent mid-turn go into the turn.
+func (s *Store) SetSteer(key string, on bool) error {
+	return s.updatePrefs(key, func(p *Prefs) { p.Steer = on })
 }
 
 // SetSpeak sets key's voice replies ("on", "off", "auto"); "" clears

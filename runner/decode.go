@@ -53,6 +53,10 @@ type line struct {
 	// rate_limit_event
 	RateLimitInfo json.RawMessage `json:"rate_limit_info"`
 
+	// command_lifecycle: a user line's id (its uuid) and where it stands
+	CommandUUID string `json:"command_uuid"`
+	State       string `json:"state"`
+
 	// stream_event
 	Event json.RawMessage `json:"event"`
 
@@ -194,6 +198,8 @@ func (d *decoder) decode(raw []byte) (decoded, error) {
 		return decoded{events: []engine.Event{engine.ApprovalCancelled{RequestID: l.RequestID}}}, nil
 	case "rate_limit_event":
 		return decoded{events: []engine.Event{rateLimited(l.RateLimitInfo, raw)}}, nil
+	case "command_lifecycle":
+		return decoded{events: lifecycle(&l)}, nil
 	}
 	// keep_alive and future types carry nothing for us.
 	return decoded{}, nil

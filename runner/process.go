@@ -137,6 +137,8 @@ func (s *Session) handle(d decoded) {
 			clear(s.pending)
 		case engine.ApprovalCancelled:
 			delete(s.pending, e.RequestID)
+		case engine.PromptState:
+			s.steeredState(e)
 		case engine.ApprovalRequest:
 			// Registered before the event is visible, so an answer can
 			// never race ahead of the bookkeeping.

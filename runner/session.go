@@ -48,6 +48,7 @@ type Session struct {
 	mu         sync.Mutex
 	sessionID  string
 	pending    map[string]bool                 // CLI request ids awaiting our answer
+	steered    map[string]bool                 // ids of messages Steer wrote that the CLI has not taken yet (steer.go)
 	controls   map[string]chan controlResponse // our request ids awaiting the CLI
 	turns      int                             // user messages sent and not yet answered by a result
 	stderrTail tail
@@ -154,6 +155,7 @@ func newSession(opts Options) *Session {
 		exited:    make(chan struct{}),
 		abandon:   make(chan struct{}),
 		pending:   map[string]bool{},
+		steered:   map[string]bool{},
 		controls:  map[string]chan controlResponse{},
 	}
 	s.sessionID = opts.Resume
@@ -219,18 +221,9 @@ func (s *Session) SendAs(ctx context.Context, id, text string) error {
 	if s.opts.Mode != Interactive {
 		return ErrNoControl
 	}
-	msg := map[string]any{
-		"type":               "user",
-		"session_id":         "",
-		"parent_tool_use_id": nil,
-		"message":            map[string]any{"role": "user", "content": text},
-	}
-	if id != "" {
-		msg["uuid"] = id
-	}
-	line, err := json.Marshal(msg)
+	line, err := userLine(id, text)
 	if err != nil {
-		return fmt.Errorf("encode user message: %w", err)
+		return err
 	}
 	seq, err := s.writeSeq(ctx, line)
 	if err != nil {
@@ -322,9 +315,11 @@ func (s *Session) Pending() []string {
 	return ids
 }
 
-// Interrupt stops the running turn; the session stays usable.
+// Interrupt stops the running turn; the session stays usable. User lines
+// written but not yet taken in (Steer) are dropped with it
+// (cancel_queued): without it the CLI runs them afterwards.
 func (s *Session) Interrupt(ctx context.Context) error {
-	_, err := s.control(ctx, map[string]any{"subtype": "interrupt"})
+	_, err := s.control(ctx, map[string]any{"subtype": "interrupt", "cancel_queued": true})
 	return err
 }
 

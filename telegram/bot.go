@@ -18,6 +18,7 @@ import (
 
 	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/telegram/accounts"
 
 	tgbot "github.com/go-telegram/bot"
 
@@ -137,7 +138,7 @@ func (c *Config) defaults() {
 		c.CommandWait = defaultCommandWait
 	}
 	if c.PressBurst == 0 {
-		c.PressBurst = defaultPressBurst
+		c.PressBurst = accounts.DefaultPressBurst
 	}
 	if c.PlanMode == "" {
 		c.PlanMode = "off"
@@ -186,7 +187,7 @@ type Bot struct {
 	schedMsg tokens[scheduleRef]   // ✖ buttons of /schedules lists
 	menus    sync.Map              // chat id → the command menu last set for it (a string)
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
-	accounts *accounts             // per-user press limits, strangers' notices (bounded)
+	accounts *accounts.Table       // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
 	noDrafts sync.Map              // chat id → Telegram refused a draft there: stream by edits
 	arrived  arrival.Stamps[place] // "typing…" shown as a message arrived (router.go)
@@ -240,7 +241,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		allow:     newAllowlist(cfg),
 		approvers: newApprovers(cfg.Approvers),
 		stopping:  make(chan struct{}),
-		accounts:  newAccounts(accountsKept, cfg.PressBurst),
+		accounts:  accounts.New(accounts.Kept, cfg.PressBurst),
 	}
 	b.lanes = newLanes(b, cfg.CommandWait)
 	tr := cfg.Transport

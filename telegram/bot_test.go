@@ -279,7 +279,7 @@ func TestNonTextAndCommands(t *testing.T) {
 		if len(cmds) < 5 {
 			t.Errorf("setMyCommands registered %d commands", len(cmds))
 		}
-		if got := h.tg.AllowedUpdates(); strings.Join(got, ",") != "message,edited_message,callback_query" {
+		if got := h.tg.AllowedUpdates(); strings.Join(got, ",") != "message,edited_message,callback_query,stopped_message_generation" {
 			t.Errorf("allowed_updates = %v", got)
 		}
 	})

@@ -57,6 +57,10 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		key, pl := sessionKey(cq.Message.Message)
 		control.Buttons{Core: b.core, Out: controlOut{b}, Log: b.log}.Press(ctx, control.Press{CallbackID: cq.ID,
 			UserID: cq.From.ID, Key: key, Place: pl, MsgID: cq.Message.Message.ID, Data: cq.Data})
+	case control.HandlesSteer(cq.Data) && cq.Message.Message != nil:
+		key, pl := sessionKey(cq.Message.Message)
+		control.Steer{Core: b.core, Out: controlOut{b}, Log: b.log}.Press(ctx, control.Press{CallbackID: cq.ID,
+			UserID: cq.From.ID, Key: key, Place: pl, MsgID: cq.Message.Message.ID, Data: cq.Data})
 	default:
 		b.api.answerCallback(ctx, cq.ID, view.ToastExpired)
 	}

@@ -56,6 +56,9 @@ var commandHandlers = map[string]commandHandler{
 	"export": {run: func(b *Bot, ctx context.Context, c commandCall) {
 		control.Export{Log: b.transcript, Out: controlOut{b}, Lg: b.log}.Send(ctx, c.key, c.pl, c.m.ID, c.args)
 	}},
+	"steer": {run: func(b *Bot, ctx context.Context, c commandCall) {
+		control.Steer{Core: b.core, Out: controlOut{b}, Log: b.log}.Command(ctx, c.key, c.pl, c.m.ID, c.args)
+	}},
 	"status": {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.statusText(c.key, c.pl, c.m.ID)) }},
 	"usage":  {run: func(b *Bot, _ context.Context, c commandCall) { b.answer(c, b.usageText(c.key)) }},
 	"planmode": {run: func(b *Bot, ctx context.Context, c commandCall) {

@@ -64,6 +64,12 @@ func (t *tgTurn) Cancelled(ctx context.Context, beforeStart bool) {
 		return
 	}
 	t.dropProgressEdit()
+	if t.stopped.Load() { // from the draft: the text written so far stays, as a message
+		t.live.stop()
+		t.settleNotices(view.StoppedFooter, true)
+		t.deliver(ctx, view.StoppedParts(t.live.written()))
+		return
+	}
 	t.deliverCancelled(ctx, view.CancelledText)
 }
 

@@ -7,6 +7,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 
+	"github.com/untether/untether/telegram/accounts"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 )
@@ -21,16 +22,16 @@ import (
 func (b *Bot) handlePress(ctx context.Context, updateID int64, cq *models.CallbackQuery) {
 	now := time.Now()
 	if !b.allow.user(cq.From.ID) {
-		if b.accounts.stranger(cq.From.ID, now) {
+		if b.accounts.Stranger(cq.From.ID, now) {
 			b.log.Info("ignored a button press from a user who is not allowed", "user_id", cq.From.ID, "chat_id", callbackChat(cq))
 			b.answerQuiet(cq.ID, view.ToastNotAllowed)
 		}
 		return // skipped
 	}
-	if ok, tell := b.accounts.press(cq.From.ID, now); !ok {
+	if ok, tell := b.accounts.Press(cq.From.ID, now); !ok {
 		if tell {
 			b.log.Warn("button presses beyond the per-user limit are ignored", "user_id", cq.From.ID,
-				"chat_id", callbackChat(cq), "limit_per_minute", int(time.Minute/pressEvery))
+				"chat_id", callbackChat(cq), "limit_per_minute", int(time.Minute/accounts.PressEvery))
 			b.answerQuiet(cq.ID, view.ToastTooManyPresses)
 		}
 		return // skipped: a redelivery after a restart is handled then
@@ -63,7 +64,7 @@ func (b *Bot) handlePress(ctx context.Context, updateID int64, cq *models.Callba
 // chat they learn their id (to ask the owner), once per refusalEvery and
 // within the budget all strangers share; the log gets a line as often.
 func (b *Bot) refuse(p place, userID int64, group bool) {
-	if !b.accounts.stranger(userID, time.Now()) {
+	if !b.accounts.Stranger(userID, time.Now()) {
 		return
 	}
 	b.log.Info("ignored a message from a user who is not allowed", "chat_id", p.ChatID, "user_id", userID)
@@ -111,7 +112,7 @@ func (b *Bot) saveOffset(offset int64) {
 // logStrangers logs, at most once per summaryEvery, how many updates from
 // users who are not allowed were ignored: most have no line of their own.
 func (b *Bot) logStrangers() {
-	if n, users, since, ok := b.accounts.summary(time.Now()); ok {
+	if n, users, since, ok := b.accounts.Summary(time.Now()); ok {
 		b.log.Info("ignored updates from users who are not allowed", "updates", n, "users", users,
 			"since", since.Format(time.TimeOnly))
 	}

@@ -24,8 +24,9 @@ type notice struct {
 	replyTo int
 
 	mu   sync.Mutex
-	text string // what the message should read
-	id   int    // the message, once sent
+	text string        // what the message should read
+	kb   view.Keyboard // its buttons until its text is set ("⚡ Send now")
+	id   int           // the message, once sent
 
 	queued bool // a "Queued" note that was sent (surface.mu guards it)
 }
@@ -47,9 +48,9 @@ func (n *notice) start(text string) {
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {
 			n.mu.Lock()
-			text := api.redact(n.text)
+			text, kb := api.redact(n.text), n.kb
 			n.mu.Unlock()
-			m, err := api.client.SendMessage(ctx, api.sendParams(n.p, n.replyTo, text, nil, parse))
+			m, err := api.client.SendMessage(ctx, api.sendParams(n.p, n.replyTo, text, kb, parse))
 			if err != nil {
 				return api.wrap("sendMessage", err)
 			}
@@ -82,7 +83,7 @@ func (n *notice) sent(id int, text string) {
 // be sent with; after, an edit.
 func (n *notice) set(text string) {
 	n.mu.Lock()
-	n.text = text
+	n.text, n.kb = text, nil // an edit without buttons takes them away
 	id := n.id
 	n.mu.Unlock()
 	if id != 0 {

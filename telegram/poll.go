@@ -19,7 +19,7 @@ import (
 
 // allowedUpdates is sent with every poll: Telegram remembers the last value,
 // so an older deployment's setting must not leak into ours.
-var allowedUpdates = []string{"message", "edited_message", "callback_query"}
+var allowedUpdates = []string{"message", "edited_message", "callback_query", models.AllowedUpdateStoppedMessageGeneration}
 
 // A failed getUpdates is retried after outbox.Backoff between these, unless
 // Telegram says how long to wait (retry_after).

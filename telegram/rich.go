@@ -148,7 +148,8 @@ func (s *streamer) queueRich(html string, prio outbox.Priority) {
 	html = b.redact(html)
 	b.out.Replace(outbox.Job{ChatID: p.ChatID, Priority: prio, Action: true, Key: s.key, Do: func(ctx context.Context) error {
 		_, err := b.client.SendRichMessageDraft(ctx, &tgbot.SendRichMessageDraftParams{ChatID: p.ChatID,
-			MessageThreadID: p.Thread, DraftID: int(s.draftID), RichMessage: models.InputRichMessage{HTML: html}})
+			MessageThreadID: p.Thread, DraftID: int(s.draftID), RichMessage: models.InputRichMessage{HTML: html},
+			CanStop: true, KeepOnStop: true})
 		return b.api.wrap("sendRichMessageDraft", err)
 	}, OnDone: func(err error) {
 		if err != nil && !errors.Is(err, outbox.ErrClosed) && !errors.Is(err, outbox.ErrDropped) && !errors.Is(err, outbox.ErrSuperseded) {

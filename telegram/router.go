@@ -9,6 +9,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/telegram/control"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/render"
 	"github.com/untether/untether/telegram/view"
@@ -26,6 +27,10 @@ func (b *Bot) handleUpdate(ctx context.Context, u models.Update) {
 		b.handleMessage(u.ID, u.Message)
 	case u.EditedMessage != nil:
 		b.handleEdit(u.ID, u.EditedMessage)
+	case u.StoppedMessageGeneration != nil: // the stop button on a draft (Bot API 10.3)
+		sm := u.StoppedMessageGeneration
+		control.Stop{Core: b.core, Allowed: func(id int64) bool { return !isGroup(id) && b.allow.user(id) }, Log: b.log}.Stopped(SessionKey(sm.Chat.ID, sm.MessageThreadID),
+			place{ChatID: sm.Chat.ID, Thread: sm.MessageThreadID}, int64(sm.DraftID))
 	}
 }
 

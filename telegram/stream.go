@@ -407,7 +407,7 @@ func (b *Bot) draft(p place, draftID int64, html, key string, prio outbox.Priori
 	do := func(parse bool) func(context.Context) error {
 		return func(ctx context.Context) error {
 			params := &tgbot.SendMessageDraftParams{ChatID: p.ChatID, MessageThreadID: p.Thread,
-				DraftID: strconv.FormatInt(draftID, 10), Text: html}
+				DraftID: strconv.FormatInt(draftID, 10), Text: html, CanStop: true, KeepOnStop: true}
 			if parse {
 				params.ParseMode = models.ParseModeHTML
 			} else {

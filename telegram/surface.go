@@ -33,6 +33,10 @@ func (s *surface) Note(pl place, replyTo int, n chat.Note) {
 		b.subs.sawBilling(pl, replyTo, n.Billing, n.Origin)
 		return
 	}
+	if n, ok := n.(chat.NoteSteered); ok {
+		s.steered(pl, replyTo, n.Stage)
+		return
+	}
 	text, ok := view.NoteText(n, time.Now())
 	if !ok {
 		b.log.Warn("a note the bot cannot say", "chat_id", pl.ChatID)
@@ -63,6 +67,9 @@ func (s *surface) Queued(pl place, msgID int, origin *prefs.Origin, ahead int) {
 		n.queued = s.notes[pl][msgID] == n // not run yet, nor dropped
 		s.mu.Unlock()
 		if n.queued {
+			if b.core.CanSteer(SessionKey(pl.ChatID, pl.Thread)) { // not under the core's lock, Queued is
+				n.offer(view.SteerKeyboard(msgID))
+			}
 			n.start(view.QueuedNote(ahead))
 		}
 	})

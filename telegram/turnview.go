@@ -33,7 +33,8 @@ type tgTurn struct {
 	info    chat.TurnInfo
 	started time.Time
 	adopted bool
-	cancelT string // callback token of the cancel button
+	stopped atomic.Bool // stopped from its draft: what was written stays (stopdraft.go)
+	cancelT string      // callback token of the cancel button
 
 	mu sync.Mutex // guards notices: /cancel and /new run on the router
 	// notices are replies to /cancel and /new waiting for the turn's

@@ -47,7 +47,7 @@ func (b *Bot) skipUnreadable(raw json.RawMessage, err error) (int64, bool) {
 	}
 	logIt := true
 	if m != nil && !m.From.IsBot && !b.allow.user(m.From.ID) {
-		logIt = b.accounts.stranger(m.From.ID, time.Now())
+		logIt = b.accounts.Stranger(m.From.ID, time.Now())
 	}
 	if logIt {
 		var where string

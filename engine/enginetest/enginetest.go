@@ -50,8 +50,9 @@ type Session struct {
 	answers   []Answer
 	stray     []Answer // answers to requests that were not pending
 	turns     int
-	sent      int  // prompts sent; sent > turns means one is on its way to the script
-	interrupt bool // an interrupt came before the script took the sent prompt
+	sent      int    // prompts sent; sent > turns means one is on its way to the script
+	interrupt bool   // an interrupt came before the script took the sent prompt
+	steers    []sent // lines Steer wrote that no turn took yet (steer.go)
 	closeOnce sync.Once
 	ledger    *Ledger
 	cpu       Meter
@@ -134,10 +135,14 @@ func (s *Session) loop() {
 			}
 			s.current = t
 			s.mu.Unlock()
+			if p.steered {
+				s.emit(engine.PromptState{ID: p.id, Stage: engine.PromptStarted})
+			}
 			s.script(t)
 			s.mu.Lock()
 			s.current = nil
 			s.mu.Unlock()
+			s.runSteered()
 			if t.crashed {
 				return
 			}
@@ -181,7 +186,10 @@ func (s *Session) SessionID() string { return s.id }
 func (s *Session) Send(ctx context.Context, text string) error { return s.send("", text) }
 
 // sent is a prompt on its way to the script, with the id it was sent as.
-type sent struct{ id, text string }
+type sent struct {
+	id, text string
+	steered  bool // a steered line no turn took: its own turn now
+}
 
 func (s *Session) send(id, text string) error {
 	s.mu.Lock()
@@ -190,7 +198,7 @@ func (s *Session) send(id, text string) error {
 		return engine.ErrClosed
 	}
 	select {
-	case s.prompts <- sent{id, text}:
+	case s.prompts <- sent{id: id, text: text}:
 		s.sent++
 		return nil
 	default:
@@ -243,6 +251,7 @@ func (s *Session) Answers() []Answer {
 
 // Interrupt ends the running turn's wait (the script sees Interrupted).
 func (s *Session) Interrupt(ctx context.Context) error {
+	s.dropSteered()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

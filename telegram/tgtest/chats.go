@@ -52,6 +52,7 @@ type chatState struct {
 	deleted []int
 	topics  map[int]string
 	drafts  []Draft // accepted sendMessageDraft calls, oldest first
+	stops   []Draft // drafts the user stopped (StopDraft), oldest first
 	// privateTopics: a private chat of a bot with topics (WithPrivateTopics).
 	privateTopics bool
 }

@@ -21,8 +21,11 @@ type Draft struct {
 	Entities []Entity
 	Source   string // the text parameter as sent (a rich draft: its HTML)
 	Rich     bool   // sent with sendRichMessageDraft
-	At       time.Time
-	after    int // the chat's last message id when it came: a later message of the bot replaces it
+	// CanStop: the client shows a stop button on it (Bot API 10.3);
+	// KeepOnStop: a stopped draft stays on the screen (stop.go).
+	CanStop, KeepOnStop bool
+	At                  time.Time
+	after               int // the chat's last message id when it came: a later message of the bot replaces it
 }
 
 // sendMessageDraft checks what the Bot API checks (API 9.5): a private chat,
@@ -48,8 +51,12 @@ func (s *Server) sendMessageDraft(c Call) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
+	stop, keep, e := stopParams(c)
+	if e != nil {
+		return nil, e
+	}
 	cs.drafts = append(cs.drafts, Draft{ChatID: cs.chat.ID, ThreadID: int(c.Int64("message_thread_id")), ID: id,
-		Text: ct.text, Entities: ct.entities, Source: ct.source, At: s.now(), after: cs.lastID})
+		Text: ct.text, Entities: ct.entities, Source: ct.source, CanStop: stop, KeepOnStop: keep, At: s.now(), after: cs.lastID})
 	return true, nil
 }
 
@@ -79,7 +86,7 @@ func (s *Server) LiveDraft(chatID int64, threadID int) (Draft, bool) {
 			last = &cs.drafts[i]
 		}
 	}
-	if last == nil || !s.now().Before(last.At.Add(DraftTTL)) {
+	if last == nil || !s.now().Before(last.At.Add(DraftTTL)) || s.stoppedGone(cs, *last) {
 		return Draft{}, false
 	}
 	for _, m := range cs.msgs {

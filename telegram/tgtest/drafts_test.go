@@ -86,3 +86,50 @@ func TestRateLimitActions(t *testing.T) {
 		}
 	})
 }
+
+// A draft sent with can_stop can be stopped: the bot gets the update, the
+// draft goes unless kept; one without can_stop has no button.
+func TestStopDraft(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := New(t, InMemory(), WithChats(PrivateChat(alice)))
+		draft := func(params map[string]any) answer { return callJSON(t, s, "sendMessageDraft", params) }
+		wantError(t, draft(map[string]any{"chat_id": alice.ID, "draft_id": 3, "text": "x", "keep_on_stop": true}), 400,
+			"Bad Request: keep_on_stop requires can_stop")
+		wantError(t, draft(map[string]any{"chat_id": alice.ID, "draft_id": 3, "text": "x", "can_stop": "yes"}), 400,
+			"Bad Request: can_stop must be a Boolean")
+
+		mustOK(t, draft(map[string]any{"chat_id": alice.ID, "draft_id": 3, "text": "plain"}))
+		if _, ok := s.StopDraft(alice.ID, 0); ok {
+			t.Fatal("a draft without can_stop was stopped")
+		}
+		mustOK(t, draft(map[string]any{"chat_id": alice.ID, "draft_id": 3, "text": "half", "can_stop": true}))
+		id, ok := s.StopDraft(alice.ID, 0)
+		if !ok || id == 0 {
+			t.Fatalf("StopDraft = %d, %v", id, ok)
+		}
+		if _, live := s.LiveDraft(alice.ID, 0); live {
+			t.Fatal("a stopped draft still shows")
+		}
+		if _, ok := s.StopDraft(alice.ID, 0); ok {
+			t.Fatal("a stopped draft was stopped again")
+		}
+		raw := string(mustOK(t, callJSON(t, s, "getUpdates", map[string]any{"offset": id, "timeout": 0})))
+		if !strings.Contains(raw, `"stopped_message_generation":{"chat":{"id":`) || !strings.Contains(raw, `"draft_id":3`) {
+			t.Fatalf("update = %s", raw)
+		}
+		// Only asked for: a bot that leaves it out of allowed_updates gets none.
+		mustOK(t, callJSON(t, s, "getUpdates", map[string]any{"offset": id + 1, "timeout": 0, "allowed_updates": []string{"message"}}))
+
+		time.Sleep(time.Second)
+		mustOK(t, draft(map[string]any{"chat_id": alice.ID, "draft_id": 4, "text": "kept", "can_stop": true, "keep_on_stop": true}))
+		if id, ok := s.StopDraft(alice.ID, 0); !ok || id != 0 {
+			t.Fatalf("StopDraft of a kept draft = %d, %v; want no update (not in allowed_updates)", id, ok)
+		}
+		if d, live := s.LiveDraft(alice.ID, 0); !live || d.Text != "kept" {
+			t.Fatalf("a draft with keep_on_stop went: %+v %v", d, live)
+		}
+		if st := s.Stopped(alice.ID); len(st) != 2 || st[0].ID != 3 || st[1].ID != 4 {
+			t.Fatalf("Stopped = %+v", st)
+		}
+	})
+}

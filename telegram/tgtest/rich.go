@@ -122,8 +122,12 @@ func (s *Server) sendRichMessageDraft(c Call) (any, *apiError) {
 	if e != nil {
 		return nil, e
 	}
+	stop, keep, e := stopParams(c)
+	if e != nil {
+		return nil, e
+	}
 	cs.drafts = append(cs.drafts, Draft{ChatID: cs.chat.ID, ThreadID: int(c.Int64("message_thread_id")), ID: id,
-		Text: ct.text, Source: ct.source, Rich: true, At: s.now(), after: cs.lastID})
+		Text: ct.text, Source: ct.source, Rich: true, CanStop: stop, KeepOnStop: keep, At: s.now(), after: cs.lastID})
 	return true, nil
 }
 

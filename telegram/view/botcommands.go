@@ -51,6 +51,8 @@ func BotCommands() []BotCommand {
 			Help: "ask a question aside while a turn runs: answered at once, the turn undisturbed (when idle, an ordinary prompt)"},
 		{Name: "export", Args: "[json]", Menu: "the conversation so far as a file",
 			Help: "the conversation so far as a Markdown file (prompts, answers, tools, costs); json: the raw transcript"},
+		{Name: "steer", Args: "on|off", Menu: "send messages into the running turn",
+			Help: "on: a message sent while a turn runs goes into that turn; off (the default): it waits, with ⚡ Send now"},
 		{Name: "usage", Menu: "spend today and this month, usage limits, Claude processes",
 			Help: "spend today and this month, usage limits, running Claude processes"},
 		{Name: "planmode", Args: "on|off|auto|show|clear",

@@ -77,6 +77,8 @@ func NoteText(n chat.Note, now time.Time) (text string, ok bool) {
 		return WorkDirFallback(n.Stored, n.Why, n.Resolved, n.Default), true
 	case chat.NoteSkipped:
 		return SkippedNote(n.Age), true
+	case chat.NoteSteered:
+		return SteerNote(n.Stage), true
 	}
 	return "", false
 }

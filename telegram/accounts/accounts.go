@@ -1,4 +1,6 @@
-package telegram
+// Package accounts is what one Telegram account can make the bot do: the
+// press limits of allowed users and the bounded notices to strangers.
+package accounts
 
 import (
 	"container/list"
@@ -6,14 +8,14 @@ import (
 	"time"
 )
 
-// What one Telegram account can make the bot do. Anyone can send the bot
+// Anyone can send the bot
 // updates; none of them may cost the owner's answers their speed.
 const (
 	// An allowed user may press this many buttons back to back, then one
-	// more every pressEvery (60 a minute): far beyond a person's thumb,
+	// more every PressEvery (60 a minute): far beyond a person's thumb,
 	// far below what a script would like.
-	defaultPressBurst = 30
-	pressEvery        = time.Second
+	DefaultPressBurst = 30
+	PressEvery        = time.Second
 	// refusalEvery limits what a user who is not allowed gets back (a
 	// refusal message or toast) and the log line about them: once per
 	// refusalEvery each.
@@ -23,9 +25,9 @@ const (
 	// answers either.
 	strangersBurst = 10
 	strangersEvery = 6 * time.Second
-	// accountsKept bounds the memory: the least recently seen account is
+	// Kept bounds the memory: the least recently seen account is
 	// forgotten first (it then starts afresh, with a full bucket).
-	accountsKept = 4096
+	Kept = 4096
 	// summaryEvery: updates ignored without a line of their own are
 	// counted and logged together at most this often.
 	summaryEvery = time.Minute
@@ -60,8 +62,8 @@ type account struct {
 	interval uint64    // summary interval they were last counted in
 }
 
-// accounts is a bounded table of accounts, least recently seen evicted.
-type accounts struct {
+// Table is a bounded table of accounts, least recently seen evicted.
+type Table struct {
 	mu         sync.Mutex
 	max        int
 	pressBurst int // < 0: presses are not limited
@@ -74,12 +76,12 @@ type accounts struct {
 	ignored, users int
 }
 
-func newAccounts(max, pressBurst int) *accounts {
-	return &accounts{max: max, pressBurst: pressBurst, byID: map[int64]*list.Element{}}
+func New(max, pressBurst int) *Table {
+	return &Table{max: max, pressBurst: pressBurst, byID: map[int64]*list.Element{}}
 }
 
 // get returns id's account, created or moved to the front. Locked.
-func (t *accounts) get(id int64) *account {
+func (t *Table) get(id int64) *account {
 	if e, ok := t.byID[id]; ok {
 		t.lru.MoveToFront(e)
 		return e.Value.(*account)
@@ -94,29 +96,29 @@ func (t *accounts) get(id int64) *account {
 	return a
 }
 
-// press takes one of an allowed user's presses; false: over their limit,
-// and notify says whether to tell them (at most once per pressEvery×10).
-func (t *accounts) press(id int64, now time.Time) (ok, notify bool) {
+// Press takes one of an allowed user's presses; false: over their limit,
+// and notify says whether to tell them (at most once per PressEvery×10).
+func (t *Table) Press(id int64, now time.Time) (ok, notify bool) {
 	if t.pressBurst < 0 {
 		return true, false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	a := t.get(id)
-	if a.presses.take(now, t.pressBurst, pressEvery) {
+	if a.presses.take(now, t.pressBurst, PressEvery) {
 		return true, false
 	}
-	if now.Sub(a.noticed) < 10*pressEvery {
+	if now.Sub(a.noticed) < 10*PressEvery {
 		return false, false
 	}
 	a.noticed = now
 	return false, true
 }
 
-// stranger counts an update from a user who is not allowed and says
+// Stranger counts an update from a user who is not allowed and says
 // whether they get a notice (and a log line) for it: once per
 // refusalEvery each, within the budget all strangers share.
-func (t *accounts) stranger(id int64, now time.Time) (notice bool) {
+func (t *Table) Stranger(id int64, now time.Time) (notice bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	a := t.get(id)
@@ -138,10 +140,10 @@ func (t *accounts) stranger(id int64, now time.Time) (notice bool) {
 	return true
 }
 
-// summary returns the strangers' updates counted since the last summary
+// Summary returns the strangers' updates counted since the last summary
 // (and from how many accounts) once summaryEvery has passed, and starts
 // counting afresh; ok is false when there is nothing to say yet.
-func (t *accounts) summary(now time.Time) (ignored, users int, since time.Time, ok bool) {
+func (t *Table) Summary(now time.Time) (ignored, users int, since time.Time, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ignored == 0 || now.Sub(t.since) < summaryEvery {
@@ -153,8 +155,8 @@ func (t *accounts) summary(now time.Time) (ignored, users int, since time.Time, 
 	return ignored, users, since, true
 }
 
-// len is the number of accounts remembered.
-func (t *accounts) len() int {
+// Len is the number of accounts remembered.
+func (t *Table) Len() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.lru.Len()
