@@ -59,13 +59,15 @@ func newRig(t *testing.T, respond codextest.Responder) *rig {
 
 func (r *rig) start(t *testing.T, resume string) engine.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), hang)
-	defer cancel()
+	// The session lives as long as the Start context (engine.Queue's
+	// abandon): the test's.
+	ctx, cancel := context.WithCancel(context.Background())
 	c, err := r.eng.Start(ctx, engine.Spec{Resume: resume, Partial: true})
 	if err != nil {
+		cancel()
 		t.Fatalf("start: %v", err)
 	}
-	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	t.Cleanup(func() { _ = c.Close(context.Background()); cancel() })
 	return c
 }
 
