@@ -42,11 +42,17 @@ type Prefs struct {
 	// Speak is when answers also come as voice notes: "on", "off" or
 	// "auto" (answers to voice notes); "" is the default, auto.
 	Speak string `json:"speak,omitempty"`
+	// Engine names the agent the chat runs ("claude", "codex"); "" is the
+	// configured default. Parked is the session each other engine had
+	// when the chat switched away from it, by engine (SwitchEngine).
+	Engine string            `json:"engine,omitempty"`
+	Parked map[string]string `json:"parked,omitempty"`
 }
 
 // isZero reports whether nothing is set.
 func (p Prefs) isZero() bool {
-	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == "" && p.Stream == "" && p.Host == "" && p.Speak == ""
+	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == "" && p.Stream == "" && p.Host == "" && p.Speak == "" &&
+		p.Engine == "" && len(p.Parked) == 0
 }
 
 // SessionRecord is what is remembered about a session key's Claude session.

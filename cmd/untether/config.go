@@ -41,6 +41,8 @@ type Config struct {
 
 	Telegram  TelegramConfig  `toml:"telegram"`
 	Claude    ClaudeConfig    `toml:"claude"`
+	// Codex offers OpenAI's Codex CLI as a second engine (codexconfig.go).
+	Codex     CodexConfig     `toml:"codex"`
 	Progress  ProgressConfig  `toml:"progress"`
 	Approvals ApprovalsConfig `toml:"approvals"`
 	Cooldown  CooldownConfig  `toml:"cooldown"`
