@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,17 +22,7 @@ import (
 // hang bounds a wait on the real CLI as a hang's, not as its speed.
 const hang = 3 * time.Minute
 
-func codexBinary(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("UNTETHER_TEST_CODEX")
-	if bin == "" {
-		t.Skip("UNTETHER_TEST_CODEX is not set: contract tests need the pinned Codex CLI (.ci/install-codex.sh prints its path)")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not on PATH: the codex launcher is a node script")
-	}
-	return bin
-}
+func codexBinary(t *testing.T) string { return codextest.Binary(t) }
 
 // rig is a fake API, a CODEX_HOME pointed at it, and a project directory.
 type rig struct {
