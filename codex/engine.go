@@ -75,7 +75,14 @@ func (o Options) withDefaults() Options {
 // childEnv is the environment codex app-server starts with: the bot's,
 // less its secrets (by name and by value) and Claude's markers and key,
 // which are nothing of Codex's.
-func (o Options) childEnv() []string {
+func (o Options) childEnv() []string { return o.ChildEnv() }
+
+// ChildEnv is the environment codex app-server starts with (the doctor
+// runs `codex --version` in it).
+func (o Options) ChildEnv() []string {
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
 	return childenv.Env{Base: o.Env, Drop: notCodexs, Extra: o.ExtraEnv, Strip: o.StripEnv, StripValues: o.StripValues}.Build()
 }
 
