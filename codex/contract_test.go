@@ -22,7 +22,7 @@ import (
 // hang bounds a wait on the real CLI as a hang's, not as its speed.
 const hang = 3 * time.Minute
 
-func codexBinary(t *testing.T) string { return codextest.Binary(t) }
+func codexBinary(t testing.TB) string { return codextest.Binary(t) }
 
 // rig is a fake API, a CODEX_HOME pointed at it, and a project directory.
 type rig struct {
@@ -32,7 +32,7 @@ type rig struct {
 	eng  *codex.Engine
 }
 
-func newRig(t *testing.T, respond codextest.Responder) *rig {
+func newRig(t testing.TB, respond codextest.Responder) *rig {
 	t.Helper()
 	bin := codexBinary(t)
 	api := codextest.New(t, respond)
@@ -46,7 +46,7 @@ func newRig(t *testing.T, respond codextest.Responder) *rig {
 	}}}
 }
 
-func (r *rig) start(t *testing.T, resume string) engine.Conn {
+func (r *rig) start(t testing.TB, resume string) engine.Conn {
 	t.Helper()
 	// The session lives as long as the Start context (engine.Queue's
 	// abandon): the test's.
@@ -61,7 +61,7 @@ func (r *rig) start(t *testing.T, resume string) engine.Conn {
 }
 
 // next returns the next event of the wanted type, failing on Exited.
-func next[T engine.Event](t *testing.T, c engine.Conn, seen *[]engine.Event) T {
+func next[T engine.Event](t testing.TB, c engine.Conn, seen *[]engine.Event) T {
 	t.Helper()
 	timeout := time.After(hang)
 	for {
@@ -83,7 +83,7 @@ func next[T engine.Event](t *testing.T, c engine.Conn, seen *[]engine.Event) T {
 	}
 }
 
-func send(t *testing.T, c engine.Conn, text string) {
+func send(t testing.TB, c engine.Conn, text string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), hang)
 	defer cancel()
