@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+
+	"github.com/untether/untether/engine"
 )
 
 // A machine may offer more than one engine (Claude Code, Codex). A
@@ -103,4 +105,17 @@ func (m *Machine) Offered() string {
 		return ""
 	}
 	return m.EngineName
+}
+
+// heldEngine is the machine with the engine that holds sessions across a
+// restart of the bot (engine.Durable: Claude Code), whatever engine a
+// conversation chose since: a held process is that engine's. Without one,
+// the machine's default.
+func (m *Machine) heldEngine() *Machine {
+	for _, n := range m.EngineNames() {
+		if _, ok := m.byEngine[n].Engine.(engine.Durable); ok {
+			return m.byEngine[n]
+		}
+	}
+	return m.WithEngine("")
 }
