@@ -222,7 +222,7 @@ type Description struct {
 func (c *Core) Describe(key string) Description {
 	st := c.Settings(key)
 	d := Description{Settings: st, Model: st.Model, Mode: st.PermissionMode, Money: c.Money(key),
-		Machine: c.machines.Named(st.Host)}
+		Machine: c.machines.Named(st.Host).WithEngine(st.Engine)}
 	deskDir := st.WorkDir
 	if rec, ok, err := c.store.Session(key); err == nil && ok {
 		d.SessionID = rec.SessionID

@@ -43,6 +43,12 @@ type Config struct {
 	// chose none ("" is LocalMachine).
 	Machines       []MachineConfig
 	DefaultMachine string
+	// EngineName, Engines and DefaultEngine are the local machine's
+	// (MachineConfig's): the engine New is given, the others by name, and
+	// the one of a conversation that chose none.
+	EngineName    string
+	Engines       map[string]engine.Engine
+	DefaultEngine string
 	// AddDirs are directories outside WorkDir the agent may read without
 	// asking ([claude] add_dirs). PrivatePaths are the bot's own files
 	// (state file, config file): a file tool touching them is always
@@ -148,7 +154,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, access Access, isAll
 		cfg.AlbumWait = time.Second
 	}
 	cfg.Host = host.Or(cfg.Host)
-	local := MachineConfig{Engine: eng, Host: cfg.Host, Git: cfg.Git, WorkDir: cfg.WorkDir,
+	local := MachineConfig{Engine: eng, EngineName: cfg.EngineName, Engines: cfg.Engines, DefaultEngine: cfg.DefaultEngine, Host: cfg.Host, Git: cfg.Git, WorkDir: cfg.WorkDir,
 		ProjectRoots: cfg.ProjectRoots, UploadDir: cfg.UploadDir, MaxLive: cfg.MaxLive, MaxStarts: cfg.MaxStarts, ClaudeVersion: cfg.ClaudeVersion}
 	machines, err := NewMachines(local, cfg.Machines, cfg.DefaultMachine)
 	if err != nil {
@@ -205,8 +211,12 @@ func (c *Core) Broker() *approvals.Broker { return c.broker }
 func (c *Core) Machines() *Machines { return c.machines }
 
 // MachineFor is the machine the conversation works on now: its own choice
-// (/host) while that machine is configured, else the default.
-func (c *Core) MachineFor(key string) *Machine { return c.machines.Named(c.Settings(key).Host) }
+// (/host) while that machine is configured, else the default; with the
+// conversation's engine (/engine, engines.go).
+func (c *Core) MachineFor(key string) *Machine {
+	st := c.Settings(key)
+	return c.machines.Named(st.Host).WithEngine(st.Engine)
+}
 
 // sessionFor returns the conversation's session, creating it (without a
 // goroutine).

@@ -19,7 +19,7 @@ func (t *turn) finish(ctx context.Context, tc engine.TurnCompleted) {
 		InTokens:  tc.Usage.InputTokens + tc.Usage.CacheReadInputTokens + tc.Usage.CacheCreationInputTokens,
 		OutTokens: tc.Usage.OutputTokens, OK: tc.OK || overBudget, Changes: t.changes(ctx), Desk: t.deskLine(tc.SessionID),
 		ContextTokens: tc.ContextTokens, ContextWindow: tc.ContextWindow, MaxTurnUSD: b.cfg.MaxTurnUSD,
-		Overrun: t.overrun}
+		Overrun: t.overrun, Engine: t.a.machine().Offered()}
 	limited := t.limitStop(tc)
 	switch {
 	case tc.OK:

@@ -236,7 +236,7 @@ func (a *session) forgetDeferred() {
 const deferredWait = 20 * time.Second
 
 func (b *Core) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Conn, *Machine, error) {
-	m := b.machines.Named(rec.Machine)
+	m := b.machines.Named(rec.Machine).heldEngine()
 	d, ok := m.Engine.(engine.Durable)
 	if m.Name != rec.Machine || !ok {
 		return nil, nil, engine.ErrGone

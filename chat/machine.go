@@ -31,7 +31,14 @@ const LocalMachine = "local"
 type MachineConfig struct {
 	Name   string
 	Engine engine.Engine
-	Host   host.Host
+	// EngineName names Engine ("claude"); Engines are the machine's other
+	// engines by name, each a conversation may choose (/engine);
+	// DefaultEngine is the engine of a conversation that chose none ("":
+	// Engine). engines.go.
+	EngineName    string
+	Engines       map[string]engine.Engine
+	DefaultEngine string
+	Host          host.Host
 	// Git runs git there (its Host is the machine's).
 	Git projects.Git
 	// WorkDir and ProjectRoots are as Config's, paths on the machine.
@@ -69,6 +76,9 @@ type Machine struct {
 	// named: the bot has other machines, so its prompts say which one
 	// this is (Where).
 	named bool
+	// byEngine are the machine with each of its engines, sharing Pool and
+	// Starts (engines.go).
+	byEngine map[string]*Machine
 }
 
 // Machines are the machines a conversation can work on, by name.
@@ -100,7 +110,11 @@ func NewMachines(local MachineConfig, others []MachineConfig, def string) (*Mach
 		if m.MaxStarts <= 0 {
 			m.MaxStarts = DefaultMaxStarts()
 		}
-		out[m.Name] = &Machine{MachineConfig: m, Pool: NewPool(m.MaxLive), Starts: NewStarts(m.MaxStarts), named: len(others) > 0}
+		mach := &Machine{MachineConfig: m, Pool: NewPool(m.MaxLive), Starts: NewStarts(m.MaxStarts), named: len(others) > 0}
+		if err := mach.withEngines(); err != nil {
+			return nil, err
+		}
+		out[m.Name] = mach.WithEngine("")
 	}
 	if _, ok := out[def]; def != "" && !ok {
 		return nil, fmt.Errorf("the default machine %q is not configured", def)

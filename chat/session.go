@@ -219,6 +219,9 @@ type Status struct {
 	Held    bool // the process outlives the bot (held.go)
 	Model   string
 	Mode    string
+	// Engine names the live process's agent when its machine offers more
+	// than one ("": one engine, or nothing live).
+	Engine  string
 	Session string
 	Dir     string // the live process's working directory
 }
@@ -230,6 +233,9 @@ func (a *session) status() Status {
 		Model: a.model, Mode: a.mode}
 	if a.conn != nil {
 		st.Session, st.Dir = a.conn.SessionID(), a.startDir
+		if a.mach != nil {
+			st.Engine = a.mach.Offered()
+		}
 	}
 	return st
 }

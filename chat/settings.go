@@ -26,6 +26,9 @@ type Settings struct {
 	Host, HostSource string
 	// Steer: a message sent while a turn runs goes into it (steer.go).
 	Steer bool
+	// Engine is the agent the conversation runs there (/engine); "" when
+	// the machine offers one engine only.
+	Engine, EngineSource string
 }
 
 // Where a setting comes from.
@@ -63,7 +66,13 @@ func (b *Core) Settings(key string) Settings {
 	if _, ok := b.machines.Get(p.Host); ok {
 		s.Host, s.HostSource = p.Host, fromChat
 	}
-	s.WorkDir = b.machines.Named(s.Host).WorkDir
+	m := b.machines.Named(s.Host)
+	s.WorkDir = m.WorkDir
+	// An engine not offered there is no choice: the machine's default.
+	s.Engine, s.EngineSource = m.WithEngine("").EngineName, fromConfig
+	if p.Engine != "" && m.WithEngine(p.Engine).EngineName == p.Engine {
+		s.Engine, s.EngineSource = p.Engine, fromChat
+	}
 	if p.Model != "" {
 		s.Model, s.ModelSource = p.Model, fromChat
 	}

@@ -181,6 +181,9 @@ type Final struct {
 	// Desk is the command that continues the session at the desk ("": not
 	// shown).
 	Desk string
+	// Engine names the agent that answered when the machine offers more
+	// than one ("": not shown).
+	Engine string
 	// MaxTurnUSD is the limit a budget stop met.
 	MaxTurnUSD float64
 	// Anyway is the offer to run the prompt past the limit that stopped it

@@ -27,9 +27,12 @@ type Conn struct {
 	stdin  io.WriteCloser
 	rpc    *rpc
 	events chan engine.Event
-	queue  *queue
+	queue  *engine.Queue
 	done   chan struct{}
-	stderr *tail
+	// abandon is closed when the Start context ends: nobody reads Events
+	// any more, so the queue stops delivering instead of blocking forever.
+	abandon chan struct{}
+	stderr  *tail
 
 	version string
 
@@ -75,7 +78,7 @@ func start(ctx context.Context, o Options, spec engine.Spec) (*Conn, error) {
 	}
 	c := &Conn{
 		o: o, log: o.Logger.With("engine", "codex"), cmd: cmd, stdin: stdin, rpc: newRPC(stdin),
-		events: make(chan engine.Event), queue: newQueue(), done: make(chan struct{}), stderr: &tail{max: 8 << 10},
+		events: make(chan engine.Event), queue: engine.NewQueue(), done: make(chan struct{}), abandon: make(chan struct{}), stderr: &tail{max: 8 << 10},
 		mode: spec.PermissionMode, pending: map[string]approval{}, changes: map[string]json.RawMessage{},
 	}
 	if c.mode == "" {
@@ -85,12 +88,21 @@ func start(ctx context.Context, o Options, spec engine.Spec) (*Conn, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s app-server: %w", o.Binary, err)
 	}
-	go c.queue.pump(c.events)
+	go c.queue.Pump(c.events, c.abandon)
 	go c.read(stdout)
 	if err := c.open(ctx, spec); err != nil {
 		_ = c.Close(context.Background())
 		return nil, err
 	}
+	// As runner's: the session lives as long as the Start context.
+	go func() {
+		select {
+		case <-ctx.Done():
+			close(c.abandon)
+			_ = c.Close(context.Background())
+		case <-c.done:
+		}
+	}()
 	return c, nil
 }
 
@@ -259,7 +271,7 @@ func (c *Conn) SetPermissionMode(_ context.Context, mode string) error {
 	c.mu.Lock()
 	c.mode = mode
 	c.mu.Unlock()
-	c.queue.push(engine.PermissionModeChanged{Mode: mode})
+	c.queue.Push(engine.PermissionModeChanged{Mode: mode})
 	return nil
 }
 
@@ -336,8 +348,8 @@ func (c *Conn) exited(waitErr error) {
 		ex.Err = fmt.Errorf("codex exited without finishing the turn (exit code %d)", ex.ExitCode)
 	}
 	c.log.Debug("codex exited", "exit_code", ex.ExitCode, "signal", ex.Signal, "mid_turn", ex.MidTurn, "closing", closing, "err", ex.Err)
-	c.queue.push(ex)
-	c.queue.close()
+	c.queue.Push(ex)
+	c.queue.Close()
 	close(c.done)
 }
 

@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,17 +22,7 @@ import (
 // hang bounds a wait on the real CLI as a hang's, not as its speed.
 const hang = 3 * time.Minute
 
-func codexBinary(t *testing.T) string {
-	t.Helper()
-	bin := os.Getenv("UNTETHER_TEST_CODEX")
-	if bin == "" {
-		t.Skip("UNTETHER_TEST_CODEX is not set: contract tests need the pinned Codex CLI (.ci/install-codex.sh prints its path)")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not on PATH: the codex launcher is a node script")
-	}
-	return bin
-}
+func codexBinary(t testing.TB) string { return codextest.Binary(t) }
 
 // rig is a fake API, a CODEX_HOME pointed at it, and a project directory.
 type rig struct {
@@ -43,7 +32,7 @@ type rig struct {
 	eng  *codex.Engine
 }
 
-func newRig(t *testing.T, respond codextest.Responder) *rig {
+func newRig(t testing.TB, respond codextest.Responder) *rig {
 	t.Helper()
 	bin := codexBinary(t)
 	api := codextest.New(t, respond)
@@ -57,20 +46,22 @@ func newRig(t *testing.T, respond codextest.Responder) *rig {
 	}}}
 }
 
-func (r *rig) start(t *testing.T, resume string) engine.Conn {
+func (r *rig) start(t testing.TB, resume string) engine.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), hang)
-	defer cancel()
+	// The session lives as long as the Start context (engine.Queue's
+	// abandon): the test's.
+	ctx, cancel := context.WithCancel(context.Background())
 	c, err := r.eng.Start(ctx, engine.Spec{Resume: resume, Partial: true})
 	if err != nil {
+		cancel()
 		t.Fatalf("start: %v", err)
 	}
-	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	t.Cleanup(func() { _ = c.Close(context.Background()); cancel() })
 	return c
 }
 
 // next returns the next event of the wanted type, failing on Exited.
-func next[T engine.Event](t *testing.T, c engine.Conn, seen *[]engine.Event) T {
+func next[T engine.Event](t testing.TB, c engine.Conn, seen *[]engine.Event) T {
 	t.Helper()
 	timeout := time.After(hang)
 	for {
@@ -92,7 +83,7 @@ func next[T engine.Event](t *testing.T, c engine.Conn, seen *[]engine.Event) T {
 	}
 }
 
-func send(t *testing.T, c engine.Conn, text string) {
+func send(t testing.TB, c engine.Conn, text string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), hang)
 	defer cancel()

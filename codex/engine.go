@@ -13,8 +13,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/untether/untether/childenv"
 	"github.com/untether/untether/engine"
-	"github.com/untether/untether/runner"
 )
 
 // Options describe the Codex sessions of an Engine.
@@ -26,8 +26,8 @@ type Options struct {
 	Model   string
 	// Env is the base environment (default os.Environ()); ExtraEnv
 	// entries (KEY=VALUE) are added last. StripEnv and StripValues are
-	// the bot's secrets, which Codex never gets (runner.Options.ChildEnv
-	// strips them the same way it does for Claude). CODEX_HOME, when set,
+	// the bot's secrets, which Codex never gets (package childenv, as
+	// for Claude). CODEX_HOME, when set,
 	// says where Codex reads its config.toml and keeps its threads.
 	Env         []string
 	ExtraEnv    []string
@@ -75,8 +75,20 @@ func (o Options) withDefaults() Options {
 // childEnv is the environment codex app-server starts with: the bot's,
 // less its secrets (by name and by value) and Claude's markers and key,
 // which are nothing of Codex's.
-func (o Options) childEnv() []string {
-	return runner.Options{Env: o.Env, ExtraEnv: o.ExtraEnv, StripEnv: o.StripEnv, StripValues: o.StripValues}.ChildEnv()
+func (o Options) childEnv() []string { return o.ChildEnv() }
+
+// ChildEnv is the environment codex app-server starts with (the doctor
+// runs `codex --version` in it).
+func (o Options) ChildEnv() []string {
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	return childenv.Env{Base: o.Env, Drop: notCodexs, Extra: o.ExtraEnv, Strip: o.StripEnv, StripValues: o.StripValues}.Build()
+}
+
+// notCodexs are Claude Code's marker and key: nothing of Codex's.
+func notCodexs(key string) bool {
+	return key == "CLAUDECODE" || key == "ANTHROPIC_API_KEY"
 }
 
 // Engine is the Codex engine.

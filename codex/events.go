@@ -74,7 +74,7 @@ func (c *Conn) notification(m message) {
 			c.turn = p.Turn.ID
 			ev := engine.SessionStarted{SessionID: c.thread, Model: c.model, Cwd: c.cwd, PermissionMode: c.mode, Version: c.version}
 			c.mu.Unlock()
-			c.queue.push(ev)
+			c.queue.Push(ev)
 		}
 	case "item/agentMessage/delta":
 		var p struct {
@@ -82,7 +82,7 @@ func (c *Conn) notification(m message) {
 			Delta  string `json:"delta"`
 		}
 		if c.decode(m, &p) && p.Delta != "" {
-			c.queue.push(engine.Text{MessageID: p.ItemID, Text: c.o.Redact(p.Delta), Partial: true})
+			c.queue.Push(engine.Text{MessageID: p.ItemID, Text: c.o.Redact(p.Delta), Partial: true})
 		}
 	case "item/started":
 		var p itemParams
@@ -106,7 +106,7 @@ func (c *Conn) notification(m message) {
 			delete(c.pending, id)
 			c.mu.Unlock()
 			if open {
-				c.queue.push(engine.ApprovalCancelled{RequestID: id})
+				c.queue.Push(engine.ApprovalCancelled{RequestID: id})
 			}
 		}
 	case "thread/tokenUsage/updated":
@@ -193,7 +193,7 @@ func (c *Conn) itemStarted(it item) {
 		return
 	}
 	input, _ := json.Marshal(map[string]any{"command": it.Command, "cwd": it.Cwd, "changes": it.Changes})
-	c.queue.push(engine.ActionStarted{ToolUseID: it.ID, Tool: tool, Kind: kind, Title: c.o.Redact(title), Input: input})
+	c.queue.Push(engine.ActionStarted{ToolUseID: it.ID, Tool: tool, Kind: kind, Title: c.o.Redact(title), Input: input})
 }
 
 func (c *Conn) itemCompleted(it item) {
@@ -202,11 +202,11 @@ func (c *Conn) itemCompleted(it item) {
 		c.mu.Lock()
 		c.lastText = it.Text
 		c.mu.Unlock()
-		c.queue.push(engine.Text{MessageID: it.ID, Text: c.o.Redact(it.Text)})
+		c.queue.Push(engine.Text{MessageID: it.ID, Text: c.o.Redact(it.Text)})
 		return
 	case "reasoning":
 		if t := strings.Join(it.Summary, "\n"); t != "" {
-			c.queue.push(engine.Thinking{MessageID: it.ID, Text: c.o.Redact(t)})
+			c.queue.Push(engine.Thinking{MessageID: it.ID, Text: c.o.Redact(t)})
 		}
 		return
 	}
@@ -219,7 +219,7 @@ func (c *Conn) itemCompleted(it item) {
 		lines := strings.Split(out, "\n")
 		detail = toolkinds.Truncate(oneLine(lines[len(lines)-1]), toolkinds.MaxTitle)
 	}
-	c.queue.push(engine.ActionCompleted{ToolUseID: it.ID, OK: ok, Detail: c.o.Redact(detail)})
+	c.queue.Push(engine.ActionCompleted{ToolUseID: it.ID, OK: ok, Detail: c.o.Redact(detail)})
 }
 
 // request is one of Codex's own requests: an approval becomes an
@@ -286,7 +286,7 @@ func (c *Conn) request(m message) {
 	c.mu.Lock()
 	c.pending[req.RequestID] = a
 	c.mu.Unlock()
-	c.queue.push(req)
+	c.queue.Push(req)
 }
 
 // sessionRule is the suggestion behind "Always allow" for a request Codex
@@ -361,5 +361,5 @@ func (c *Conn) turnCompleted(m message) {
 		tc.ErrorText = c.o.Redact(errText)
 	}
 	tc.OK = tc.Outcome == engine.OutcomeDone
-	c.queue.push(tc)
+	c.queue.Push(tc)
 }

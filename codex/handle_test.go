@@ -15,7 +15,7 @@ import (
 func handleRig() (*Conn, *bytes.Buffer, *bytes.Buffer) {
 	var out, logs bytes.Buffer
 	o := Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))}.withDefaults()
-	c := &Conn{o: o, log: o.Logger, rpc: newRPC(&out), queue: newQueue(), pending: map[string]approval{}, changes: map[string]json.RawMessage{}}
+	c := &Conn{o: o, log: o.Logger, rpc: newRPC(&out), queue: engine.NewQueue(), pending: map[string]approval{}, changes: map[string]json.RawMessage{}}
 	return c, &out, &logs
 }
 
@@ -28,7 +28,7 @@ func TestMalformedAndUnknownMessagesAreLoggedAndSkipped(t *testing.T) {
 	c.handle([]byte(`{"id":3,"method":"some/futureRequest","params":{}}`))
 	c.handle([]byte(`{"method":"item/agentMessage/delta","params":{"itemId":"m1","delta":"still here"}}`))
 
-	evs := c.queue.items
+	evs := c.queue.Queued()
 	if len(evs) != 1 || evs[0] != (engine.Text{MessageID: "m1", Text: "still here", Partial: true}) {
 		t.Errorf("events = %#v, want only the good delta", evs)
 	}
@@ -64,9 +64,9 @@ func TestApprovalAnswers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, out, _ := handleRig()
 			c.handle([]byte(`{"id":0,"method":"item/commandExecution/requestApproval","params":{"itemId":"call_1","command":"/bin/bash -lc 'rm x'","cwd":"/p","commandActions":[{"type":"unknown","command":"rm x"}],"availableDecisions":` + tc.offer + `}}`))
-			req, ok := c.queue.items[0].(engine.ApprovalRequest)
+			req, ok := c.queue.Queued()[0].(engine.ApprovalRequest)
 			if !ok || req.RequestID != "0" || req.Kind != engine.RequestCommand {
-				t.Fatalf("event = %#v", c.queue.items)
+				t.Fatalf("event = %#v", c.queue.Queued())
 			}
 			if err := tc.do(c, req.RequestID); err != nil {
 				t.Fatal(err)

@@ -45,11 +45,17 @@ type Prefs struct {
 	// Steer sends a message written while a turn runs into that turn
 	// (/steer on); false, the default, queues it.
 	Steer bool `json:"steer,omitempty"`
+	// Engine names the agent the chat runs ("claude", "codex"); "" is the
+	// configured default. Parked is the session each other engine had
+	// when the chat switched away from it, by engine (SwitchEngine).
+	Engine string            `json:"engine,omitempty"`
+	Parked map[string]string `json:"parked,omitempty"`
 }
 
 // isZero reports whether nothing is set.
 func (p Prefs) isZero() bool {
-	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == "" && p.Stream == "" && p.Host == "" && p.Speak == "" && !p.Steer
+	return p.PlanMode == PlanUnset && p.Model == "" && p.Verbose == nil && p.WorkDir == "" && p.Stream == "" && p.Host == "" && p.Speak == "" && !p.Steer &&
+		p.Engine == "" && len(p.Parked) == 0
 }
 
 // SessionRecord is what is remembered about a session key's Claude session.

@@ -143,7 +143,7 @@ func (s *Session) attachHeld(ctx context.Context, h hold.Handle, c *hold.Client,
 	s.wg.Add(2)
 	go func() { defer s.wg.Done(); s.writeLoop() }()
 	go func() { defer s.wg.Done(); s.heldLoop() }()
-	go s.queue.pump(s.events, s.abandon)
+	go s.queue.Pump(s.events, s.abandon)
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -203,7 +203,7 @@ func (s *Session) heldLoop() {
 	}
 	s.closeOnce.Do(func() { close(s.closing) })
 	if h.detached.Load() {
-		s.queue.close()
+		s.queue.Close()
 		close(s.exited)
 		return
 	}
@@ -301,7 +301,7 @@ func (s *Session) replay(dec *decoder, frames []hold.Frame) {
 			s.sentAt.Store(f.Record.Seq)
 		}
 	}
-	s.queue.push(engine.Replayed{Prompts: prompts, Truncated: s.held.from < s.held.c.Welcome.First})
+	s.queue.Push(engine.Replayed{Prompts: prompts, Truncated: s.held.from < s.held.c.Welcome.First})
 }
 
 // heldStdin writes each line through the holder, which acks it with its

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/untether/untether/childenv"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/host"
-	"github.com/untether/untether/redact"
 )
 
 // Mode selects how Claude Code is driven.
@@ -297,28 +297,22 @@ var EssentialEnv = []string{
 // ChildEnv is the environment Claude is started with: the base environment
 // narrowed and stripped as the fields above say, then ExtraEnv.
 func (o Options) ChildEnv() []string {
-	out := make([]string, 0, len(o.Env)+len(o.ExtraEnv))
-	for _, kv := range o.Env {
-		key, _, _ := strings.Cut(kv, "=")
-		switch {
-		case key == "CLAUDECODE":
-			// A nested-session marker would make the CLI refuse to start.
-			continue
-		case key == "ANTHROPIC_API_KEY" && !o.UseAPIBilling:
-			// Without API billing the CLI must use the user's subscription login.
-			continue
-		case o.EnvAllow != nil && !slices.Contains(o.EnvAllow, key) && !slices.Contains(EssentialEnv, key) &&
-			(key != "ANTHROPIC_API_KEY" || !o.UseAPIBilling):
-			continue
-		case slices.Contains(o.StripEnv, key):
-			continue
-		}
-		out = append(out, kv)
+	return childenv.Env{Base: o.Env, Drop: o.dropEnv, Extra: o.ExtraEnv, Strip: o.StripEnv, StripValues: o.StripValues}.Build()
+}
+
+// dropEnv says which of the bot's variables Claude Code does not get
+// besides its secrets.
+func (o Options) dropEnv(key string) bool {
+	switch {
+	case key == "CLAUDECODE":
+		// A nested-session marker would make the CLI refuse to start.
+		return true
+	case key == "ANTHROPIC_API_KEY" && !o.UseAPIBilling:
+		// Without API billing the CLI must use the user's subscription login.
+		return true
+	case o.EnvAllow != nil && !slices.Contains(o.EnvAllow, key) && !slices.Contains(EssentialEnv, key) &&
+		(key != "ANTHROPIC_API_KEY" || !o.UseAPIBilling):
+		return true
 	}
-	for _, kv := range o.ExtraEnv {
-		if key, _, _ := strings.Cut(kv, "="); !slices.Contains(o.StripEnv, key) {
-			out = append(out, kv)
-		}
-	}
-	return redact.New(o.StripValues...).Env(out)
+	return false
 }

@@ -160,7 +160,7 @@ func (s *Session) handle(d decoded) {
 		s.logger().Warn("refusing an unsupported control request from claude", "subtype", req.Subtype, "request_id", req.RequestID)
 		go s.refuse(req.RequestID, "untether does not support control request subtype "+req.Subtype)
 	}
-	s.queue.push(d.events...)
+	s.queue.Push(d.events...)
 }
 
 func (s *Session) refuse(requestID, msg string) {
@@ -233,8 +233,8 @@ func (s *Session) ended(ex engine.Exited) {
 		ex.Err = fmt.Errorf("claude exited without finishing the turn (exit code %d%s)", ex.ExitCode, signalSuffix(ex.Signal))
 	}
 	s.logger().Debug("claude exited", "exit_code", ex.ExitCode, "signal", ex.Signal, "mid_turn", ex.MidTurn, "err", ex.Err)
-	s.queue.push(ex)
-	s.queue.close()
+	s.queue.Push(ex)
+	s.queue.Close()
 	close(s.exited)
 }
 

@@ -31,7 +31,7 @@ type Session struct {
 	proc host.Process
 
 	events chan engine.Event
-	queue  *eventQueue
+	queue  *engine.Queue
 
 	// writes carries every line for stdin: one writer, so no caller can
 	// block the stdout reader and lines never interleave.
@@ -128,7 +128,7 @@ func start(ctx context.Context, opts Options, prompt string) (*Session, error) {
 	go func() { defer s.wg.Done(); s.waitLoop(pipes, readersDone) }()
 	// The pump is not in wg: it lives until the consumer has read
 	// everything (or the Start context ends), which Close must not wait for.
-	go s.queue.pump(s.events, s.abandon)
+	go s.queue.Pump(s.events, s.abandon)
 	if pipes.pty != nil {
 		s.wg.Add(1)
 		go func() { defer s.wg.Done(); drain(pipes.pty) }()
@@ -148,7 +148,7 @@ func newSession(opts Options) *Session {
 	s := &Session{
 		opts:      opts,
 		events:    make(chan engine.Event),
-		queue:     newEventQueue(),
+		queue:     engine.NewQueue(),
 		writes:    make(chan writeReq, 16),
 		closing:   make(chan struct{}),
 		writerEnd: make(chan struct{}),

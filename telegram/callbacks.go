@@ -12,6 +12,7 @@ import (
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/control"
+	"github.com/untether/untether/telegram/engines"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 	"github.com/untether/untether/token"
@@ -53,6 +54,10 @@ func (b *Bot) handleCallback(ctx context.Context, cq *models.CallbackQuery) {
 		b.pressSchedule(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixSchedule))
 	case strings.HasPrefix(cq.Data, prefixTopic):
 		b.pressTopic(ctx, cq, chatID, strings.TrimPrefix(cq.Data, prefixTopic))
+	case engines.Handles(cq.Data) && cq.Message.Message != nil:
+		key, pl := sessionKey(cq.Message.Message)
+		engines.Switch{Core: b.core, Out: controlOut{b}, Log: b.log}.Press(ctx, control.Press{CallbackID: cq.ID,
+			UserID: cq.From.ID, Key: key, Place: pl, MsgID: cq.Message.Message.ID, Data: cq.Data})
 	case control.Handles(cq.Data) && cq.Message.Message != nil:
 		key, pl := sessionKey(cq.Message.Message)
 		control.Buttons{Core: b.core, Out: controlOut{b}, Log: b.log}.Press(ctx, control.Press{CallbackID: cq.ID,

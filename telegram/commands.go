@@ -9,6 +9,7 @@ import (
 	"github.com/untether/untether/chat"
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/telegram/control"
+	"github.com/untether/untether/telegram/engines"
 	"github.com/untether/untether/telegram/view"
 	"github.com/untether/untether/telegram/weblink"
 )
@@ -80,6 +81,9 @@ var commandHandlers = map[string]commandHandler{
 	"get":      {run: func(b *Bot, ctx context.Context, c commandCall) { b.getCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
 	"diff":     {run: func(b *Bot, ctx context.Context, c commandCall) { b.diffCommand(ctx, c.key, c.pl, c.m.ID, c.args) }},
 	"host":     {run: func(b *Bot, ctx context.Context, c commandCall) { b.answer(c, b.hostCommand(ctx, c.key, c.args)) }},
+	"engine": {run: func(b *Bot, ctx context.Context, c commandCall) {
+		engines.Switch{Core: b.core, Out: controlOut{b}, Log: b.log}.Command(ctx, c.key, c.pl, c.m.ID, c.args)
+	}},
 	"retry": {run: func(b *Bot, _ context.Context, c commandCall) {
 		if n := b.core.Retry(c.key, c.pl); n > 0 {
 			b.answer(c, view.RetryQueued(n))
@@ -157,6 +161,9 @@ func (b *Bot) statusText(key string, pl place, replyTo int) string {
 		DailyBudget: d.Money.DailyBudget, Queued: d.Queued, Running: d.Running, Live: d.Status.Live, Held: d.Held, Desk: d.Desk}
 	if b.machines.Len() > 1 {
 		s.Host, s.HostSource = d.Host, d.HostSource
+	}
+	if len(d.Machine.EngineNames()) > 1 {
+		s.Engine, s.EngineSource = d.Settings.Engine, d.EngineSource
 	}
 	if b.cfg.Speak.Speaker != nil {
 		s.Speak, s.SpeakSource = b.speech.mode(key)

@@ -20,7 +20,7 @@ func (t *tgTurn) Answer(ctx context.Context, f chat.Final) {
 	b := t.b
 	footer := view.FinalFooter(view.Footer{Cost: f.Cost, Duration: f.Duration, Turns: f.Turns,
 		InTokens: f.InTokens, OutTokens: f.OutTokens, OK: f.OK, Changes: f.Changes, Desk: f.Desk,
-		ContextTokens: f.ContextTokens, ContextWindow: f.ContextWindow, NoUndo: f.NoUndo, Overrun: f.Overrun})
+		ContextTokens: f.ContextTokens, ContextWindow: f.ContextWindow, NoUndo: f.NoUndo, Overrun: f.Overrun, Engine: f.Engine})
 	var kb view.Keyboard // its Undo or Run anyway button
 	var parts []string
 	var rich string // the answer as a rich message (rich.go), or ""

@@ -39,8 +39,10 @@ type Config struct {
 	// Path is the absolute path of the file the configuration came from.
 	Path string `toml:"-"`
 
-	Telegram  TelegramConfig  `toml:"telegram"`
-	Claude    ClaudeConfig    `toml:"claude"`
+	Telegram TelegramConfig `toml:"telegram"`
+	Claude   ClaudeConfig   `toml:"claude"`
+	// Codex offers OpenAI's Codex CLI as a second engine (codexconfig.go).
+	Codex     CodexConfig     `toml:"codex"`
 	Progress  ProgressConfig  `toml:"progress"`
 	Approvals ApprovalsConfig `toml:"approvals"`
 	Cooldown  CooldownConfig  `toml:"cooldown"`

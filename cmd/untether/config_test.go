@@ -208,6 +208,8 @@ func TestValidationErrors(t *testing.T) {
 		{"extra_args managed", map[string]string{"claude.extra_args": `["--output-format=text"]`}, `[claude] extra_args: "--output-format=text" is not allowed`},
 		{"extra_args model", map[string]string{"claude.extra_args": `["--model", "x"]`}, "use [claude] model"},
 		{"extra_args add-dir", map[string]string{"claude.extra_args": `["--add-dir", "/tmp"]`}, "use [claude] add_dirs"},
+		{"codex without binary", map[string]string{"codex.model": `"m"`}, "[codex] binary: is not set"},
+		{"codex default without binary", map[string]string{"codex.default": `true`}, "[codex] binary: is not set"},
 		{"voice both", map[string]string{"voice.api_url": `"https://api.openai.com/v1"`, "voice.model": `"whisper-1"`, "voice.command": `["w", "{file}"]`}, "[voice] command: set either api_url or command, not both"},
 		{"voice no model", map[string]string{"voice.api_url": `"https://api.groq.com/openai/v1"`}, "[voice] model: is needed with api_url"},
 		{"voice bad url", map[string]string{"voice.api_url": `"api.openai.com"`, "voice.model": `"m"`}, "[voice] api_url:"},
@@ -300,7 +302,7 @@ func TestAllowAnyUser(t *testing.T) {
 }
 
 func TestUnknownKeys(t *testing.T) {
-	content := renderConfig(map[string]string{"telegram.bot_tokn": `"x"`, "claude.modle": `"x"`}) +
+	content := renderConfig(map[string]string{"telegram.bot_tokn": `"x"`, "claude.modle": `"x"`, "codex.binray": `"x"`}) +
 		"[bogus]\nx = 1\ny = 2\n"
 	p := writeFile(t, t.TempDir(), "untether.toml", content)
 	_, err := loadConfig(p, noEnv)
@@ -308,7 +310,7 @@ func TestUnknownKeys(t *testing.T) {
 		t.Fatal("no error")
 	}
 	msg := err.Error()
-	for _, want := range []string{"telegram.bot_tokn", "claude.modle", "bogus", p} {
+	for _, want := range []string{"telegram.bot_tokn", "claude.modle", "codex.binray", "bogus", p} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}

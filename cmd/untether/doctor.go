@@ -90,6 +90,7 @@ func (d *doctor) run(ctx context.Context, configFlag string, w io.Writer) error 
 		d.checkHeld(),
 		d.checkPermissionMode(),
 	}
+	checks = append(checks, d.checkCodex(ctx)...)
 	checks = append(checks, d.checkHosts(ctx)...)
 	checks = append([]check{d.checkConfig()}, checks...)
 	secrets := chatSecrets(d.cfg) // the bot's own list: the Anthropic keys in the environment too

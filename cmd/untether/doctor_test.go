@@ -30,6 +30,7 @@ type doctorSetup struct {
 	extra       string // more [telegram] keys
 	claudeExtra string // more [claude] keys
 	raw         string // when set, the whole file instead
+	tail        string // more tables at the end ([codex])
 }
 
 func newDoctorSetup(t *testing.T) *doctorSetup {
@@ -64,7 +65,7 @@ func (s *doctorSetup) write(t *testing.T) string {
 		}
 		text = fmt.Sprintf("[telegram]\nbot_token = %q\napi_url = %q\nallowed_user_ids = %s\n%s\n"+
 			"[claude]\nbinary = %q\nworking_dir = %q\n%s%s\n[state]\npath = %q\n",
-			s.token, s.apiURL, s.users, s.extra, s.binary, s.work, mode, s.claudeExtra, s.state)
+			s.token, s.apiURL, s.users, s.extra, s.binary, s.work, mode, s.claudeExtra, s.state) + s.tail
 	}
 	path := filepath.Join(s.dir, "untether.toml")
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
@@ -166,6 +167,26 @@ func TestDoctor(t *testing.T) {
 			s.binary = writeScript(t, s.dir, "slow-claude", "exec sleep 30")
 		}, tweak: func(d *doctor) { d.claudeTimeout = 200 * time.Millisecond },
 			failed: "claude", want: []string{"--version did not answer within 200ms"}},
+		{name: "codex", breaks: func(t *testing.T, s *doctorSetup) {
+			home := filepath.Join(s.dir, "codex-home")
+			os.MkdirAll(home, 0o700)
+			os.WriteFile(filepath.Join(home, "config.toml"), []byte("model_provider = \"fake\"\n"), 0o600)
+			s.tail = fmt.Sprintf("[codex]\nbinary = %q\n[codex.env]\nCODEX_HOME = %q\n",
+				writeScript(t, s.dir, "codex", "echo 'codex-cli 0.171.0'"), home)
+		}, want: []string{"✓ codex: ", "version codex-cli 0.171.0", "config.toml readable (provider fake)", "All 9 checks passed."}},
+		{name: "codex missing", breaks: func(t *testing.T, s *doctorSetup) {
+			s.tail = fmt.Sprintf("[codex]\nbinary = %q\n", filepath.Join(s.dir, "no-codex"))
+		}, failed: "codex", want: []string{"no-codex not found", "npm install -g @openai/codex"}},
+		{name: "codex fails", breaks: func(t *testing.T, s *doctorSetup) {
+			s.tail = fmt.Sprintf("[codex]\nbinary = %q\n", writeScript(t, s.dir, "broken-codex", "echo 'env: node: No such file or directory' >&2; exit 127"))
+		}, failed: "codex", want: []string{"--version failed: exit status 127", "env: node: No such file or directory"}},
+		{name: "codex config unreadable", breaks: func(t *testing.T, s *doctorSetup) {
+			home := filepath.Join(s.dir, "codex-home")
+			os.MkdirAll(home, 0o700)
+			os.WriteFile(filepath.Join(home, "config.toml"), []byte("model_provider = [\n"), 0o600)
+			s.tail = fmt.Sprintf("[codex]\nbinary = %q\n[codex.env]\nCODEX_HOME = %q\n",
+				writeScript(t, s.dir, "codex", "echo 'codex-cli 0.171.0'"), home)
+		}, failed: "codex", want: []string{"config.toml is unreadable", "CODEX_HOME"}},
 		{name: "working dir missing", breaks: func(t *testing.T, s *doctorSetup) { s.work = filepath.Join(s.dir, "gone") },
 			failed: "working dir", want: []string{"gone does not exist", "mkdir -p"}},
 		{name: "working dir is a file", breaks: func(t *testing.T, s *doctorSetup) { s.work = s.binary },

@@ -46,18 +46,63 @@ type engineMaker func(cfg *Config, at enginePlace) builtEngine
 // engines are the engines by name.
 var engines = map[string]engineMaker{
 	"claude": claudeEngine,
+	"codex":  codexEngine,
 }
 
-// engineName is the engine the config runs: Claude Code, the only one so
-// far (a config key will choose once there are two).
-func engineName(*Config) string { return "claude" }
+// The engines' names.
+const (
+	engineClaude = "claude"
+	engineCodex  = "codex"
+)
+
+// engineName is a machine's first engine: Claude Code, which every
+// machine runs.
+func engineName(*Config) string { return engineClaude }
+
+// otherEngines names the engines the config offers beside the first on a
+// machine: Codex with [codex] binary, on this machine only so far.
+func otherEngines(cfg *Config, at enginePlace) []string {
+	if cfg.Codex.Enabled() && at.Remote == nil {
+		return []string{engineCodex}
+	}
+	return nil
+}
+
+// defaultEngine is the engine of a chat that chose none: Codex with
+// [codex] default = true, else Claude Code ("").
+func defaultEngine(cfg *Config) string {
+	if cfg.Codex.Enabled() && cfg.Codex.Default {
+		return engineCodex
+	}
+	return ""
+}
 
 // newEngine builds the configured engine for a machine.
 func newEngine(cfg *Config, at enginePlace) (builtEngine, error) {
-	name := engineName(cfg)
+	return buildEngine(cfg, engineName(cfg), at)
+}
+
+func buildEngine(cfg *Config, name string, at enginePlace) (builtEngine, error) {
 	build, ok := engines[name]
 	if !ok {
 		return builtEngine{}, fmt.Errorf("engine %q for machine %q: no such engine", name, at.Name)
 	}
 	return build(cfg, at), nil
+}
+
+// moreEngines builds the machine's other engines, by name (chat.MachineConfig.Engines).
+func moreEngines(cfg *Config, at enginePlace) (map[string]engine.Engine, error) {
+	names := otherEngines(cfg, at)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	out := map[string]engine.Engine{}
+	for _, n := range names {
+		b, err := buildEngine(cfg, n, at)
+		if err != nil {
+			return nil, err
+		}
+		out[n] = b.Engine
+	}
+	return out, nil
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"testing"
 
 	"github.com/untether/untether/chat"
+	"github.com/untether/untether/codex"
 	"github.com/untether/untether/host"
 	sshhost "github.com/untether/untether/host/ssh"
 	"github.com/untether/untether/runner"
@@ -51,5 +53,41 @@ func TestEngines(t *testing.T) {
 	rr.Base.Hold.Relinked(context.Background())
 	if !relinked {
 		t.Error("the relink hook is not the wiring's")
+	}
+}
+
+// [codex] binary offers Codex beside Claude Code on this machine only,
+// with [codex] model and env and the bot's secrets stripped; [codex]
+// default makes it the engine of chats that chose none.
+func TestCodexEngine(t *testing.T) {
+	cfg := secretCopiesConfig(t)
+	log := slog.New(slog.DiscardHandler)
+	here := enginePlace{Name: chat.LocalMachine, Host: host.Local{}, Log: log}
+	if more, err := moreEngines(cfg, here); err != nil || more != nil || defaultEngine(cfg) != "" {
+		t.Fatalf("without [codex]: engines %v (%v), default %q; want none", more, err, defaultEngine(cfg))
+	}
+	cfg.Codex = CodexConfig{Binary: "/opt/codex", Model: "m1", Env: map[string]string{"CODEX_HOME": "/h"}}
+	more, err := moreEngines(cfg, here)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ce, ok := more["codex"].(*codex.Engine)
+	if !ok || len(more) != 1 {
+		t.Fatalf("engines = %#v, want codex", more)
+	}
+	o := ce.Base
+	if o.Binary != "/opt/codex" || o.Model != "m1" || !slices.Equal(o.ExtraEnv, []string{"CODEX_HOME=/h"}) ||
+		!slices.Contains(o.StripEnv, envBotToken) || len(o.StripValues) == 0 {
+		t.Errorf("codex options = %+v", o)
+	}
+	if defaultEngine(cfg) != "" {
+		t.Errorf("default engine %q without [codex] default", defaultEngine(cfg))
+	}
+	cfg.Codex.Default = true
+	if defaultEngine(cfg) != "codex" {
+		t.Errorf("default engine %q with [codex] default", defaultEngine(cfg))
+	}
+	if more, _ := moreEngines(cfg, enginePlace{Name: "box", Remote: &HostConfig{WorkingDir: "/srv"}, Log: log}); more != nil {
+		t.Errorf("a host offers %v: Codex runs on this machine only", more)
 	}
 }

@@ -75,9 +75,16 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		defer rh.Close() // the multiplexed connections end with the bot
 	}
 	bc.Machines = machines
-	eng, err := newEngine(cfg, enginePlace{Name: chat.LocalMachine, Host: h, Log: log})
+	here := enginePlace{Name: chat.LocalMachine, Host: h, Log: log}
+	eng, err := newEngine(cfg, here)
 	if err != nil {
 		return err
+	}
+	if bc.Engines, err = moreEngines(cfg, here); err != nil {
+		return err
+	}
+	if bc.Engines != nil {
+		bc.EngineName, bc.DefaultEngine = engineName(cfg), defaultEngine(cfg)
 	}
 	webView, err := webServer(cfg, store, redact.New(append([]string{cfg.Telegram.BotToken.Reveal()}, chatSecrets(cfg)...)...), log)
 	if err != nil {

@@ -154,6 +154,7 @@ func (c *Config) validate() []error {
 		bad("claude", "max_live_sessions", "%d is below 0 (0 takes the default from this machine's memory)", cl.MaxLiveSessions)
 	}
 	c.validateHosts(bad)
+	c.validateCodex(bad)
 	c.validateWeb(bad)
 	dollars := func(key string, v float64) {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {

@@ -75,6 +75,8 @@ func BotCommands() []BotCommand {
 			Help: "worktrees of the repository; a name moves this chat to that branch's worktree"},
 		{Name: "host", Args: "[name]", Menu: "the machines Claude can work on; move this chat",
 			Help: "the machines Claude can work on ([hosts] in the config), reachable or not; a name moves this chat there"},
+		{Name: "engine", Args: "[claude|codex]", Menu: "the agent this chat runs; switch it",
+			Help: "the agent this chat runs (Claude Code, or Codex when [codex] is configured), as buttons; a name switches to it"},
 		{Name: "retry", Menu: "send a kept message again",
 			Help: "send again the messages kept because this chat's host was unreachable"},
 		{Name: "at", Args: "<when> <prompt>", Menu: "run a prompt later, once",

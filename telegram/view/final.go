@@ -2,6 +2,7 @@ package view
 
 import (
 	"fmt"
+	"html"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,6 +31,9 @@ type Footer struct {
 	// Desk is the shell command that continues the session at the desk,
 	// shown on a line of its own (with /verbose); "" hides it.
 	Desk string
+	// Engine names the agent that answered; "" (the bot offers one
+	// engine) leaves it out.
+	Engine string
 }
 
 // FinalFooter renders f as one italic line, e.g.
@@ -40,6 +44,9 @@ func FinalFooter(f Footer) string {
 	var parts []string
 	if !f.OK {
 		parts = append(parts, "✗ error")
+	}
+	if f.Engine != "" {
+		parts = append(parts, html.EscapeString(EngineTitle(f.Engine)))
 	}
 	if f.Cost > 0 {
 		parts = append(parts, Dollars(f.Cost))

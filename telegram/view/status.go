@@ -46,6 +46,9 @@ type Status struct {
 	// Host names the machine the chat works on, with where the choice
 	// comes from; "" (only the bot's own machine exists) leaves it out.
 	Host, HostSource string
+	// Engine names the agent the chat runs, with where the choice comes
+	// from; "" (the bot offers one engine) leaves it out.
+	Engine, EngineSource string
 }
 
 const maxStatusValueUnits = 300
@@ -58,6 +61,8 @@ func StatusText(s Status) string {
 	switch {
 	case s.Running:
 		state = "working on a turn"
+	case s.Live && s.Engine != "":
+		state = "idle, " + EngineTitle(s.Engine) + " process running"
 	case s.Live:
 		state = "idle, Claude process running"
 	}
@@ -95,6 +100,9 @@ func StatusText(s Status) string {
 	}
 	if h := oneLine(s.Host); h != "" {
 		lines = append(lines, "Host: "+setting(h, "", s.HostSource))
+	}
+	if e := oneLine(s.Engine); e != "" {
+		lines = append(lines, "Engine: "+setting(e, "", s.EngineSource))
 	}
 	if d := oneLine(s.WorkDir); d != "" {
 		line := "Directory: <code>" + escHead(d, maxStatusValueUnits) + "</code>"

@@ -1,0 +1,27 @@
+package main
+
+import (
+	"github.com/untether/untether/codex"
+	"github.com/untether/untether/redact"
+)
+
+// codexEngine builds Codex (codex.Engine) for this machine: `codex
+// app-server` with the bot's environment less its secrets (stripped by
+// name and by value, as for Claude), [codex.env] added. Codex on a
+// [hosts.NAME] is not built yet: a host offers Claude Code only.
+func codexEngine(cfg *Config, at enginePlace) builtEngine {
+	return builtEngine{Engine: &codex.Engine{Base: codexOptions(cfg, at)}}
+}
+
+func codexOptions(cfg *Config, at enginePlace) codex.Options {
+	return codex.Options{
+		Binary:      cfg.Codex.Binary,
+		WorkDir:     cfg.Claude.WorkingDir,
+		Model:       cfg.Codex.Model,
+		ExtraEnv:    cfg.Codex.extraEnv(),
+		StripEnv:    stripEnv(cfg),
+		StripValues: cfg.BotSecrets(),
+		Redact:      redact.New(chatSecrets(cfg)...).String,
+		Logger:      at.Log,
+	}
+}
