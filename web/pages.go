@@ -3,13 +3,11 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/chat"
@@ -250,90 +248,6 @@ func (s *Server) pendingView(key, title string, p *approvals.Prompt) pendingView
 		v.Actions = p.Actions
 	}
 	return v
-}
-
-// liveView is the part of the chat page the events refresh.
-func (s *Server) liveView(key, title, csrf string) map[string]any {
-	v, _ := s.hub.view(key)
-	red := s.cfg.Redactor
-	pending := make([]pendingView, 0, len(v.Prompts))
-	for _, p := range v.Prompts {
-		pending = append(pending, s.pendingView(key, title, p))
-	}
-	entries := make([]Entry, 0, len(v.Entries))
-	for _, e := range v.Entries {
-		e.Text = red.String(e.Text)
-		entries = append(entries, e)
-	}
-	actions := make([]string, 0, len(v.Actions))
-	for _, a := range v.Actions {
-		actions = append(actions, red.String(a.Title))
-	}
-	return map[string]any{"Key": key, "CSRF": csrf, "State": v.State, "Phase": string(v.Phase), "Actions": actions,
-		"Stream": red.String(v.Stream), "Pending": pending, "Entries": entries}
-}
-
-func (s *Server) chatPage(w http.ResponseWriter, r *http.Request, sess *session) {
-	key := r.PathValue("key")
-	p, ok := s.place(sess.userID, key)
-	if !ok {
-		s.message(w, http.StatusNotFound, pageNoChat)
-		return
-	}
-	title := s.title(r.Context(), sess, p)
-	var older []Entry
-	if s.cfg.History != nil {
-		var err error
-		if older, err = s.cfg.History.Entries(r.Context(), key, maxEntries); err != nil {
-			s.cfg.Log.Warn("web: could not read the conversation so far", "session_key", key, "err", err)
-		}
-	}
-	s.render(w, http.StatusOK, "chat", map[string]any{"Title": title, "Key": key, "CSRF": sess.csrf,
-		"Older": older, "Live": s.liveView(key, title, sess.csrf)})
-}
-
-// chatEvents streams the live part of the chat page (server-sent events):
-// a fresh rendering after each of the conversation's events, coalesced
-// while the page is slow to take them.
-func (s *Server) chatEvents(w http.ResponseWriter, r *http.Request, sess *session) {
-	key := r.PathValue("key")
-	p, ok := s.place(sess.userID, key)
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
-		return
-	}
-	wake, stop := s.hub.subscribe(key)
-	defer stop()
-	w.Header().Set("Content-Type", "text/event-stream")
-	title := s.title(r.Context(), sess, p)
-	tick := time.NewTicker(30 * time.Second) // keeps proxies from closing a quiet stream
-	defer tick.Stop()
-	for {
-		var b strings.Builder
-		if err := pages.ExecuteTemplate(&b, "live", s.liveView(key, title, sess.csrf)); err != nil {
-			s.cfg.Log.Warn("web: live view", "err", err)
-			return
-		}
-		for line := range strings.SplitSeq(b.String(), "\n") {
-			fmt.Fprintf(w, "data: %s\n", line)
-		}
-		fmt.Fprint(w, "\n")
-		fl.Flush()
-		select {
-		case <-r.Context().Done():
-			return
-		case <-wake:
-		case <-tick.C:
-			if !s.cfg.Allowed(sess.userID) {
-				return
-			}
-		}
-	}
 }
 
 // press answers a waiting request as the Telegram buttons would.

@@ -48,7 +48,8 @@ type Config struct {
 	Store *prefs.Store
 	// Redactor removes the bot's secrets from everything shown.
 	Redactor *redact.Redactor
-	// History is the conversation so far; nil: what the page observed.
+	// History is the conversation so far (*transcript.Log) and its
+	// download; nil: what the page observed, no download.
 	History History
 	Log     *slog.Logger
 	// Now is the clock (tests); nil: time.Now.
@@ -61,6 +62,7 @@ type Server struct {
 	auth  *auth
 	limit *limiter
 	hub   *hub
+	md    *markdown
 	core  *chat.Core
 	ln    net.Listener
 	srv   *http.Server
@@ -90,7 +92,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MayApprove == nil {
 		cfg.MayApprove = func(int64, int64) bool { return true }
 	}
-	s := &Server{cfg: cfg, auth: newAuth(cfg.Now), limit: newLimiter(cfg.Now), hub: newHub()}
+	s := &Server{cfg: cfg, auth: newAuth(cfg.Now), limit: newLimiter(cfg.Now), hub: newHub(cfg.Now), md: newMarkdown()}
 	s.srv = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 16 << 10,
 		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn)}
 	return s, nil
@@ -175,6 +177,7 @@ func (s *Server) routes() http.Handler {
 	m.HandleFunc("GET /chat/{key}/events", s.signedIn(s.chatEvents))
 	m.HandleFunc("POST /chat/{key}/press", s.signedIn(s.press))
 	m.HandleFunc("POST /chat/{key}/prompt", s.signedIn(s.prompt))
+	m.HandleFunc("GET /chat/{key}/export", s.signedIn(s.export))
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(staticFS)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
