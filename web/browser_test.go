@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/prefs"
@@ -29,11 +30,16 @@ import (
 const hang = 2 * time.Minute
 
 type e2e struct {
+	ctx   context.Context
+	done  chan struct{}
+	core  *chat.Core
 	tg    *tgtest.Server
 	web   *web.Server
 	base  string
 	user  tgtest.User
 	token string
+	// serving: the web view serves (it stops with the bot)
+	serving bool
 }
 
 // script: a prompt holding "run" asks to run a command, then answers what
@@ -70,6 +76,15 @@ func start(t *testing.T) *e2e {
 		t.Skip("chromium is not installed (apt-get install chromium; .ci/run installs it): the browser tests are skipped")
 	}
 	_ = chromium
+	e := newE2E(t)
+	e.serve()
+	return e
+}
+
+// newE2E runs a bot on the fake Bot API with its web view listening; serve
+// starts the view's pages.
+func newE2E(t *testing.T) *e2e {
+	t.Helper()
 	tg := tgtest.New(t)
 	alice := tgtest.User{ID: 4242, FirstName: "Alice", Username: "alice"}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -92,12 +107,23 @@ func start(t *testing.T) *e2e {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{}, 2)
-	go func() { _ = b.Run(ctx); done <- struct{}{} }()
-	go func() { _ = ws.Serve(ctx, b.Core()); done <- struct{}{} }()
-	t.Cleanup(func() { cancel(); <-done; <-done; store.Close() })
+	e := &e2e{ctx: ctx, done: make(chan struct{}, 2), core: b.Core(), tg: tg, web: ws, base: "http://" + ws.Addr(), user: alice, token: tg.Token()}
+	go func() { _ = b.Run(ctx); e.done <- struct{}{} }()
+	t.Cleanup(func() {
+		cancel()
+		<-e.done
+		if e.serving {
+			<-e.done
+		}
+		store.Close()
+	})
 	tg.AwaitCall(hang, "setMyCommands", func(tgtest.Call) bool { return true })
-	return &e2e{tg: tg, web: ws, base: "http://" + ws.Addr(), user: alice, token: tg.Token()}
+	return e
+}
+
+func (e *e2e) serve() {
+	e.serving = true
+	go func() { _ = e.web.Serve(e.ctx, e.core); e.done <- struct{}{} }()
 }
 
 func browser(t *testing.T) context.Context {

@@ -78,6 +78,9 @@ func (h *hub) Observe(ev chat.Event) {
 	switch ev.Kind {
 	case chat.EvSnapshot:
 		c.running, c.turn = ev.Status.Running, ev.Turn
+		for _, p := range ev.Prompts { // asked before the hub watched
+			c.waiting(p)
+		}
 	case chat.EvTurnStarted:
 		c.running, c.turn, c.stream = true, ev.Turn, ""
 		c.started(ev.Asked, h.now())
@@ -86,7 +89,7 @@ func (h *hub) Observe(ev chat.Event) {
 	case chat.EvText:
 		c.stream = ev.Text
 	case chat.EvPrompt:
-		c.prompts = append(c.prompts, ev.Prompt)
+		c.waiting(ev.Prompt)
 	case chat.EvPromptResolved:
 		id := ev.Resolution.Request.RequestID
 		c.prompts = slices.DeleteFunc(c.prompts, func(p *approvals.Prompt) bool { return p.Request.RequestID == id })
@@ -108,6 +111,14 @@ func (h *hub) Observe(ev chat.Event) {
 			default: // already woken: it reads the latest state anyway
 			}
 		}
+	}
+}
+
+// waiting adds a request that waits, once: one asked as the watch began
+// may come in the snapshot and as an event.
+func (c *conv) waiting(p *approvals.Prompt) {
+	if !slices.ContainsFunc(c.prompts, func(q *approvals.Prompt) bool { return q.Request.RequestID == p.Request.RequestID }) {
+		c.prompts = append(c.prompts, p)
 	}
 }
 
