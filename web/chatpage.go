@@ -59,6 +59,7 @@ func (s *Server) chatPage(w http.ResponseWriter, r *http.Request, sess *session)
 	older, since := s.older(r.Context(), key)
 	s.render(w, http.StatusOK, "chat", map[string]any{"Title": title, "Key": key, "CSRF": sess.csrf,
 		"Older": older, "Since": since.UnixNano(), "Export": s.cfg.History != nil,
+		"Money": s.money(key), "Schedules": s.schedules(key),
 		"Live": s.liveView(key, title, sess.csrf, since)})
 }
 

@@ -52,4 +52,9 @@ func TestPendingBeforeTheViewStarted(t *testing.T) {
 	get(c.PostForm(e.base+"/chat/4242/press", url.Values{"csrf": {csrf}, "request": {"req-1"}, "action": {"approve"}}))
 	e.tg.AwaitCall(hang, "sendMessage", func(c tgtest.Call) bool { return strings.Contains(c.Param("text"), "the command ran") })
 	e.tg.AwaitCall(hang, "editMessageText", func(c tgtest.Call) bool { return strings.Contains(c.Param("text"), "on the web") })
+
+	// The changes page asks the core; this chat works outside git.
+	if ch := get(c.Get(e.base + "/chat/4242/changes")); !strings.Contains(ch, "is not in a git repository") {
+		t.Errorf("the changes page outside git:\n%s", ch)
+	}
 }

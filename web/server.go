@@ -51,7 +51,9 @@ type Config struct {
 	// History is the conversation so far (*transcript.Log) and its
 	// download; nil: what the page observed, no download.
 	History History
-	Log     *slog.Logger
+	// Location is the zone schedules are shown in; nil: the machine's.
+	Location *time.Location
+	Log      *slog.Logger
 	// Now is the clock (tests); nil: time.Now.
 	Now func() time.Time
 }
@@ -82,6 +84,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
@@ -178,6 +183,7 @@ func (s *Server) routes() http.Handler {
 	m.HandleFunc("POST /chat/{key}/press", s.signedIn(s.press))
 	m.HandleFunc("POST /chat/{key}/prompt", s.signedIn(s.prompt))
 	m.HandleFunc("GET /chat/{key}/export", s.signedIn(s.export))
+	m.HandleFunc("GET /chat/{key}/changes", s.signedIn(s.changes))
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(staticFS)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()

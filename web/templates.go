@@ -37,6 +37,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		return m
 	},
 	"usd": human.Dollars,
+	"mod": func(a, b int) int { return a % b },
 }).ParseFS(assets, "assets/*.html"))
 
 // The one-paragraph pages.
@@ -54,6 +55,7 @@ const (
 	pageBadFormat   = "Ask for the conversation as md or json."
 	pageNoExport    = "The conversation could not be exported: see the bot's log."
 	pageNothingYet  = "Nothing to download yet: no turn of this chat is recorded."
+	pageGitFailed   = "git could not tell the changes: see the bot's log."
 )
 
 // message answers with a page of one paragraph.
