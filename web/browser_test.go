@@ -59,12 +59,16 @@ func script(t *enginetest.Turn) {
 	}
 }
 
-type fakeEngine struct{}
+// fakeEngine runs its script (nil: script) for every session.
+type fakeEngine struct{ script enginetest.Script }
 
-func (fakeEngine) Start(_ context.Context, spec engine.Spec) (engine.Conn, error) {
+func (e fakeEngine) Start(_ context.Context, spec engine.Spec) (engine.Conn, error) {
 	id := spec.Resume
 	if id == "" {
 		id = "web-e2e-" + spec.SessionKey
+	}
+	if e.script != nil {
+		return enginetest.New(id, e.script), nil
 	}
 	return enginetest.New(id, script), nil
 }
@@ -76,14 +80,14 @@ func start(t *testing.T) *e2e {
 		t.Skip("chromium is not installed (apt-get install chromium; .ci/run installs it): the browser tests are skipped")
 	}
 	_ = chromium
-	e := newE2E(t)
+	e := newE2E(t, nil)
 	e.serve()
 	return e
 }
 
 // newE2E runs a bot on the fake Bot API with its web view listening; serve
 // starts the view's pages.
-func newE2E(t *testing.T) *e2e {
+func newE2E(t testing.TB, sc enginetest.Script) *e2e {
 	t.Helper()
 	tg := tgtest.New(t)
 	alice := tgtest.User{ID: 4242, FirstName: "Alice", Username: "alice"}
@@ -103,7 +107,7 @@ func newE2E(t *testing.T) *e2e {
 	}
 	cfg := telegram.Config{Token: tg.Token(), APIURL: tg.URL(), AllowedUsers: []int64{alice.ID}, Web: ws}
 	cfg.WorkDir = t.TempDir()
-	b, err := telegram.New(cfg, fakeEngine{}, store, log)
+	b, err := telegram.New(cfg, fakeEngine{script: sc}, store, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +142,7 @@ func browser(t *testing.T) context.Context {
 }
 
 // link asks the bot for /web in the private chat and returns the link it sent.
-func (e *e2e) link(t *testing.T) string {
+func (e *e2e) link(t testing.TB) string {
 	chat := tgtest.PrivateChat(e.user)
 	e.tg.SendMessage(e.user, chat, "/web")
 	c := e.tg.AwaitCall(hang, "sendMessage", func(c tgtest.Call) bool { return strings.Contains(c.Param("text"), "/login?t=") })

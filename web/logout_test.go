@@ -2,8 +2,6 @@ package web_test
 
 import (
 	"net/http"
-	"net/http/cookiejar"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -13,17 +11,10 @@ import (
 // /web logout in Telegram ends the web sessions at once: a page signed in
 // before it is signed out after (a group is weblink's unit test).
 func TestWebLogoutEndsSessions(t *testing.T) {
-	e := newE2E(t)
+	e := newE2E(t, nil)
 	e.serve()
-	link := e.link(t)
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar}
-	u, _ := url.Parse(link)
-	resp, err := c.PostForm(e.base+"/login", url.Values{"t": {u.Query().Get("t")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	e.link(t) // /web answers with a link
+	c := e.signedIn(t)
 	status := func() int {
 		resp, err := c.Get(e.base + "/")
 		if err != nil {

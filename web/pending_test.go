@@ -3,7 +3,6 @@ package web_test
 import (
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"strings"
 	"testing"
@@ -16,18 +15,12 @@ import (
 // chat pages with its buttons, and Approve answers it: it came in the
 // core's snapshot, not as an event.
 func TestPendingBeforeTheViewStarted(t *testing.T) {
-	e := newE2E(t)
+	e := newE2E(t, nil)
 	e.tg.SendMessage(e.user, tgtest.PrivateChat(e.user), "please run the tests")
 	e.tg.AwaitCall(hang, "sendMessage", func(c tgtest.Call) bool { return strings.Contains(c.Param("reply_markup"), "callback_data") })
 	e.serve()
 
-	jar, _ := cookiejar.New(nil)
-	c := &http.Client{Jar: jar}
-	link, err := e.web.LoginURL(e.user.ID, "Alice")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, _ := url.Parse(link)
+	c := e.signedIn(t)
 	get := func(resp *http.Response, err error) string {
 		t.Helper()
 		if err != nil {
@@ -37,7 +30,7 @@ func TestPendingBeforeTheViewStarted(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return string(b)
 	}
-	home := get(c.PostForm(e.base+"/login", url.Values{"t": {u.Query().Get("t")}}))
+	home := get(c.Get(e.base + "/"))
 	if !strings.Contains(home, "Waiting for approval") || !strings.Contains(home, "make test-everything") ||
 		!strings.Contains(home, `value="approve"`) {
 		t.Fatalf("the home page does not show the waiting request:\n%s", home)
