@@ -2,11 +2,13 @@ package web
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/prefs"
 )
 
@@ -50,10 +52,13 @@ func TestChatPageSpendAndSchedules(t *testing.T) {
 	}
 	_, page := body(t)(resp, nil)
 	for _, want := range []string{"<svg class=\"chart\"", "Today $0.60 · this month $1.00", "(all chats: today $5.60, this month $6.00)",
-		`<rect class="bar today"`, "Every 6 hours</strong>: check the &lt;build&gt;", "(in 1 h 30 min)"} {
+		`<rect class="bar today"`, `<text class="day" x="`, "Every 6 hours</strong>: check the &lt;build&gt;", "(in 1 h 30 min)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the chat page lacks %q", want)
 		}
+	}
+	if strings.Contains(page, `y=""`) {
+		t.Error("a chart element has no place")
 	}
 	if strings.Contains(page, "bob&#39;s own") || strings.Contains(page, "bob's own") {
 		t.Error("another chat's schedule is on the page")
@@ -107,5 +112,16 @@ func TestChangesNeedsTheChat(t *testing.T) {
 	r.signIn(t, c, bob)
 	if code, _ := body(t)(c.Get(r.ts.URL + "/chat/1001/changes")); code != http.StatusNotFound {
 		t.Errorf("bob's look at alice's changes: %d, want 404", code)
+	}
+}
+
+// A request's input is shown as the tool got it: JSON's HTML escapes
+// (\u0026 for &) would show a command other than the one to approve.
+func TestPendingInputShownAsGiven(t *testing.T) {
+	r := newRig(t)
+	p := &approvals.Prompt{Request: approvals.Request{RequestID: "r", ToolName: "Bash",
+		Input: json.RawMessage(`{"command":"make && git push <origin>"}`)}}
+	if v := r.s.pendingView("1", "Alice", p); v.Input != "{\n  \"command\": \"make && git push <origin>\"\n}" {
+		t.Errorf("the input shown: %q", v.Input)
 	}
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -235,13 +236,7 @@ type pendingView struct {
 }
 
 func (s *Server) pendingView(key, title string, p *approvals.Prompt) pendingView {
-	in := string(s.cfg.Redactor.JSON(p.Request.Input))
-	var pretty any
-	if json.Unmarshal([]byte(in), &pretty) == nil {
-		if b, err := json.MarshalIndent(pretty, "", "  "); err == nil {
-			in = string(b)
-		}
-	}
+	in := s.cfg.Redactor.String(prettyJSON(s.cfg.Redactor.JSON(p.Request.Input)))
 	v := pendingView{Key: key, Chat: title, RequestID: p.Request.RequestID, Tool: p.Request.ToolName, Input: in,
 		Plan: s.cfg.Redactor.String(p.Plan), Question: p.Kind == approvals.KindQuestion}
 	if !v.Question {
@@ -307,4 +302,25 @@ func (s *Server) prompt(w http.ResponseWriter, r *http.Request, sess *session) {
 	s.hub.prompted(key, p, sess.name, text)
 	s.core.Submit(key, p, prefs.QueuedPrompt{Key: key, Seq: seq, Prompt: qp})
 	http.Redirect(w, r, "/chat/"+key, http.StatusSeeOther)
+}
+
+// prettyJSON indents raw for reading, its strings as they are: JSON's
+// HTML escapes (\u0026 for &) would show another command than the one
+// to approve; the page's template escapes the text. Decoded escapes can
+// spell a secret, so the caller redacts the result again.
+func prettyJSON(raw json.RawMessage) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return string(raw)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if enc.Encode(v) != nil {
+		return string(raw)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

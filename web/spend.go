@@ -21,10 +21,12 @@ type chart struct {
 	AllMonth      string
 	MonthName     string
 	Max           string // the top of the scale
+	Base          int    // the bars' baseline
 }
 
 type bar struct {
 	X, Y, W, H float64
+	TextY      int // the day's number, under the bars
 	Day        int
 	Label      string // "Nov 21: $0.05"
 	Today      bool
@@ -52,6 +54,7 @@ func spendChart(days []prefs.DaySpend, now time.Time) chart {
 	c.Today, c.Month, c.AllToday, c.AllMonth, c.Max = human.Dollars(today), human.Dollars(month), human.Dollars(all),
 		human.Dollars(allMonth), human.Dollars(top)
 	room := float64(chartH - chartPad)
+	c.Base = chartH - chartPad
 	for i, d := range days {
 		h := 0.0
 		if top > 0 {
@@ -60,7 +63,7 @@ func spendChart(days []prefs.DaySpend, now time.Time) chart {
 		if d.Chat > 0 {
 			h = max(h, 1) // a cent is seen
 		}
-		c.Bars = append(c.Bars, bar{X: float64(i*chartSlot + 2), Y: room - h, W: chartSlot - 4, H: h, Day: i + 1,
+		c.Bars = append(c.Bars, bar{X: float64(i*chartSlot + 2), Y: room - h, W: chartSlot - 4, H: h, TextY: chartH - 3, Day: i + 1,
 			Label: d.Day.Format("Jan 2") + ": " + human.Dollars(d.Chat), Today: d.Day.Day() == now.Day()})
 	}
 	return c
