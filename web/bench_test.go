@@ -84,7 +84,7 @@ var marker = regexp.MustCompile(`\[d(\d+)\]`)
 
 func BenchmarkSSEDelta(b *testing.B) {
 	n := b.N
-	sent := make([]atomic.Int64, n) // when delta i was handed to the bot
+	sent := make([]atomic.Int64, n)   // when delta i was handed to the bot
 	const gap = 20 * time.Millisecond // Claude streams a delta every 20-50 ms
 	e := newE2E(b, func(tr *enginetest.Turn) {
 		tr.Start("m")

@@ -17,8 +17,10 @@ import (
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/redact"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
+	"github.com/untether/untether/transcript"
 	"github.com/untether/untether/web"
 )
 
@@ -31,6 +33,7 @@ const hang = 2 * time.Minute
 
 type e2e struct {
 	ctx   context.Context
+	store *prefs.Store
 	done  chan struct{}
 	core  *chat.Core
 	tg    *tgtest.Server
@@ -98,6 +101,7 @@ func newE2E(t testing.TB, sc enginetest.Script) *e2e {
 	}
 	log := slog.New(slog.DiscardHandler)
 	ws, err := web.New(web.Config{Listen: "127.0.0.1:0", BotToken: tg.Token(), Store: store, Log: log,
+		History: transcript.New(store, redact.New(tg.Token())),
 		Allowed: func(id int64) bool { return id == alice.ID }, Key: telegram.SessionKey, Engine: "Claude Code"})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +115,7 @@ func newE2E(t testing.TB, sc enginetest.Script) *e2e {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &e2e{ctx: ctx, done: make(chan struct{}, 2), core: b.Core(), tg: tg, web: ws, base: "http://" + ws.Addr(), user: alice, token: tg.Token()}
+	e := &e2e{store: store, ctx: ctx, done: make(chan struct{}, 2), core: b.Core(), tg: tg, web: ws, base: "http://" + ws.Addr(), user: alice, token: tg.Token()}
 	go func() { _ = b.Run(ctx); e.done <- struct{}{} }()
 	t.Cleanup(func() {
 		cancel()
