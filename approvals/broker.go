@@ -265,6 +265,21 @@ func (b *Broker) Pending(sessionKey string) []Request {
 	return out
 }
 
+// Prompts are the session's pending requests as their prompts (what
+// Submit returned, with the buttons still valid), oldest first: for a
+// frontend that begins to watch while they wait.
+func (b *Broker) Prompts(sessionKey string) []*Prompt {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ps := b.sessionPendingLocked(sessionKey)
+	out := make([]*Prompt, len(ps))
+	for i, p := range ps {
+		pr := b.promptLocked(p)
+		out[i] = &pr
+	}
+	return out
+}
+
 // sessionPendingLocked returns the session's pending requests, oldest first.
 func (b *Broker) sessionPendingLocked(sessionKey string) []*pending {
 	var ps []*pending

@@ -44,15 +44,18 @@ const (
 // Event is one thing that happened in conversation Key; the fields its
 // Kind names are set.
 type Event struct {
-	Kind       EventKind
-	Key        string
-	Place      Place
-	Status     Status        // EvSnapshot
-	Turn       *TurnSnapshot // EvSnapshot (when a turn runs), EvTurnStarted, EvProgress, EvTurnEnded
-	Queued     int           // EvQueued: messages ahead
-	Asked      string        // EvTurnStarted: the message the turn runs, as its sender wrote it
-	Text       string
-	Prompt     *approvals.Prompt
+	Kind   EventKind
+	Key    string
+	Place  Place
+	Status Status        // EvSnapshot
+	Turn   *TurnSnapshot // EvSnapshot (when a turn runs), EvTurnStarted, EvProgress, EvTurnEnded
+	Queued int           // EvQueued: messages ahead
+	Asked  string        // EvTurnStarted: the message the turn runs, as its sender wrote it
+	Text   string
+	Prompt *approvals.Prompt
+	// Prompts (EvSnapshot) are the requests waiting when the watch began:
+	// asked before it, they came as no EvPrompt.
+	Prompts    []*approvals.Prompt
 	Resolution *approvals.Resolution
 	Final      *Final
 	Failure    *Failure
@@ -88,6 +91,9 @@ func (c *Core) Watch(key string, o Observer) (stop func()) {
 			continue
 		}
 		ev := Event{Kind: EvSnapshot, Key: s.key, Place: s.place, Status: s.status()}
+		if c.broker != nil { // a core of a test may have none
+			ev.Prompts = c.broker.Prompts(s.key)
+		}
 		if t := w.last[s.key]; t != nil {
 			cp := *t
 			ev.Turn = &cp

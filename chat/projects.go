@@ -3,6 +3,7 @@ package chat
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/untether/untether/projects"
 )
@@ -53,8 +54,52 @@ func (t *turn) changes(ctx context.Context) ChangeStat {
 		a.c.log.Warn("could not compare the repository with the turn's start", "chat_id", a.place.ChatID, "err", err)
 		return ChangeStat{}
 	}
+	a.mu.Lock()
+	a.changed = turnTrees{dir: dir, before: t.before, after: after, files: files}
+	a.mu.Unlock()
 	s := projects.Sum(files)
 	return ChangeStat{Files: s.Files, Added: s.Added, Removed: s.Removed}
+}
+
+// turnTrees are a turn's snapshots at its start and end, kept for its
+// diff (the trees' objects stay in the repository until git gc prunes
+// them, weeks later).
+type turnTrees struct {
+	dir           string
+	before, after projects.Tree
+	files         []projects.FileChange
+}
+
+// TurnDiff is what a turn changed in its working directory: the files
+// (the footer's count) and the patch.
+type TurnDiff struct {
+	Dir   string
+	Files []projects.FileChange
+	Patch string
+	Cut   bool // the patch was cut at git's output limit
+}
+
+// LastTurnDiff is what the conversation's last turn changed, between the
+// snapshots its footer compared; ok is false when no turn of this bot
+// process measured one (no repository, git failed, or not since a restart).
+func (c *Core) LastTurnDiff(ctx context.Context, key string) (d TurnDiff, ok bool, err error) {
+	s := c.existing(key)
+	if s == nil {
+		return TurnDiff{}, false, nil
+	}
+	s.mu.Lock()
+	tt := s.changed
+	s.mu.Unlock()
+	if tt.after == "" {
+		return TurnDiff{}, false, nil
+	}
+	d = TurnDiff{Dir: tt.dir, Files: tt.files}
+	if len(tt.files) > 0 {
+		if d.Patch, d.Cut, err = s.machine().Git.Patch(ctx, tt.dir, tt.before, tt.after); err != nil {
+			return TurnDiff{}, false, fmt.Errorf("the last turn's diff in %s: %w", tt.dir, err)
+		}
+	}
+	return d, true, nil
 }
 
 // deskLine is the footer's command to continue the session at the desk,

@@ -35,6 +35,7 @@ type session struct {
 	model     string    // as reported by the CLI
 	mode      string    // permission mode as reported by the CLI
 	mark      storeMark // the live session's file after the last turn
+	changed   turnTrees // what the last turn changed, as measured (projects.go)
 	lastUse   time.Time
 	restart   bool // settings changed: restart the process (resuming) before the next turn
 	// adopt is a held process a restart attached to, for the goroutine

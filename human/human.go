@@ -6,7 +6,9 @@
 package human
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -121,4 +123,38 @@ func ClipTail(s string, n int) string {
 		return "…" + string(r[len(r)-n:])
 	}
 	return s
+}
+
+// Dollars says an amount of US dollars: cents from a dollar up ("$1.25"),
+// else to a hundredth of a cent ("$0.0539", "$0.0150"), whole cents short
+// ("$0.05").
+func Dollars(usd float64) string {
+	if usd >= 1 {
+		return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
+	}
+	return "$" + strings.TrimSuffix(strconv.FormatFloat(max(usd, 0), 'f', 4, 64), "00")
+}
+
+// Count says a count of tokens short: "950", "12.5k", "1M".
+func Count(n int) string {
+	switch {
+	case n < 1000:
+		return strconv.Itoa(max(n, 0))
+	case n < 1_000_000:
+		return strings.TrimSuffix(strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64), ".0") + "k"
+	}
+	return strings.TrimSuffix(strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64), ".0") + "M"
+}
+
+// Elapsed says how long something ran, as a clock does: "42s", "3m 05s",
+// "1h 02m".
+func Elapsed(d time.Duration) string {
+	s := int64(max(d, 0) / time.Second)
+	switch {
+	case s < 60:
+		return strconv.FormatInt(s, 10) + "s"
+	case s < 3600:
+		return fmt.Sprintf("%dm %02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh %02dm", s/3600, s%3600/60)
 }

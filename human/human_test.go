@@ -95,3 +95,21 @@ func TestClip(t *testing.T) {
 		t.Errorf("Clip of a short text = %q", got)
 	}
 }
+
+func TestMoneyCountsAndElapsed(t *testing.T) {
+	for in, want := range map[float64]string{0: "$0.00", 0.05: "$0.05", 0.0539: "$0.0539", 0.015: "$0.0150", 1: "$1.00", 12.345: "$12.35", -3: "$0.00"} {
+		if got := Dollars(in); got != want {
+			t.Errorf("Dollars(%v) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[int]string{-1: "0", 999: "999", 1000: "1k", 12345: "12.3k", 1_000_000: "1M", 2_500_000: "2.5M"} {
+		if got := Count(in); got != want {
+			t.Errorf("Count(%d) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[time.Duration]string{-time.Second: "0s", 8 * time.Second: "8s", 65 * time.Second: "1m 05s", 3720 * time.Second: "1h 02m"} {
+		if got := Elapsed(in); got != want {
+			t.Errorf("Elapsed(%v) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -13,11 +13,14 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/engine/enginetest"
 	"github.com/untether/untether/prefs"
+	"github.com/untether/untether/redact"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/tgtest"
+	"github.com/untether/untether/transcript"
 	"github.com/untether/untether/web"
 )
 
@@ -29,11 +32,17 @@ import (
 const hang = 2 * time.Minute
 
 type e2e struct {
+	ctx   context.Context
+	store *prefs.Store
+	done  chan struct{}
+	core  *chat.Core
 	tg    *tgtest.Server
 	web   *web.Server
 	base  string
 	user  tgtest.User
 	token string
+	// serving: the web view serves (it stops with the bot)
+	serving bool
 }
 
 // script: a prompt holding "run" asks to run a command, then answers what
@@ -53,12 +62,16 @@ func script(t *enginetest.Turn) {
 	}
 }
 
-type fakeEngine struct{}
+// fakeEngine runs its script (nil: script) for every session.
+type fakeEngine struct{ script enginetest.Script }
 
-func (fakeEngine) Start(_ context.Context, spec engine.Spec) (engine.Conn, error) {
+func (e fakeEngine) Start(_ context.Context, spec engine.Spec) (engine.Conn, error) {
 	id := spec.Resume
 	if id == "" {
 		id = "web-e2e-" + spec.SessionKey
+	}
+	if e.script != nil {
+		return enginetest.New(id, e.script), nil
 	}
 	return enginetest.New(id, script), nil
 }
@@ -70,6 +83,15 @@ func start(t *testing.T) *e2e {
 		t.Skip("chromium is not installed (apt-get install chromium; .ci/run installs it): the browser tests are skipped")
 	}
 	_ = chromium
+	e := newE2E(t, nil)
+	e.serve()
+	return e
+}
+
+// newE2E runs a bot on the fake Bot API with its web view listening; serve
+// starts the view's pages.
+func newE2E(t testing.TB, sc enginetest.Script) *e2e {
+	t.Helper()
 	tg := tgtest.New(t)
 	alice := tgtest.User{ID: 4242, FirstName: "Alice", Username: "alice"}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -79,6 +101,7 @@ func start(t *testing.T) *e2e {
 	}
 	log := slog.New(slog.DiscardHandler)
 	ws, err := web.New(web.Config{Listen: "127.0.0.1:0", BotToken: tg.Token(), Store: store, Log: log,
+		History: transcript.New(store, redact.New(tg.Token())),
 		Allowed: func(id int64) bool { return id == alice.ID }, Key: telegram.SessionKey, Engine: "Claude Code"})
 	if err != nil {
 		t.Fatal(err)
@@ -88,16 +111,27 @@ func start(t *testing.T) *e2e {
 	}
 	cfg := telegram.Config{Token: tg.Token(), APIURL: tg.URL(), AllowedUsers: []int64{alice.ID}, Web: ws}
 	cfg.WorkDir = t.TempDir()
-	b, err := telegram.New(cfg, fakeEngine{}, store, log)
+	b, err := telegram.New(cfg, fakeEngine{script: sc}, store, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{}, 2)
-	go func() { _ = b.Run(ctx); done <- struct{}{} }()
-	go func() { _ = ws.Serve(ctx, b.Core()); done <- struct{}{} }()
-	t.Cleanup(func() { cancel(); <-done; <-done; store.Close() })
+	e := &e2e{store: store, ctx: ctx, done: make(chan struct{}, 2), core: b.Core(), tg: tg, web: ws, base: "http://" + ws.Addr(), user: alice, token: tg.Token()}
+	go func() { _ = b.Run(ctx); e.done <- struct{}{} }()
+	t.Cleanup(func() {
+		cancel()
+		<-e.done
+		if e.serving {
+			<-e.done
+		}
+		store.Close()
+	})
 	tg.AwaitCall(hang, "setMyCommands", func(tgtest.Call) bool { return true })
-	return &e2e{tg: tg, web: ws, base: "http://" + ws.Addr(), user: alice, token: tg.Token()}
+	return e
+}
+
+func (e *e2e) serve() {
+	e.serving = true
+	go func() { _ = e.web.Serve(e.ctx, e.core); e.done <- struct{}{} }()
 }
 
 func browser(t *testing.T) context.Context {
@@ -112,7 +146,7 @@ func browser(t *testing.T) context.Context {
 }
 
 // link asks the bot for /web in the private chat and returns the link it sent.
-func (e *e2e) link(t *testing.T) string {
+func (e *e2e) link(t testing.TB) string {
 	chat := tgtest.PrivateChat(e.user)
 	e.tg.SendMessage(e.user, chat, "/web")
 	c := e.tg.AwaitCall(hang, "sendMessage", func(c tgtest.Call) bool { return strings.Contains(c.Param("text"), "/login?t=") })

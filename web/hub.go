@@ -3,6 +3,7 @@ package web
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/chat"
@@ -51,12 +52,15 @@ func (c *conv) state() State {
 
 // hub keeps the conversations and the pages that watch them.
 type hub struct {
+	now   func() time.Time
 	mu    sync.Mutex
 	convs map[string]*conv
 	pages map[chan struct{}]string // a page's wake-up channel → its key
 }
 
-func newHub() *hub { return &hub{convs: map[string]*conv{}, pages: map[chan struct{}]string{}} }
+func newHub(now func() time.Time) *hub {
+	return &hub{now: now, convs: map[string]*conv{}, pages: map[chan struct{}]string{}}
+}
 
 // Observe folds ev in (chat.Observer).
 func (h *hub) Observe(ev chat.Event) {
@@ -74,25 +78,29 @@ func (h *hub) Observe(ev chat.Event) {
 	switch ev.Kind {
 	case chat.EvSnapshot:
 		c.running, c.turn = ev.Status.Running, ev.Turn
+		for _, p := range ev.Prompts { // asked before the hub watched
+			c.waiting(p)
+		}
 	case chat.EvTurnStarted:
 		c.running, c.turn, c.stream = true, ev.Turn, ""
+		c.started(ev.Asked, h.now())
 	case chat.EvProgress:
 		c.turn = ev.Turn
 	case chat.EvText:
 		c.stream = ev.Text
 	case chat.EvPrompt:
-		c.prompts = append(c.prompts, ev.Prompt)
+		c.waiting(ev.Prompt)
 	case chat.EvPromptResolved:
 		id := ev.Resolution.Request.RequestID
 		c.prompts = slices.DeleteFunc(c.prompts, func(p *approvals.Prompt) bool { return p.Request.RequestID == id })
-		c.add(Entry{Kind: EntryResolved, Text: string(ev.Resolution.Outcome), Tool: ev.Resolution.Request.ToolName})
+		c.add(Entry{Kind: EntryResolved, Text: string(ev.Resolution.Outcome), Tool: ev.Resolution.Request.ToolName, At: h.now()})
 	case chat.EvAnswer:
 		c.stream = ""
-		c.add(Entry{Kind: EntryAnswer, Text: ev.Final.Result, Cost: ev.Final.Cost})
+		c.add(Entry{Kind: EntryAnswer, Text: ev.Final.Result, Cost: ev.Final.Cost, At: h.now()})
 	case chat.EvCancelled:
-		c.add(Entry{Kind: EntryCancelled})
+		c.add(Entry{Kind: EntryCancelled, At: h.now()})
 	case chat.EvFailed:
-		c.add(Entry{Kind: EntryFailed, Text: ev.Failure.Detail})
+		c.add(Entry{Kind: EntryFailed, Text: ev.Failure.Detail, At: h.now()})
 	case chat.EvTurnEnded:
 		c.running, c.turn, c.stream, c.prompts = false, nil, "", nil
 	}
@@ -103,6 +111,28 @@ func (h *hub) Observe(ev chat.Event) {
 			default: // already woken: it reads the latest state anyway
 			}
 		}
+	}
+}
+
+// waiting adds a request that waits, once: one asked as the watch began
+// may come in the snapshot and as an event.
+func (c *conv) waiting(p *approvals.Prompt) {
+	if !slices.ContainsFunc(c.prompts, func(q *approvals.Prompt) bool { return q.Request.RequestID == p.Request.RequestID }) {
+		c.prompts = append(c.prompts, p)
+	}
+}
+
+// started shows the prompt a turn runs: the one typed on the web that
+// waited for it (now shown at the turn's start), or one typed in the chat.
+func (c *conv) started(asked string, now time.Time) {
+	for i := range c.entries {
+		if e := &c.entries[i]; e.queued && e.Text == asked {
+			e.queued, e.At = false, now
+			return
+		}
+	}
+	if asked != "" {
+		c.add(Entry{Kind: EntryPrompt, Text: asked, At: now})
 	}
 }
 
@@ -135,7 +165,7 @@ func (h *hub) prompted(key string, p chat.Place, who, text string) {
 		c = &conv{key: key, place: p}
 		h.convs[key] = c
 	}
-	c.add(Entry{Kind: EntryPrompt, Who: who, Text: text})
+	c.add(Entry{Kind: EntryPrompt, Who: who, Text: text, At: h.now(), queued: true})
 }
 
 // View is a conversation as a page renders it (copied out of the hub).

@@ -1,15 +1,14 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/untether/untether/approvals"
 	"github.com/untether/untether/chat"
@@ -237,15 +236,7 @@ type pendingView struct {
 }
 
 func (s *Server) pendingView(key, title string, p *approvals.Prompt) pendingView {
-	in := string(p.Request.Input)
-	var pretty any
-	if json.Unmarshal(p.Request.Input, &pretty) == nil {
-		if b, err := json.MarshalIndent(pretty, "", "  "); err == nil {
-			in = string(b)
-		}
-	}
-	// Redacted as shown: decoding spells out what JSON escaped (\u0053…).
-	in = string(s.cfg.Redactor.JSON(json.RawMessage(in)))
+	in := s.cfg.Redactor.String(prettyJSON(s.cfg.Redactor.JSON(p.Request.Input)))
 	v := pendingView{Key: key, Chat: title, RequestID: p.Request.RequestID, Tool: p.Request.ToolName, Input: in,
 		Plan: s.cfg.Redactor.String(p.Plan), Question: p.Kind == approvals.KindQuestion}
 	if !v.Question {
@@ -253,98 +244,6 @@ func (s *Server) pendingView(key, title string, p *approvals.Prompt) pendingView
 	}
 	return v
 }
-
-// liveView is the part of the chat page the events refresh.
-func (s *Server) liveView(key, title, csrf string) map[string]any {
-	v, _ := s.hub.view(key)
-	red := s.cfg.Redactor
-	pending := make([]pendingView, 0, len(v.Prompts))
-	for _, p := range v.Prompts {
-		pending = append(pending, s.pendingView(key, title, p))
-	}
-	entries := make([]Entry, 0, len(v.Entries))
-	for _, e := range v.Entries {
-		e.Text = red.String(e.Text)
-		entries = append(entries, e)
-	}
-	actions := make([]string, 0, len(v.Actions))
-	for _, a := range v.Actions {
-		actions = append(actions, red.String(a.Title))
-	}
-	return map[string]any{"Key": key, "CSRF": csrf, "State": v.State, "Phase": string(v.Phase), "Actions": actions,
-		"Stream": red.String(v.Stream), "Pending": pending, "Entries": entries}
-}
-
-func (s *Server) chatPage(w http.ResponseWriter, r *http.Request, sess *session) {
-	key := r.PathValue("key")
-	p, ok := s.place(sess.userID, key)
-	if !ok {
-		s.message(w, http.StatusNotFound, pageNoChat)
-		return
-	}
-	title := s.title(r.Context(), sess, p)
-	var older []Entry
-	if s.cfg.History != nil {
-		var err error
-		if older, err = s.cfg.History.Entries(r.Context(), key, maxEntries); err != nil {
-			s.cfg.Log.Warn("web: could not read the conversation so far", "session_key", key, "err", err)
-		}
-	}
-	s.render(w, http.StatusOK, "chat", map[string]any{"Title": title, "Key": key, "CSRF": sess.csrf,
-		"Older": older, "Live": s.liveView(key, title, sess.csrf)})
-}
-
-// chatEvents streams the live part of the chat page (server-sent events):
-// a fresh rendering after each of the conversation's events, coalesced
-// while the page is slow to take them.
-func (s *Server) chatEvents(w http.ResponseWriter, r *http.Request, sess *session) {
-	key := r.PathValue("key")
-	p, ok := s.place(sess.userID, key)
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
-		return
-	}
-	wake, stop := s.hub.subscribe(key)
-	defer stop()
-	w.Header().Set("Content-Type", "text/event-stream")
-	title := s.title(r.Context(), sess, p)
-	tick := time.NewTicker(30 * time.Second) // keeps proxies from closing a quiet stream
-	defer tick.Stop()
-	for {
-		// Each message is a response of its own: a session ended (/web
-		// logout, expiry) or a user removed gets no more of it.
-		if _, ok := s.auth.lookup(sess.id); !ok || !s.cfg.Allowed(sess.userID) {
-			return
-		}
-		var b strings.Builder
-		if err := pages.ExecuteTemplate(&b, "live", s.liveView(key, title, sess.csrf)); err != nil {
-			s.cfg.Log.Warn("web: live view", "err", err)
-			return
-		}
-		// The event stream ends a line at CR, LF or CRLF: a CR in the
-		// conversation's text would start a field of its own ("event:"
-		// hides the message from the page). HTML reads a CR as a LF anyway.
-		for line := range strings.SplitSeq(sseNewlines.Replace(b.String()), "\n") {
-			fmt.Fprintf(w, "data: %s\n", line)
-		}
-		fmt.Fprint(w, "\n")
-		fl.Flush()
-		select {
-		case <-r.Context().Done():
-			return
-		case <-wake:
-		case <-tick.C:
-		}
-	}
-}
-
-// sseNewlines turns every line ending an event stream knows into LF.
-var sseNewlines = strings.NewReplacer("\r\n", "\n", "\r", "\n")
 
 // press answers a waiting request as the Telegram buttons would.
 func (s *Server) press(w http.ResponseWriter, r *http.Request, sess *session) {
@@ -403,4 +302,25 @@ func (s *Server) prompt(w http.ResponseWriter, r *http.Request, sess *session) {
 	s.hub.prompted(key, p, sess.name, text)
 	s.core.Submit(key, p, prefs.QueuedPrompt{Key: key, Seq: seq, Prompt: qp})
 	http.Redirect(w, r, "/chat/"+key, http.StatusSeeOther)
+}
+
+// prettyJSON indents raw for reading, its strings as they are: JSON's
+// HTML escapes (\u0026 for &) would show another command than the one
+// to approve; the page's template escapes the text. Decoded escapes can
+// spell a secret, so the caller redacts the result again.
+func prettyJSON(raw json.RawMessage) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return string(raw)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if enc.Encode(v) != nil {
+		return string(raw)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -30,7 +30,7 @@ type rig struct {
 	now time.Time
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t *testing.T, opts ...func(*Config, *prefs.Store)) *rig {
 	t.Helper()
 	store, err := prefs.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
@@ -38,9 +38,13 @@ func newRig(t *testing.T) *rig {
 	}
 	t.Cleanup(func() { store.Close() })
 	r := &rig{now: time.Unix(1_800_000_000, 0)}
-	s, err := New(Config{Listen: "127.0.0.1:0", BotToken: testToken, Store: store, Now: func() time.Time { return r.now },
+	cfg := Config{Listen: "127.0.0.1:0", BotToken: testToken, Store: store, Now: func() time.Time { return r.now },
 		Allowed: func(id int64) bool { return id == alice || id == bob },
-		Key:     func(c int64, th int) string { return strconv.FormatInt(c, 10) }})
+		Key:     func(c int64, th int) string { return strconv.FormatInt(c, 10) }}
+	for _, o := range opts {
+		o(&cfg, store)
+	}
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,9 +49,12 @@ type Config struct {
 	Store *prefs.Store
 	// Redactor removes the bot's secrets from everything shown.
 	Redactor *redact.Redactor
-	// History is the conversation so far; nil: what the page observed.
+	// History is the conversation so far (*transcript.Log) and its
+	// download; nil: what the page observed, no download.
 	History History
-	Log     *slog.Logger
+	// Location is the zone schedules are shown in; nil: the machine's.
+	Location *time.Location
+	Log      *slog.Logger
 	// Now is the clock (tests); nil: time.Now.
 	Now func() time.Time
 }
@@ -62,6 +65,7 @@ type Server struct {
 	auth  *auth
 	limit *limiter
 	hub   *hub
+	md    *markdown
 	core  *chat.Core
 	ln    net.Listener
 	srv   *http.Server
@@ -87,6 +91,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
@@ -96,7 +103,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MayApprove == nil {
 		cfg.MayApprove = func(int64, int64) bool { return true }
 	}
-	s := &Server{cfg: cfg, auth: newAuth(cfg.Now), limit: newLimiter(cfg.Now), hub: newHub()}
+	s := &Server{cfg: cfg, auth: newAuth(cfg.Now), limit: newLimiter(cfg.Now), hub: newHub(cfg.Now), md: newMarkdown()}
 	s.srv = &http.Server{Handler: s.routes(), ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 16 << 10,
 		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(cfg.Log.Handler(), slog.LevelWarn)}
 	return s, nil
@@ -181,6 +188,8 @@ func (s *Server) routes() http.Handler {
 	m.HandleFunc("GET /chat/{key}/events", s.signedIn(s.chatEvents))
 	m.HandleFunc("POST /chat/{key}/press", s.signedIn(s.press))
 	m.HandleFunc("POST /chat/{key}/prompt", s.signedIn(s.prompt))
+	m.HandleFunc("GET /chat/{key}/export", s.signedIn(s.export))
+	m.HandleFunc("GET /chat/{key}/changes", s.signedIn(s.changes))
 	m.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(staticFS)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()

@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+
+	"github.com/untether/untether/human"
 )
 
 // Every text a user reads on the web is here and in assets/*.html: the
@@ -34,7 +36,8 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return m
 	},
-	"usd": func(v float64) string { return "$" + template.HTMLEscapeString(formatUSD(v)) },
+	"usd": human.Dollars,
+	"mod": func(a, b int) int { return a % b },
 }).ParseFS(assets, "assets/*.html"))
 
 // The one-paragraph pages.
@@ -49,6 +52,10 @@ const (
 	pageAnswered    = "This request was answered already, timed out or was cancelled."
 	pageBadPrompt   = "The message is empty or too long."
 	pageNotSent     = "The message could not be stored; nothing was sent. Try again."
+	pageBadFormat   = "Ask for the conversation as md or json."
+	pageNoExport    = "The conversation could not be exported: see the bot's log."
+	pageNothingYet  = "Nothing to download yet: no turn of this chat is recorded."
+	pageGitFailed   = "git could not tell the changes: see the bot's log."
 )
 
 // message answers with a page of one paragraph.

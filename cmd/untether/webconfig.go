@@ -12,6 +12,7 @@ import (
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/telegram"
 	"github.com/untether/untether/telegram/weblink"
+	"github.com/untether/untether/transcript"
 	"github.com/untether/untether/web"
 )
 
@@ -70,7 +71,8 @@ func webServer(cfg *Config, store *prefs.Store, red *redact.Redactor, log *slog.
 			return chatID > 0 || len(approvers) == 0 || slices.Contains(approvers, id)
 		},
 		Key: telegram.SessionKey, Title: titles.Title, Engine: map[string]string{"claude": "Claude Code"}[engineName(cfg)],
-		Store: store, Redactor: red, Log: log.With("frontend", "web"),
+		Store: store, Redactor: red, History: transcript.New(store, red),
+		Location: cfg.Schedule.Location, Log: log.With("frontend", "web"),
 	})
 	if err != nil {
 		return nil, err

@@ -2,9 +2,7 @@ package control
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/untether/untether/chat"
@@ -13,8 +11,9 @@ import (
 )
 
 // Export answers /export: the conversation's transcript as a Markdown file,
-// or with "json" as the raw transcript. Both go through Out.Document, which
-// redacts the file like every message.
+// or with "json" as the raw transcript (transcript.Log.Export, the web
+// view's download too). Both go through Out.Document, which redacts the
+// file like every message.
 type Export struct {
 	Log *transcript.Log
 	Out Out
@@ -23,35 +22,22 @@ type Export struct {
 
 // Send sends conversation key's transcript, replying to msgID.
 func (e Export) Send(ctx context.Context, key string, p chat.Place, msgID int, args string) {
-	asJSON := false
-	switch strings.ToLower(strings.TrimSpace(args)) {
-	case "", "md", "markdown":
-	case "json":
-		asJSON = true
-	default:
+	f, ok := transcript.ParseFormat(args)
+	if !ok {
 		e.Out.Send(ctx, p, msgID, view.ExportUsage, nil)
 		return
 	}
-	turns, err := e.Log.Turns(ctx, key)
+	file, err := e.Log.Export(ctx, key, f, time.Now())
 	if err != nil {
-		e.Lg.Warn("could not read the transcript", "chat_id", p.ChatID, "session_key", key, "err", err)
+		e.Lg.Warn("could not export the transcript", "chat_id", p.ChatID, "session_key", key, "err", err)
 		e.Out.Send(ctx, p, msgID, view.ExportFailed, nil)
 		return
 	}
-	if len(turns) == 0 {
+	if file.Turns == 0 {
 		e.Out.Send(ctx, p, msgID, view.ExportEmpty, nil)
 		return
 	}
-	name, data := view.ExportName(time.Now(), "md"), []byte(view.ExportMarkdown(turns))
-	if asJSON {
-		name = view.ExportName(time.Now(), "json")
-		if data, err = json.MarshalIndent(turns, "", "  "); err != nil {
-			e.Lg.Warn("could not encode the transcript", "chat_id", p.ChatID, "session_key", key, "err", err)
-			e.Out.Send(ctx, p, msgID, view.ExportFailed, nil)
-			return
-		}
-	}
-	if err := e.Out.Document(ctx, p, msgID, name, data, view.ExportCaption(len(turns))); err != nil {
+	if err := e.Out.Document(ctx, p, msgID, file.Name, file.Data, view.ExportCaption(file.Turns)); err != nil {
 		e.Lg.Warn("could not send the export", "chat_id", p.ChatID, "session_key", key, "err", err)
 		e.Out.Send(ctx, p, msgID, view.ExportFailed, nil)
 	}

@@ -1,13 +1,13 @@
 package view
 
 import (
-	"fmt"
 	"html"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/untether/untether/chat"
+	"github.com/untether/untether/human"
 	"github.com/untether/untether/telegram/render"
 )
 
@@ -78,17 +78,7 @@ func FinalFooter(f Footer) string {
 }
 
 // formatCount renders token counts like "999", "12.3k", "1.2M".
-func formatCount(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprint(max(n, 0))
-	case n < 1_000_000:
-		return trimZero(fmt.Sprintf("%.1f", float64(n)/1e3)) + "k"
-	}
-	return trimZero(fmt.Sprintf("%.1f", float64(n)/1e6)) + "M"
-}
-
-func trimZero(s string) string { return strings.TrimSuffix(s, ".0") }
+func formatCount(n int) string { return human.Count(n) }
 
 // NoAnswer is shown when a turn ends without any text.
 const NoAnswer = "<i>(no text answer)</i>"

@@ -3,17 +3,14 @@ package view
 import (
 	"fmt"
 	"strings"
+
+	"github.com/untether/untether/human"
 )
 
 // Dollars is the one way an amount of money is shown: cents from $1 up;
 // below that four decimals, where cents say nothing ("$0.0539",
 // "$0.0150"), except for whole cents ("$0.05").
-func Dollars(usd float64) string {
-	if usd >= 1 {
-		return fmt.Sprintf("$%.2f", usd)
-	}
-	return "$" + strings.TrimSuffix(fmt.Sprintf("%.4f", max(usd, 0)), "00")
-}
+func Dollars(usd float64) string { return human.Dollars(usd) }
 
 // DailyBudgetReached refuses a turn once today's spend reached
 // [claude] daily_budget_usd.

@@ -1,7 +1,6 @@
 package view
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -154,19 +153,7 @@ func actionMark(s ActionState) string {
 
 // FormatElapsed renders a duration the way the progress header shows it:
 // "8s", "1m 05s", "1h 02m". Negative durations count as zero.
-func FormatElapsed(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	s := int64(d / time.Second)
-	switch {
-	case s < 60:
-		return fmt.Sprintf("%ds", s)
-	case s < 3600:
-		return fmt.Sprintf("%dm %02ds", s/60, s%60)
-	}
-	return fmt.Sprintf("%dh %02dm", s/3600, s%3600/60)
-}
+func FormatElapsed(d time.Duration) string { return human.Elapsed(d) }
 
 // SkippedNote answers a message that waited longer than max_backlog_age
 // while the bot was down.
