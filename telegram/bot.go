@@ -27,6 +27,7 @@ import (
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/telegram/arrival"
+	"github.com/untether/untether/telegram/draftid"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 	"github.com/untether/untether/telegram/weblink"
@@ -190,6 +191,7 @@ type Bot struct {
 	accounts *accounts.Table       // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
 	noDrafts sync.Map              // chat id → Telegram refused a draft there: stream by edits
+	draftIDs *draftid.IDs          // each turn's draft id, one turn's only (stop from the draft)
 	arrived  arrival.Stamps[place] // "typing…" shown as a message arrived (router.go)
 	rich     *richChats            // where rich messages go (rich.go)
 	noTopics sync.Map              // chat id → Telegram refused a topic there: no topic buttons (topics.go)
@@ -238,6 +240,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		log:       log,
 		store:     store,
 		redactor:  redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
+		draftIDs:  draftid.New(time.Now()),
 		allow:     newAllowlist(cfg),
 		approvers: newApprovers(cfg.Approvers),
 		stopping:  make(chan struct{}),
