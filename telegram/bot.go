@@ -27,6 +27,7 @@ import (
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/telegram/arrival"
+	"github.com/untether/untether/telegram/control"
 	"github.com/untether/untether/telegram/draftid"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
@@ -190,6 +191,7 @@ type Bot struct {
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	accounts *accounts.Table       // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
+	asides   *control.Asides       // /btw questions, off the lanes
 	noDrafts sync.Map              // chat id → Telegram refused a draft there: stream by edits
 	draftIDs *draftid.IDs          // each turn's draft id, one turn's only (stop from the draft)
 	arrived  arrival.Stamps[place] // "typing…" shown as a message arrived (router.go)
@@ -247,6 +249,7 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		accounts:  accounts.New(accounts.Kept, cfg.PressBurst),
 	}
 	b.lanes = newLanes(b, cfg.CommandWait)
+	b.asides = &control.Asides{Ctx: b.lanes.ctx, Wait: cfg.CommandWait, WG: &b.wg}
 	tr := cfg.Transport
 	if tr == nil {
 		// The outbox runs up to MaxInFlight calls at once; the default
