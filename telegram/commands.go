@@ -51,7 +51,7 @@ var commandHandlers = map[string]commandHandler{
 		n := b.api.newNotice(c.pl, c.m.ID)
 		n.start(view.NewSessionReply(b.core.Reset(c.key, c.pl, func(v chat.TurnSurface) { v.(*tgTurn).addNotice(n, leaveNotice) })))
 	}},
-	"btw": {atOnce: true, run: func(b *Bot, _ context.Context, c commandCall) { // off the lane (control/asides.go)
+	"btw": {run: func(b *Bot, _ context.Context, c commandCall) { // the lane only starts it (control/asides.go)
 		if !b.asides.Go(c.key, func(ctx context.Context) {
 			control.Aside{Core: b.core, Out: controlOut{b}, Log: b.log}.Ask(ctx, c.key, c.pl, c.m.ID, c.args)
 		}) {
