@@ -64,7 +64,7 @@ func (a *session) recordHeld(conn engine.Conn, t *turn, pending bool) {
 		}
 		t.heldFrom = from
 		rec.Turn = &prefs.HeldTurn{From: from, MessageID: t.qp.MessageID, Text: t.qp.Text, Sent: t.sent, UserID: t.qp.UserID,
-			Started: t.started, Delivered: t.delivered, Answered: t.answeredAll}
+			Started: t.started, Delivered: t.delivered, Answered: t.answeredAll, PromptID: t.promptID}
 	}
 	if err := a.c.store.PutHeld(rec); err != nil {
 		a.c.log.Warn("could not record the held claude process", "chat_id", a.place.ChatID, "err", err)
@@ -317,7 +317,7 @@ func (a *session) resumeTurn(ctx context.Context, ad *adoption) {
 	qp := prefs.QueuedPrompt{Key: a.key, Prompt: prefs.Prompt{ChatID: a.place.ChatID, ThreadID: a.place.Thread,
 		MessageID: ht.MessageID, UserID: ht.UserID, Text: ht.Text}}
 	t := &turn{a: a, qp: qp, started: ht.Started, st: turnstate.New(), replaying: true, adopted: true, sent: ht.Sent,
-		heldFrom: ht.From, delivered: ht.Delivered, answeredAll: ht.Answered}
+		heldFrom: ht.From, delivered: ht.Delivered, answeredAll: ht.Answered, promptID: ht.PromptID}
 	t.v = b.observe(t, b.surface.StartTurn(TurnStart{Key: a.key, Place: a.place, MessageID: qp.MessageID, Started: t.started,
 		Adopted: true, Turn: t}))
 	defer a.beginTurn(t)()

@@ -51,6 +51,9 @@ type HeldTurn struct {
 	// rest (docs/durability.md, "exactly once").
 	Delivered int  `json:"delivered,omitempty"`
 	Answered  bool `json:"answered,omitempty"`
+	// PromptID is the id the agent knows its prompt by (engine.PromptIDs),
+	// "" when none: a turn carried on after a restart offers Undo by it.
+	PromptID string `json:"prompt_id,omitempty"`
 }
 
 // PutHeld records h, replacing the record of its session.

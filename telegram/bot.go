@@ -27,6 +27,8 @@ import (
 	"github.com/untether/untether/prefs"
 	"github.com/untether/untether/redact"
 	"github.com/untether/untether/telegram/arrival"
+	"github.com/untether/untether/telegram/control"
+	"github.com/untether/untether/telegram/draftid"
 	"github.com/untether/untether/telegram/outbox"
 	"github.com/untether/untether/telegram/view"
 	"github.com/untether/untether/telegram/weblink"
@@ -189,7 +191,9 @@ type Bot struct {
 	albums   sync.Map              // media_group_id → time an item addressed to the bot arrived
 	accounts *accounts.Table       // per-user press limits, strangers' notices (bounded)
 	lanes    *lanes                // per-session router work off the poll loop
+	asides   *control.Asides       // /btw questions, off the lanes
 	noDrafts sync.Map              // chat id → Telegram refused a draft there: stream by edits
+	draftIDs *draftid.IDs          // each turn's draft id, one turn's only (stop from the draft)
 	arrived  arrival.Stamps[place] // "typing…" shown as a message arrived (router.go)
 	rich     *richChats            // where rich messages go (rich.go)
 	noTopics sync.Map              // chat id → Telegram refused a topic there: no topic buttons (topics.go)
@@ -238,12 +242,14 @@ func New(cfg Config, eng engine.Engine, store *prefs.Store, log *slog.Logger) (*
 		log:       log,
 		store:     store,
 		redactor:  redact.New(append([]string{cfg.Token}, cfg.Secrets...)...),
+		draftIDs:  draftid.New(time.Now()),
 		allow:     newAllowlist(cfg),
 		approvers: newApprovers(cfg.Approvers),
 		stopping:  make(chan struct{}),
 		accounts:  accounts.New(accounts.Kept, cfg.PressBurst),
 	}
 	b.lanes = newLanes(b, cfg.CommandWait)
+	b.asides = &control.Asides{Ctx: b.lanes.ctx, Wait: cfg.CommandWait, WG: &b.wg}
 	tr := cfg.Transport
 	if tr == nil {
 		// The outbox runs up to MaxInFlight calls at once; the default

@@ -51,8 +51,12 @@ var commandHandlers = map[string]commandHandler{
 		n := b.api.newNotice(c.pl, c.m.ID)
 		n.start(view.NewSessionReply(b.core.Reset(c.key, c.pl, func(v chat.TurnSurface) { v.(*tgTurn).addNotice(n, leaveNotice) })))
 	}},
-	"btw": {run: func(b *Bot, ctx context.Context, c commandCall) {
-		control.Aside{Core: b.core, Out: controlOut{b}, Log: b.log}.Ask(ctx, c.key, c.pl, c.m.ID, c.args)
+	"btw": {run: func(b *Bot, _ context.Context, c commandCall) { // the lane only starts it (control/asides.go)
+		if !b.asides.Go(c.key, func(ctx context.Context) {
+			control.Aside{Core: b.core, Out: controlOut{b}, Log: b.log}.Ask(ctx, c.key, c.pl, c.m.ID, c.args)
+		}) {
+			b.answer(c, view.AsideBusy)
+		}
 	}},
 	"export": {run: func(b *Bot, ctx context.Context, c commandCall) {
 		control.Export{Log: b.transcript, Out: controlOut{b}, Lg: b.log}.Send(ctx, c.key, c.pl, c.m.ID, c.args)

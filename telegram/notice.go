@@ -27,6 +27,9 @@ type notice struct {
 	text string        // what the message should read
 	kb   view.Keyboard // its buttons until its text is set ("⚡ Send now")
 	id   int           // the message, once sent
+	// ahead: a "Queued" note's count, 0 once its text is an outcome
+	// (steercount.go).
+	ahead int
 
 	queued bool // a "Queued" note that was sent (surface.mu guards it)
 }
@@ -83,7 +86,7 @@ func (n *notice) sent(id int, text string) {
 // be sent with; after, an edit.
 func (n *notice) set(text string) {
 	n.mu.Lock()
-	n.text, n.kb = text, nil // an edit without buttons takes them away
+	n.text, n.kb, n.ahead = text, nil, 0 // an edit without buttons takes them away
 	id := n.id
 	n.mu.Unlock()
 	if id != 0 {
@@ -94,10 +97,10 @@ func (n *notice) set(text string) {
 // edit shows text; a newer edit of the notice supersedes one still queued.
 func (n *notice) edit(text string) {
 	n.mu.Lock()
-	id := n.id
+	id, kb := n.id, n.kb // an outcome has none (set); a recount keeps Send now
 	n.mu.Unlock()
 	key := "notice:" + strconv.FormatInt(n.p.ChatID, 10) + ":" + strconv.Itoa(id)
-	_ = n.api.edit(context.Background(), n.p.ChatID, id, text, nil, outbox.Normal, key, func(err error) {
+	_ = n.api.edit(context.Background(), n.p.ChatID, id, text, kb, outbox.Normal, key, func(err error) {
 		if err != nil && !errors.Is(err, outbox.ErrClosed) && !errors.Is(err, outbox.ErrSuperseded) {
 			n.api.log.Warn("could not edit a notice to its outcome", "chat_id", n.p.ChatID, "err", err)
 		}

@@ -14,11 +14,16 @@ func (s *surface) steered(pl place, msgID int, stage chat.SteerStage) {
 	s.mu.Lock()
 	n := s.notes[pl][msgID]
 	start := false
+	var behind []*notice
 	if n != nil && stage == chat.SteerJoined {
 		delete(s.notes[pl], msgID)
 		start = !n.queued // not sent, and its timer no longer will
+		behind = s.behind(pl, msgID)
 	}
 	s.mu.Unlock()
+	for _, b := range behind {
+		b.oneAheadFewer()
+	}
 	if n == nil {
 		s.b.api.notify(pl, msgID, text) // its notice was dropped: a note of its own
 		return

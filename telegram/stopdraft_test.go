@@ -87,3 +87,53 @@ func TestStaleOrForeignStopChangesNothing(t *testing.T) {
 		h.awaitText(h.dm.ID, "Stopped from the draft")
 	})
 }
+
+// Two runs no one typed whose first message could not be sent answer no
+// message of the user: each turn's draft still has an id of its own, so a
+// stop pressed on the first run's draft, arriving late, does not stop the
+// second.
+func TestStaleStopOfAnEarlierScheduledRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t, func(tr *enginetest.Turn) {
+			if tr.Prompt != "slow" {
+				halfWritten(tr)
+				return
+			}
+			tr.Start("m")
+			tr.Emit(engine.Text{Text: "Slowly", Partial: true})
+			time.Sleep(10 * time.Second)
+			tr.Complete("answer to slow")
+		})
+		defer h.tg.FailWhen(func(c tgtest.Call) bool {
+			return c.Method == "sendMessage" && strings.HasPrefix(c.Params["text"], "⏰ Once")
+		}, tgtest.Failure{Code: 400, Description: "Bad Request: message is too long"})()
+		h.say("/at 1m slow")
+		h.awaitText(h.dm.ID, "Scheduled")
+		time.Sleep(2 * time.Minute)
+		h.awaitText(h.dm.ID, "answer to slow")
+		first := h.tg.Drafts(h.dm.ID)
+		if len(first) == 0 {
+			t.Fatal("the first run showed no draft")
+		}
+		h.say("/at 1m write")
+		h.awaitText(h.dm.ID, "Scheduled")
+		time.Sleep(2 * time.Minute)
+		d := awaitStoppable(t, h)
+		if d.ID == first[len(first)-1].ID {
+			t.Errorf("both runs' drafts have id %d", d.ID)
+		}
+		h.tg.AddUpdate(map[string]any{"stopped_message_generation": map[string]any{
+			"chat": map[string]any{"id": h.dm.ID, "type": "private"}, "draft_id": first[len(first)-1].ID}})
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		for _, m := range h.messages(h.dm.ID) {
+			if strings.Contains(m, "Stopped") || strings.Contains(m, "Cancelled") {
+				t.Fatalf("a stop of the earlier run's draft ended the later run: %q", m)
+			}
+		}
+		if _, ok := h.tg.StopDraft(h.dm.ID, 0); !ok {
+			t.Fatal("could not press stop")
+		}
+		h.awaitText(h.dm.ID, "Stopped from the draft")
+	})
+}

@@ -54,6 +54,7 @@ func (s *surface) Queued(pl place, msgID int, origin *prefs.Origin, ahead int) {
 		return
 	}
 	n := b.api.newNotice(pl, msgID)
+	n.ahead = ahead
 	s.mu.Lock()
 	if s.notes[pl] == nil {
 		s.notes[pl] = map[int]*notice{}
@@ -70,7 +71,7 @@ func (s *surface) Queued(pl place, msgID int, origin *prefs.Origin, ahead int) {
 			if b.core.CanSteer(SessionKey(pl.ChatID, pl.Thread)) { // not under the core's lock, Queued is
 				n.offer(view.SteerKeyboard(msgID))
 			}
-			n.start(view.QueuedNote(ahead))
+			n.start(n.queuedText())
 		}
 	})
 }

@@ -84,7 +84,7 @@ func (s *surface) StartTurn(ts chat.TurnStart) chat.TurnSurface {
 	} else {
 		t.queuedNote = s.takeNote(pl, ts.MessageID)
 	}
-	t.live = b.startStreamer(pl, b.streamMode(ts.Key, pl), int64(ts.MessageID))
+	t.live = b.startStreamer(pl, b.streamMode(ts.Key, pl), b.draftIDs.For(pl.ChatID, ts.MessageID))
 	return t
 }
 

@@ -11,6 +11,9 @@ const (
 	NoAside = "This engine cannot answer a question aside: send it as a message, it runs after the turn."
 	// AsideIdle: the turn was still starting or had just ended.
 	AsideIdle = "No turn is running now: send it as a message."
+	// AsideBusy: the chat's previous question aside is still being
+	// answered (one at a time).
+	AsideBusy = "The previous question aside is still being answered: ask again once it is."
 	// AsideFailed: the agent gave no answer.
 	AsideFailed = "The question aside got no answer: see the bot's log."
 )
