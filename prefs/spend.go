@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -164,33 +163,18 @@ func (s *Store) Spending(key string, now time.Time) (Spending, error) {
 	if err := checkKey(key); err != nil {
 		return sp, err
 	}
-	month := []byte(spendPrefix + now.Format("2006-01-"))
 	today := string(spendKey(now))
 	err := s.view(func(tx *txn) error {
-		b, err := tx.bucket(bucketState)
-		if err != nil {
-			return err
-		}
-		c := b.Cursor()
-		for k, _ := c.Seek(month); k != nil && bytes.HasPrefix(k, month); k, _ = c.Next() {
-			day, chat, _ := strings.Cut(string(k[len(spendPrefix):]), ":")
-			if chat != "" && chat != key {
-				continue
-			}
-			usd, err := getDollars(b, k)
-			if err != nil {
-				return err
-			}
+		return monthDays(tx, key, now, func(day string, chat bool, usd float64) {
 			sum, daySum := &sp.AllMonth, &sp.AllToday
-			if chat != "" {
+			if chat {
 				sum, daySum = &sp.ChatMonth, &sp.ChatToday
 			}
 			*sum += usd
 			if spendPrefix+day == today {
 				*daySum += usd
 			}
-		}
-		return nil
+		})
 	})
 	if err != nil {
 		return Spending{}, fmt.Errorf("read the spending of %q: %w", key, err)

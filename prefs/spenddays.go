@@ -24,36 +24,45 @@ func (s *Store) MonthSpend(key string, now time.Time) ([]DaySpend, error) {
 	for i := range out {
 		out[i].Day = time.Date(y, m, i+1, 0, 0, 0, 0, now.Location())
 	}
-	month := []byte(spendPrefix + now.Format("2006-01-"))
 	err := s.view(func(tx *txn) error {
-		b, err := tx.bucket(bucketState)
-		if err != nil {
-			return err
-		}
-		c := b.Cursor()
-		for k, _ := c.Seek(month); k != nil && bytes.HasPrefix(k, month); k, _ = c.Next() {
-			day, chat, _ := strings.Cut(string(k[len(spendPrefix):]), ":")
-			if chat != "" && chat != key {
-				continue
-			}
+		return monthDays(tx, key, now, func(day string, chat bool, usd float64) {
 			t, err := time.ParseInLocation(time.DateOnly, day, now.Location())
 			if err != nil || t.Day() > d {
-				continue
+				return
 			}
-			usd, err := getDollars(b, k)
-			if err != nil {
-				return err
-			}
-			if chat != "" {
+			if chat {
 				out[t.Day()-1].Chat += usd
 			} else {
 				out[t.Day()-1].All += usd
 			}
-		}
-		return nil
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read the month's spend of %q: %w", key, err)
 	}
 	return out, nil
+}
+
+// monthDays calls f with each spend record of now's month that counts for
+// key: its day (2006-01-02), whether it is key's own (else all chats'),
+// and its dollars. Spending and MonthSpend read the same records.
+func monthDays(tx *txn, key string, now time.Time, f func(day string, chat bool, usd float64)) error {
+	b, err := tx.bucket(bucketState)
+	if err != nil {
+		return err
+	}
+	month := []byte(spendPrefix + now.Format("2006-01-"))
+	c := b.Cursor()
+	for k, _ := c.Seek(month); k != nil && bytes.HasPrefix(k, month); k, _ = c.Next() {
+		day, chat, _ := strings.Cut(string(k[len(spendPrefix):]), ":")
+		if chat != "" && chat != key {
+			continue
+		}
+		usd, err := getDollars(b, k)
+		if err != nil {
+			return err
+		}
+		f(day, chat != "", usd)
+	}
+	return nil
 }
