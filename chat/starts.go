@@ -8,7 +8,8 @@ import (
 )
 
 // Starts admits agent starts (new and --resume) on one machine. Booting
-// Claude Code costs about 1.4 s of CPU (docs/performance.md): twenty
+// Claude Code costs about half a second of CPU on one core, nearly all of
+// it before the agent's first event (docs/performance.md): twenty
 // started at once on 2 cores each wait for all the others, and every
 // chat gets its first answer after the slowest start. So at most max
 // starts are in flight and the rest wait in the order they came: early
@@ -17,6 +18,8 @@ import (
 // A start is in flight from the moment it is admitted until the agent
 // has shown it is up (its first event: Started) or failed, and at most
 // MaxStartHold: a process that never speaks does not keep others out.
+// Holding the place longer (to the model's request, or until the CPU
+// settles) and bounds of 1 or NumCPU+1 were measured and gained nothing.
 type Starts struct {
 	max int
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/untether/untether/engine"
 )
@@ -14,8 +15,11 @@ import (
 const checkpointEnv = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING=1"
 
 // processEnv is ChildEnv with checkpoints on: every start and resume (and
-// a holder's) keeps them, or rewind_files has nothing to restore.
-func (o Options) processEnv() []string { return append(o.ChildEnv(), checkpointEnv) }
+// a holder's) keeps them, or rewind_files has nothing to restore. The
+// runtime's tuning (runtimeEnv) goes first, so the owner's values win.
+func (o Options) processEnv() []string {
+	return append(append(slices.Clone(runtimeEnv), o.ChildEnv()...), checkpointEnv)
+}
 
 var (
 	_ engine.PromptIDs = (*Session)(nil)

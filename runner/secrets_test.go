@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -136,5 +137,22 @@ func TestEnvAllow(t *testing.T) {
 	o := Options{Env: []string{"ANTHROPIC_API_KEY=k", "PATH=/bin"}, EnvAllow: []string{"X"}}
 	if env := strings.Join(o.ChildEnv(), " "); env != "PATH=/bin" {
 		t.Errorf("without API billing the key must not pass even when essential names do: %s", env)
+	}
+}
+
+// Claude starts with Bun's idle collections off (runtimeEnv: they took a
+// third of the CLIs' CPU in a burst), and the owner can turn them back
+// on: their value, from the bot's environment or from [claude] env, wins.
+func TestCLIStartsWithoutIdleCollections(t *testing.T) {
+	if env := childEnvironment(t, func(*Options) {}); env["BUN_GC_TIMER_DISABLE"] != "1" {
+		t.Errorf("BUN_GC_TIMER_DISABLE=%q, want 1", env["BUN_GC_TIMER_DISABLE"])
+	}
+	for name, mut := range map[string]func(*Options){
+		"bot's environment": func(o *Options) { o.Env = append(os.Environ(), "BUN_GC_TIMER_DISABLE=0") },
+		"[claude] env":      func(o *Options) { o.ExtraEnv = append(o.ExtraEnv, "BUN_GC_TIMER_DISABLE=0") },
+	} {
+		if env := childEnvironment(t, mut); env["BUN_GC_TIMER_DISABLE"] != "0" {
+			t.Errorf("the owner's value in the %s: BUN_GC_TIMER_DISABLE=%q, want 0", name, env["BUN_GC_TIMER_DISABLE"])
+		}
 	}
 }

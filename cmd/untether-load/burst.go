@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/untether/untether/chat"
 	"github.com/untether/untether/host"
 	"github.com/untether/untether/runner"
 	"github.com/untether/untether/runner/claudetest"
@@ -35,6 +37,7 @@ func runBurst(ctx context.Context, cfg config, log *slog.Logger) (*burstReport, 
 	}
 	defer rig.close()
 	base, baseKids := usageNow(), childCPU()
+	load := loadAverage()
 	began := time.Now()
 	var wg sync.WaitGroup
 	for _, c := range d.chats {
@@ -44,6 +47,7 @@ func runBurst(ctx context.Context, cfg config, log *slog.Logger) (*burstReport, 
 	elapsed := time.Since(began)
 	stopErr := rig.bot.stop() // the CLIs exit with the bot: their CPU is counted once they are reaped
 	rep := d.burstReport(elapsed, usageNow().since(base), childCPU()-baseKids, int(rig.starts.n.Load()), rig.maxLive)
+	rep.maxStarts, rep.load = cmp.Or(cfg.maxStarts, chat.DefaultMaxStarts()), load
 	if stopErr != nil && !errors.Is(stopErr, context.Canceled) {
 		return rep, fmt.Errorf("bot: %w", stopErr)
 	}
@@ -100,6 +104,9 @@ func startClaudeRig(ctx context.Context, d *driver) (_ *claudeRig, err error) {
 		return nil, err
 	}
 	rig.starts = &startCounter{Handler: log.Handler()}
+	if cfg.claudeEnv != "" {
+		env = append(env, strings.Split(cfg.claudeEnv, ",")...)
+	}
 	eng := &runner.Engine{Base: runner.Options{
 		Binary: cfg.claude, Mode: runner.Interactive, Env: env,
 		UseAPIBilling: true, // the fake key in env is the CLI's only credential
@@ -107,6 +114,7 @@ func startClaudeRig(ctx context.Context, d *driver) (_ *claudeRig, err error) {
 	}}
 	bc := botConfig(fake, d.chats, cfg.limits, cfg.global)
 	bc.MaxLive = cfg.maxLive
+	bc.MaxStarts = cfg.maxStarts
 	if bc.MaxLive <= 0 {
 		bc.MaxLive = maxLiveFromMemory(ctx)
 	}
@@ -257,6 +265,18 @@ type burstReport struct {
 	byTurn              map[int]*turnDists
 	elapsed             time.Duration
 	botCPU, cliCPU      time.Duration
+	maxStarts           int
+	load                string // the load average as the burst began: other work on the machine
+}
+
+// loadAverage is /proc/loadavg's three averages ("?" where there is none):
+// a burst's figures depend on what else the machine runs.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
 }
 
 // turnDists are one turn number's figures: the answer visible and as a
@@ -302,6 +322,7 @@ func (r *burstReport) print(w io.Writer) {
 	c := r.cfg
 	fmt.Fprintf(w, "untether burst: %d private chats × %d turns, the real CLI (%s), model answers %d KB after %s, next message %s after the answer, limits enforced: %v, max_live_sessions=%d, %d cores\n",
 		r.chats, c.turns, filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(c.claude)))), c.answerKB, c.modelTime, c.think, c.limits, r.maxLive, runtime.NumCPU())
+	fmt.Fprintf(w, "  max starts %d, load average at the start %s, CLI environment added: %q\n", r.maxStarts, r.load, c.claudeEnv)
 	fmt.Fprintf(w, "  lost %d of %d, 429s %d, CLI starts %d, wall %.1f s, CPU %.1f s (bot, fakes and driver %.1f s; CLIs %.1f s)\n",
 		r.lost, r.turns, r.tooMany, r.starts, r.elapsed.Seconds(), (r.botCPU + r.cliCPU).Seconds(), r.botCPU.Seconds(), r.cliCPU.Seconds())
 	fmt.Fprintf(w, "  %-34s p50 / p90 / p99 ms\n", "from the user's message to")

@@ -49,6 +49,8 @@ type config struct {
 	claude        string
 	modelTime     time.Duration
 	maxLive       int
+	maxStarts     int
+	claudeEnv     string
 	quick         int
 }
 
@@ -83,6 +85,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.claude, "claude", "", "burst mode: run this Claude Code CLI against a fake Anthropic API (uses -chats, -turns, -think, -answer-kb, -model-time; private chats only)")
 	fs.DurationVar(&c.modelTime, "model-time", 800*time.Millisecond, "burst mode: how long the fake model takes to answer")
 	fs.IntVar(&c.quick, "quick", 0, "with -claude: N rounds in one private chat of a follow-up right after an answer and a message 0.5 s after a /cancel, each timed from Claude's answer to it as a message")
+	fs.IntVar(&c.maxStarts, "max-starts", 0, "burst mode: Claude starts in flight at once (0: the bot's default, the cores)")
+	fs.StringVar(&c.claudeEnv, "claude-env", "", "burst mode: more environment for the CLI, KEY=VALUE[,KEY=VALUE...] (to measure a setting)")
 	fs.IntVar(&c.maxLive, "max-live", 0, "burst mode: max_live_sessions (0: the bot's default from this machine's memory)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
