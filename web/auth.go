@@ -1,8 +1,10 @@
 package web
 
 import (
+	"cmp"
 	"crypto/subtle"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -15,12 +17,14 @@ import (
 const (
 	loginTTL   = 10 * time.Minute
 	sessionTTL = 24 * time.Hour
-	// maxLogins and maxSessions bound what strangers can make the bot
-	// keep: links are minted only by /web from allowed users, sessions only
-	// by a valid link or initData, but a loop of either must not grow
-	// memory without end.
-	maxLogins   = 1000
-	maxSessions = 10000
+	// maxLogins and maxSessionsPerUser bound what the bot keeps: links
+	// are minted only by /web from allowed users, sessions only by a valid
+	// link or initData, but a loop of either must not grow memory without
+	// end. Sessions are bounded per user, the least recently used evicted:
+	// one leaked initData (valid 24 h) can then only crowd out its own
+	// user's sessions, never keep anyone else from signing in.
+	maxLogins          = 1000
+	maxSessionsPerUser = 20
 )
 
 // login is a one-time sign-in link's token: bound to a user, valid until.
@@ -37,6 +41,7 @@ type session struct {
 	name   string
 	csrf   string
 	until  time.Time
+	used   uint64 // auth.tick when last looked up: the least recently used goes first
 }
 
 // auth keeps the login tokens and sessions.
@@ -45,6 +50,7 @@ type auth struct {
 	mu       sync.Mutex
 	logins   map[string]login
 	sessions map[string]*session
+	tick     uint64 // counts starts and lookups, the order of use (the clock may stand still)
 }
 
 func newAuth(now func() time.Time) *auth {
@@ -82,21 +88,32 @@ func (a *auth) redeem(t string) (*session, bool) {
 	if !ok || !a.now().Before(l.until) {
 		return nil, false
 	}
-	s, err := a.start(l.userID, l.name)
-	return s, err == nil
+	return a.start(l.userID, l.name), true
 }
 
-// start begins a session for userID.
-func (a *auth) start(userID int64, name string) (*session, error) {
+// start begins a session for userID. It always does: a user at
+// maxSessionsPerUser loses their least recently used session.
+func (a *auth) start(userID int64, name string) *session {
 	s := &session{id: secret(), userID: userID, name: name, csrf: secret(), until: a.now().Add(sessionTTL)}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.sweepLocked()
-	if len(a.sessions) >= maxSessions {
-		return nil, fmt.Errorf("session: %d open already", len(a.sessions))
+	var mine []*session
+	for _, o := range a.sessions {
+		if o.userID == userID {
+			mine = append(mine, o)
+		}
 	}
+	if len(mine) >= maxSessionsPerUser {
+		slices.SortFunc(mine, func(x, y *session) int { return cmp.Compare(x.used, y.used) })
+		for _, o := range mine[:len(mine)-maxSessionsPerUser+1] {
+			delete(a.sessions, o.id)
+		}
+	}
+	a.tick++
+	s.used = a.tick
 	a.sessions[s.id] = s
-	return s, nil
+	return s
 }
 
 // lookup is the live session id names.
@@ -108,6 +125,8 @@ func (a *auth) lookup(id string) (*session, bool) {
 		delete(a.sessions, id)
 		return nil, false
 	}
+	a.tick++
+	s.used = a.tick
 	return s, true
 }
 
@@ -152,9 +171,12 @@ func (s *session) csrfOK(got string) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.csrf)) == 1
 }
 
-// limiter bounds sign-in attempts: per client address and in all, a fixed
-// number per window. Attempts are cheap for the bot, but a token guessed
-// by the million is not one guessed by ten.
+// limiter counts failed sign-in attempts: per client address and in all,
+// a fixed number per window. It never keeps a valid link or initData from
+// signing in: behind a proxy or tunnel every client has the proxy's
+// address, and a stranger's guesses would lock the owner out. Guessing a
+// 192-bit token is hopeless anyway; past the limit a failure is answered
+// 429 and no longer logged, so the limiter bounds the answers and the log.
 type limiter struct {
 	now      func() time.Time
 	perAddr  int
@@ -170,14 +192,17 @@ func newLimiter(now func() time.Time) *limiter {
 	return &limiter{now: now, perAddr: 20, total: 200, window: time.Minute, byAddr: map[string]int{}}
 }
 
-// allow counts one attempt from addr and says whether it may go on.
-func (l *limiter) allow(addr string) bool {
+// fail counts one failed attempt from addr and says whether it is within
+// the limits (false: answer 429, log nothing).
+func (l *limiter) fail(addr string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if now := l.now(); now.Sub(l.start) >= l.window {
 		l.start, l.byAddr, l.allCount = now, map[string]int{}, 0
 	}
-	l.byAddr[addr]++
 	l.allCount++
+	if _, seen := l.byAddr[addr]; seen || len(l.byAddr) < l.total { // the map stays bounded too
+		l.byAddr[addr]++
+	}
 	return l.byAddr[addr] <= l.perAddr && l.allCount <= l.total
 }

@@ -67,13 +67,9 @@ func clientAddr(r *http.Request) string {
 // same-origin post instead; and a link preview that fetches the link
 // signs no one in.
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
-	if !s.limit.allow(clientAddr(r)) {
-		s.message(w, http.StatusTooManyRequests, pageTooMany)
-		return
-	}
 	t := r.URL.Query().Get("t")
 	if !s.auth.valid(t) {
-		s.message(w, http.StatusGone, pageLinkUsed)
+		s.refuse(w, r, http.StatusGone, "web sign-in link refused", nil)
 		return
 	}
 	s.render(w, http.StatusOK, "login", map[string]any{"Token": t})
@@ -81,13 +77,9 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 
 // loginPost uses the token up and starts the session.
 func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
-	if !s.limit.allow(clientAddr(r)) {
-		s.message(w, http.StatusTooManyRequests, pageTooMany)
-		return
-	}
 	sess, ok := s.auth.redeem(r.PostFormValue("t"))
 	if !ok {
-		s.message(w, http.StatusGone, pageLinkUsed)
+		s.refuse(w, r, http.StatusGone, "web sign-in link refused", nil)
 		return
 	}
 	if !s.cfg.Allowed(sess.userID) {
@@ -100,6 +92,19 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
+// refuse answers a failed sign-in: code with its page (the Mini App's
+// script reads only the status), or 429 once the failures are over the
+// limit. A valid link or initData never gets here, so a stranger's
+// guesses never lock its owner out (docs/web.md).
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, code int, what string, args ...any) {
+	if !s.limit.fail(clientAddr(r)) {
+		s.message(w, http.StatusTooManyRequests, pageTooMany)
+		return
+	}
+	s.cfg.Log.Info(what, args...)
+	s.message(w, code, map[int]string{http.StatusGone: pageLinkUsed, http.StatusForbidden: pageNotAllowed}[code])
+}
+
 // appPage is the Mini App's page: its script reads the launch data from
 // the fragment (never sent to a server by the browser) and posts it.
 func (s *Server) appPage(w http.ResponseWriter, _ *http.Request) {
@@ -108,22 +113,12 @@ func (s *Server) appPage(w http.ResponseWriter, _ *http.Request) {
 
 // appPost checks a Mini App's launch data and starts a session.
 func (s *Server) appPost(w http.ResponseWriter, r *http.Request) {
-	if !s.limit.allow(clientAddr(r)) {
-		http.Error(w, "too many sign-in attempts", http.StatusTooManyRequests)
-		return
-	}
 	u, err := checkInitData(r.PostFormValue("initData"), s.cfg.BotToken, s.cfg.Now())
 	if err != nil || !s.cfg.Allowed(u.ID) {
-		s.cfg.Log.Info("web Mini App sign-in refused", "user_id", u.ID, "err", err)
-		http.Error(w, "not allowed", http.StatusForbidden)
+		s.refuse(w, r, http.StatusForbidden, "web Mini App sign-in refused", "user_id", u.ID, "err", err)
 		return
 	}
-	sess, err := s.auth.start(u.ID, u.FirstName)
-	if err != nil {
-		s.cfg.Log.Warn("web session not started", "user_id", u.ID, "err", err)
-		http.Error(w, "try again later", http.StatusServiceUnavailable)
-		return
-	}
+	sess := s.auth.start(u.ID, u.FirstName)
 	s.cfg.Log.Info("web sign-in by Mini App", "user_id", u.ID)
 	s.setSession(w, sess)
 	w.WriteHeader(http.StatusNoContent)
