@@ -140,12 +140,6 @@ type chatLink struct {
 	PrivateChat   bool
 }
 
-// mayUse says whether userID may see and act on the conversation at p:
-// their own private chat (and its topics), or a group of Config.Groups.
-func (s *Server) mayUse(userID int64, p chat.Place) bool {
-	return p.ChatID == userID || slices.Contains(s.cfg.Groups, p.ChatID)
-}
-
 // chats are the conversations userID may use, their private chat first.
 func (s *Server) chats(ctx context.Context, sess *session) []chatLink {
 	own := s.cfg.Key(sess.userID, 0)
@@ -154,13 +148,13 @@ func (s *Server) chats(ctx context.Context, sess *session) []chatLink {
 		keys = append(keys, s.cfg.Key(g, 0))
 	}
 	for _, k := range s.hub.keys() {
-		if v, _ := s.hub.view(k); s.mayUse(sess.userID, v.Place) && !slices.Contains(keys, k) {
+		if v, _ := s.hub.view(k); !slices.Contains(keys, k) && s.mayUse(ctx, sess.userID, v.Place) {
 			keys = append(keys, k)
 		}
 	}
 	out := make([]chatLink, 0, len(keys))
 	for _, k := range keys {
-		p, ok := s.place(sess.userID, k)
+		p, ok := s.place(ctx, sess.userID, k)
 		if !ok {
 			continue
 		}
@@ -175,23 +169,6 @@ func (s *Server) chats(ctx context.Context, sess *session) []chatLink {
 		out = append(out, l)
 	}
 	return out
-}
-
-// place is where key lives, if userID may use it: what the hub saw, else
-// their own private chat or a listed group by its key.
-func (s *Server) place(userID int64, key string) (chat.Place, bool) {
-	if v, ok := s.hub.view(key); ok {
-		return v.Place, s.mayUse(userID, v.Place)
-	}
-	if key == s.cfg.Key(userID, 0) {
-		return chat.Place{ChatID: userID}, true
-	}
-	for _, g := range s.cfg.Groups {
-		if key == s.cfg.Key(g, 0) {
-			return chat.Place{ChatID: g}, true
-		}
-	}
-	return chat.Place{}, false
 }
 
 func (s *Server) title(ctx context.Context, sess *session, p chat.Place) string {
@@ -243,7 +220,7 @@ func (s *Server) pendingView(key, title string, p *approvals.Prompt) pendingView
 // press answers a waiting request as the Telegram buttons would.
 func (s *Server) press(w http.ResponseWriter, r *http.Request, sess *session) {
 	key := r.PathValue("key")
-	p, ok := s.place(sess.userID, key)
+	p, ok := s.place(r.Context(), sess.userID, key)
 	if !ok {
 		s.message(w, http.StatusNotFound, pageNoChat)
 		return
@@ -276,7 +253,7 @@ func (s *Server) press(w http.ResponseWriter, r *http.Request, sess *session) {
 // typed it on the web) and its answer.
 func (s *Server) prompt(w http.ResponseWriter, r *http.Request, sess *session) {
 	key := r.PathValue("key")
-	p, ok := s.place(sess.userID, key)
+	p, ok := s.place(r.Context(), sess.userID, key)
 	if !ok {
 		s.message(w, http.StatusNotFound, pageNoChat)
 		return
