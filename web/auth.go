@@ -17,13 +17,15 @@ import (
 const (
 	loginTTL   = 10 * time.Minute
 	sessionTTL = 24 * time.Hour
-	// maxLogins and maxSessionsPerUser bound what the bot keeps: links
-	// are minted only by /web from allowed users, sessions only by a valid
-	// link or initData, but a loop of either must not grow memory without
-	// end. Sessions are bounded per user, the least recently used evicted:
-	// one leaked initData (valid 24 h) can then only crowd out its own
-	// user's sessions, never keep anyone else from signing in.
+	// These bound what the bot keeps: links are minted only by /web from
+	// allowed users, sessions only by a valid link or initData, but a loop
+	// of either must not grow memory without end. Both are bounded per
+	// user, the oldest link and the least recently used session evicted:
+	// one user's /web loop, or one leaked initData (valid 24 h), then only
+	// crowds out that user's own, never keeps anyone else from signing in.
+	// maxLogins is a backstop against many users (allow_any_user).
 	maxLogins          = 1000
+	maxLoginsPerUser   = 5
 	maxSessionsPerUser = 20
 )
 
@@ -32,6 +34,7 @@ type login struct {
 	userID int64
 	name   string
 	until  time.Time
+	seq    uint64 // auth.tick when minted: the oldest goes first
 }
 
 // session is a signed-in browser.
@@ -50,7 +53,7 @@ type auth struct {
 	mu       sync.Mutex
 	logins   map[string]login
 	sessions map[string]*session
-	tick     uint64 // counts starts and lookups, the order of use (the clock may stand still)
+	tick     uint64 // counts links minted, sessions started and looked up: their order (the clock may stand still)
 }
 
 func newAuth(now func() time.Time) *auth {
@@ -63,10 +66,12 @@ func (a *auth) issue(userID int64, name string) (string, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.sweepLocked()
+	makeRoom(a.logins, maxLoginsPerUser, func(l login) (int64, uint64) { return l.userID, l.seq }, userID)
 	if len(a.logins) >= maxLogins {
 		return "", fmt.Errorf("login token: %d unused links already", len(a.logins))
 	}
-	a.logins[t] = login{userID: userID, name: name, until: a.now().Add(loginTTL)}
+	a.tick++
+	a.logins[t] = login{userID: userID, name: name, until: a.now().Add(loginTTL), seq: a.tick}
 	return t, nil
 }
 
@@ -98,18 +103,7 @@ func (a *auth) start(userID int64, name string) *session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.sweepLocked()
-	var mine []*session
-	for _, o := range a.sessions {
-		if o.userID == userID {
-			mine = append(mine, o)
-		}
-	}
-	if len(mine) >= maxSessionsPerUser {
-		slices.SortFunc(mine, func(x, y *session) int { return cmp.Compare(x.used, y.used) })
-		for _, o := range mine[:len(mine)-maxSessionsPerUser+1] {
-			delete(a.sessions, o.id)
-		}
-	}
+	makeRoom(a.sessions, maxSessionsPerUser, func(s *session) (int64, uint64) { return s.userID, s.used }, userID)
 	a.tick++
 	s.used = a.tick
 	a.sessions[s.id] = s
@@ -160,6 +154,26 @@ func (a *auth) sweepLocked() {
 		if !now.Before(s.until) {
 			delete(a.sessions, id)
 		}
+	}
+}
+
+// makeRoom deletes userID's entries of m, the lowest order first, until
+// fewer than most are left: room for one more. of says whose an entry is
+// and its order.
+func makeRoom[V any](m map[string]V, most int, of func(V) (int64, uint64), userID int64) {
+	var mine []string
+	for k, v := range m {
+		if u, _ := of(v); u == userID {
+			mine = append(mine, k)
+		}
+	}
+	if len(mine) < most {
+		return
+	}
+	order := func(k string) uint64 { _, o := of(m[k]); return o }
+	slices.SortFunc(mine, func(x, y string) int { return cmp.Compare(order(x), order(y)) })
+	for _, k := range mine[:len(mine)-most+1] {
+		delete(m, k)
 	}
 }
 

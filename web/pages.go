@@ -69,7 +69,7 @@ func clientAddr(r *http.Request) string {
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 	t := r.URL.Query().Get("t")
 	if !s.auth.valid(t) {
-		s.refuse(w, r, http.StatusGone, "web sign-in link refused", nil)
+		s.refuse(w, r, http.StatusGone, "web sign-in link refused")
 		return
 	}
 	s.render(w, http.StatusOK, "login", map[string]any{"Token": t})
@@ -79,7 +79,7 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 	sess, ok := s.auth.redeem(r.PostFormValue("t"))
 	if !ok {
-		s.refuse(w, r, http.StatusGone, "web sign-in link refused", nil)
+		s.refuse(w, r, http.StatusGone, "web sign-in link refused")
 		return
 	}
 	if !s.cfg.Allowed(sess.userID) {

@@ -298,3 +298,30 @@ func TestLeakedInitDataCannotExhaustSessions(t *testing.T) {
 		t.Errorf("alice's session in use was evicted by the leaked data's sign-ins over HTTP")
 	}
 }
+
+// One user sending /web over and over (with allow_any_user, anyone) must
+// not use up the links everyone else gets: each user keeps their newest
+// few, the oldest stop working.
+func TestOneUsersLinksDoNotExhaustOthers(t *testing.T) {
+	r := newRig(t)
+	first, err := r.s.LoginURL(alice, "Alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for range 2 * maxLogins {
+		if last, err = r.s.LoginURL(alice, "Alice"); err != nil {
+			t.Fatalf("alice's /web: %v", err)
+		}
+	}
+	if _, err := r.s.LoginURL(bob, "Bob"); err != nil {
+		t.Errorf("bob's /web after alice's many: %v", err)
+	}
+	tok := func(link string) string { u, _ := url.Parse(link); return u.Query().Get("t") }
+	if code, _ := body(t)(client(t).PostForm(r.ts.URL+"/login", url.Values{"t": {tok(last)}})); code != http.StatusSeeOther {
+		t.Errorf("alice's newest link: %d, want 303", code)
+	}
+	if code, _ := body(t)(client(t).PostForm(r.ts.URL+"/login", url.Values{"t": {tok(first)}})); code != http.StatusGone {
+		t.Errorf("alice's first of many links: %d, want 410", code)
+	}
+}
