@@ -34,9 +34,15 @@ import (
 // signedIn is an HTTP client signed in as the e2e's user.
 func (e *e2e) signedIn(t testing.TB) *http.Client {
 	t.Helper()
+	return e.signedInAs(t, e.user.ID, "Alice")
+}
+
+// signedInAs is an HTTP client signed in as userID.
+func (e *e2e) signedInAs(t testing.TB, userID int64, name string) *http.Client {
+	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar}
-	link, err := e.web.LoginURL(e.user.ID, "Alice")
+	link, err := e.web.LoginURL(userID, name)
 	if err != nil {
 		t.Fatal(err)
 	}

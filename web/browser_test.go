@@ -89,8 +89,8 @@ func start(t *testing.T) *e2e {
 }
 
 // newE2E runs a bot on the fake Bot API with its web view listening; serve
-// starts the view's pages.
-func newE2E(t testing.TB, sc enginetest.Script) *e2e {
+// starts the view's pages. opts change the view's config.
+func newE2E(t testing.TB, sc enginetest.Script, opts ...func(*tgtest.Server, *web.Config)) *e2e {
 	t.Helper()
 	tg := tgtest.New(t)
 	alice := tgtest.User{ID: 4242, FirstName: "Alice", Username: "alice"}
@@ -100,9 +100,13 @@ func newE2E(t testing.TB, sc enginetest.Script) *e2e {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	ws, err := web.New(web.Config{Listen: "127.0.0.1:0", BotToken: tg.Token(), Store: store, Log: log,
+	wcfg := web.Config{Listen: "127.0.0.1:0", BotToken: tg.Token(), Store: store, Log: log,
 		History: transcript.New(store, redact.New(tg.Token())),
-		Allowed: func(id int64) bool { return id == alice.ID }, Key: telegram.SessionKey, Engine: "Claude Code"})
+		Allowed: func(id int64) bool { return id == alice.ID }, Key: telegram.SessionKey, Engine: "Claude Code"}
+	for _, o := range opts {
+		o(tg, &wcfg)
+	}
+	ws, err := web.New(wcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func (s *Server) liveView(key, title, csrf string, since time.Time) map[string]a
 
 func (s *Server) chatPage(w http.ResponseWriter, r *http.Request, sess *session) {
 	key := r.PathValue("key")
-	p, ok := s.place(sess.userID, key)
+	p, ok := s.place(r.Context(), sess.userID, key)
 	if !ok {
 		s.message(w, http.StatusNotFound, pageNoChat)
 		return
@@ -68,7 +68,7 @@ func (s *Server) chatPage(w http.ResponseWriter, r *http.Request, sess *session)
 // while the page is slow to take them.
 func (s *Server) chatEvents(w http.ResponseWriter, r *http.Request, sess *session) {
 	key := r.PathValue("key")
-	p, ok := s.place(sess.userID, key)
+	p, ok := s.place(r.Context(), sess.userID, key)
 	if !ok {
 		http.NotFound(w, r)
 		return
@@ -90,8 +90,9 @@ func (s *Server) chatEvents(w http.ResponseWriter, r *http.Request, sess *sessio
 	defer tick.Stop()
 	for {
 		// Each message is a response of its own: a session ended (/web
-		// logout, expiry) or a user removed gets no more of it.
-		if _, ok := s.auth.lookup(sess.id); !ok || !s.cfg.Allowed(sess.userID) {
+		// logout, expiry), a user removed or one who left the group gets
+		// no more of it.
+		if _, ok := s.auth.lookup(sess.id); !ok || !s.cfg.Allowed(sess.userID) || !s.mayUse(r.Context(), sess.userID, p) {
 			return
 		}
 		var b strings.Builder

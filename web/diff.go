@@ -69,7 +69,7 @@ func filesView(files []projects.FileChange) []fileView {
 // changes shows the last turn's diff (or the uncommitted changes).
 func (s *Server) changes(w http.ResponseWriter, r *http.Request, sess *session) {
 	key := r.PathValue("key")
-	p, ok := s.place(sess.userID, key)
+	p, ok := s.place(r.Context(), sess.userID, key)
 	if !ok {
 		s.message(w, http.StatusNotFound, pageNoChat)
 		return

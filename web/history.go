@@ -92,7 +92,7 @@ func (s *Server) older(ctx context.Context, key string) ([]turnView, time.Time) 
 // /export in Telegram (transcript.Log.Export), redacted once more here.
 func (s *Server) export(w http.ResponseWriter, r *http.Request, sess *session) {
 	key := r.PathValue("key")
-	if _, ok := s.place(sess.userID, key); !ok || s.cfg.History == nil {
+	if _, ok := s.place(r.Context(), sess.userID, key); !ok || s.cfg.History == nil {
 		s.message(w, http.StatusNotFound, pageNoChat)
 		return
 	}

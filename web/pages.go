@@ -67,13 +67,9 @@ func clientAddr(r *http.Request) string {
 // same-origin post instead; and a link preview that fetches the link
 // signs no one in.
 func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
-	if !s.limit.allow(clientAddr(r)) {
-		s.message(w, http.StatusTooManyRequests, pageTooMany)
-		return
-	}
 	t := r.URL.Query().Get("t")
 	if !s.auth.valid(t) {
-		s.message(w, http.StatusGone, pageLinkUsed)
+		s.refuse(w, r, http.StatusGone, "web sign-in link refused")
 		return
 	}
 	s.render(w, http.StatusOK, "login", map[string]any{"Token": t})
@@ -81,13 +77,9 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 
 // loginPost uses the token up and starts the session.
 func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
-	if !s.limit.allow(clientAddr(r)) {
-		s.message(w, http.StatusTooManyRequests, pageTooMany)
-		return
-	}
 	sess, ok := s.auth.redeem(r.PostFormValue("t"))
 	if !ok {
-		s.message(w, http.StatusGone, pageLinkUsed)
+		s.refuse(w, r, http.StatusGone, "web sign-in link refused")
 		return
 	}
 	if !s.cfg.Allowed(sess.userID) {
@@ -100,6 +92,19 @@ func (s *Server) loginPost(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
+// refuse answers a failed sign-in: code with its page (the Mini App's
+// script reads only the status), or 429 once the failures are over the
+// limit. A valid link or initData never gets here, so a stranger's
+// guesses never lock its owner out (docs/web.md).
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, code int, what string, args ...any) {
+	if !s.limit.fail(clientAddr(r)) {
+		s.message(w, http.StatusTooManyRequests, pageTooMany)
+		return
+	}
+	s.cfg.Log.Info(what, args...)
+	s.message(w, code, map[int]string{http.StatusGone: pageLinkUsed, http.StatusForbidden: pageNotAllowed}[code])
+}
+
 // appPage is the Mini App's page: its script reads the launch data from
 // the fragment (never sent to a server by the browser) and posts it.
 func (s *Server) appPage(w http.ResponseWriter, _ *http.Request) {
@@ -108,22 +113,12 @@ func (s *Server) appPage(w http.ResponseWriter, _ *http.Request) {
 
 // appPost checks a Mini App's launch data and starts a session.
 func (s *Server) appPost(w http.ResponseWriter, r *http.Request) {
-	if !s.limit.allow(clientAddr(r)) {
-		http.Error(w, "too many sign-in attempts", http.StatusTooManyRequests)
-		return
-	}
 	u, err := checkInitData(r.PostFormValue("initData"), s.cfg.BotToken, s.cfg.Now())
 	if err != nil || !s.cfg.Allowed(u.ID) {
-		s.cfg.Log.Info("web Mini App sign-in refused", "user_id", u.ID, "err", err)
-		http.Error(w, "not allowed", http.StatusForbidden)
+		s.refuse(w, r, http.StatusForbidden, "web Mini App sign-in refused", "user_id", u.ID, "err", err)
 		return
 	}
-	sess, err := s.auth.start(u.ID, u.FirstName)
-	if err != nil {
-		s.cfg.Log.Warn("web session not started", "user_id", u.ID, "err", err)
-		http.Error(w, "try again later", http.StatusServiceUnavailable)
-		return
-	}
+	sess := s.auth.start(u.ID, u.FirstName)
 	s.cfg.Log.Info("web sign-in by Mini App", "user_id", u.ID)
 	s.setSession(w, sess)
 	w.WriteHeader(http.StatusNoContent)
@@ -145,12 +140,6 @@ type chatLink struct {
 	PrivateChat   bool
 }
 
-// mayUse says whether userID may see and act on the conversation at p:
-// their own private chat (and its topics), or a group of Config.Groups.
-func (s *Server) mayUse(userID int64, p chat.Place) bool {
-	return p.ChatID == userID || slices.Contains(s.cfg.Groups, p.ChatID)
-}
-
 // chats are the conversations userID may use, their private chat first.
 func (s *Server) chats(ctx context.Context, sess *session) []chatLink {
 	own := s.cfg.Key(sess.userID, 0)
@@ -159,13 +148,13 @@ func (s *Server) chats(ctx context.Context, sess *session) []chatLink {
 		keys = append(keys, s.cfg.Key(g, 0))
 	}
 	for _, k := range s.hub.keys() {
-		if v, _ := s.hub.view(k); s.mayUse(sess.userID, v.Place) && !slices.Contains(keys, k) {
+		if v, _ := s.hub.view(k); !slices.Contains(keys, k) && s.mayUse(ctx, sess.userID, v.Place) {
 			keys = append(keys, k)
 		}
 	}
 	out := make([]chatLink, 0, len(keys))
 	for _, k := range keys {
-		p, ok := s.place(sess.userID, k)
+		p, ok := s.place(ctx, sess.userID, k)
 		if !ok {
 			continue
 		}
@@ -180,23 +169,6 @@ func (s *Server) chats(ctx context.Context, sess *session) []chatLink {
 		out = append(out, l)
 	}
 	return out
-}
-
-// place is where key lives, if userID may use it: what the hub saw, else
-// their own private chat or a listed group by its key.
-func (s *Server) place(userID int64, key string) (chat.Place, bool) {
-	if v, ok := s.hub.view(key); ok {
-		return v.Place, s.mayUse(userID, v.Place)
-	}
-	if key == s.cfg.Key(userID, 0) {
-		return chat.Place{ChatID: userID}, true
-	}
-	for _, g := range s.cfg.Groups {
-		if key == s.cfg.Key(g, 0) {
-			return chat.Place{ChatID: g}, true
-		}
-	}
-	return chat.Place{}, false
 }
 
 func (s *Server) title(ctx context.Context, sess *session, p chat.Place) string {
@@ -248,7 +220,7 @@ func (s *Server) pendingView(key, title string, p *approvals.Prompt) pendingView
 // press answers a waiting request as the Telegram buttons would.
 func (s *Server) press(w http.ResponseWriter, r *http.Request, sess *session) {
 	key := r.PathValue("key")
-	p, ok := s.place(sess.userID, key)
+	p, ok := s.place(r.Context(), sess.userID, key)
 	if !ok {
 		s.message(w, http.StatusNotFound, pageNoChat)
 		return
@@ -281,7 +253,7 @@ func (s *Server) press(w http.ResponseWriter, r *http.Request, sess *session) {
 // typed it on the web) and its answer.
 func (s *Server) prompt(w http.ResponseWriter, r *http.Request, sess *session) {
 	key := r.PathValue("key")
-	p, ok := s.place(sess.userID, key)
+	p, ok := s.place(r.Context(), sess.userID, key)
 	if !ok {
 		s.message(w, http.StatusNotFound, pageNoChat)
 		return

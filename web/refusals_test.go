@@ -219,12 +219,10 @@ func TestLoginAttemptsRateLimited(t *testing.T) {
 }
 
 // Behind the proxy or tunnel docs/web.md recommends, every client has the
-// proxy's address: a stranger's 20 bad guesses a minute keep the owner's
-// own valid link from signing in. Skipped: the fix is a decision (count
-// only failures and always check a token, which uncaps guessing of 192-bit
-// tokens; or trust the proxy's X-Forwarded-For).
+// proxy's address: a stranger's 20 bad guesses a minute must not keep the
+// owner's own valid link (or Mini App data) from signing in. A valid token
+// always signs in; only failures are counted (docs/web.md).
 func TestStrangersGuessesDoNotLockOutAValidLink(t *testing.T) {
-	t.Skip("review finding, not fixed: the sign-in limiter is shared by every client behind a proxy")
 	r := newRig(t)
 	stranger := client(t)
 	for range 25 {
@@ -237,5 +235,93 @@ func TestStrangersGuessesDoNotLockOutAValidLink(t *testing.T) {
 	u, _ := url.Parse(link)
 	if code, _ := body(t)(client(t).PostForm(r.ts.URL+"/login", url.Values{"t": {u.Query().Get("t")}})); code != http.StatusSeeOther {
 		t.Errorf("the owner's valid link after a stranger's guesses: %d, want 303", code)
+	}
+	other, err := r.s.LoginURL(bob, "Bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := body(t)(client(t).Get(other)); code != http.StatusOK {
+		t.Errorf("a valid link's page after a stranger's guesses: %d, want 200", code)
+	}
+	for range 25 {
+		body(t)(stranger.PostForm(r.ts.URL+"/app", url.Values{"initData": {SignInitData(testToken, mallory, "Mallory", r.now)}}))
+	}
+	good := SignInitData(testToken, alice, "Alice", r.now)
+	if code, _ := body(t)(client(t).PostForm(r.ts.URL+"/app", url.Values{"initData": {good}})); code != http.StatusNoContent {
+		t.Errorf("valid Mini App data after a stranger's tries: %d, want 204", code)
+	}
+	if code, _ := body(t)(stranger.PostForm(r.ts.URL+"/login", url.Values{"t": {"guess"}})); code != http.StatusTooManyRequests {
+		t.Errorf("the stranger's next guess: %d, want 429", code)
+	}
+}
+
+// One leaked initData (valid 24 hours) signs in again and again: it must
+// only crowd out its own user's least recently used sessions, never fill a
+// table that keeps everyone else from signing in.
+func TestLeakedInitDataCannotExhaustSessions(t *testing.T) {
+	r := newRig(t)
+	a := r.s.auth
+	inUse := a.start(alice, "Alice")
+	for i := range 12_000 {
+		a.start(alice, "Alice")
+		if i%(maxSessionsPerUser/2) == 0 {
+			if _, ok := a.lookup(inUse.id); !ok {
+				t.Fatalf("alice's session in use was evicted after %d sign-ins", i)
+			}
+		}
+	}
+	n := 0
+	for _, s := range a.sessions {
+		if s.userID == alice {
+			n++
+		}
+	}
+	if n > maxSessionsPerUser {
+		t.Errorf("alice holds %d sessions, want at most %d", n, maxSessionsPerUser)
+	}
+	// Over HTTP: the leaked data keeps signing in, and bob still can.
+	leaked := SignInitData(testToken, alice, "Alice", r.now.Add(-time.Hour))
+	for range maxSessionsPerUser + 2 {
+		if code, _ := body(t)(client(t).PostForm(r.ts.URL+"/app", url.Values{"initData": {leaked}})); code != http.StatusNoContent {
+			t.Fatalf("leaked initData: %d", code)
+		}
+		a.lookup(inUse.id) // alice's own browser goes on being used
+	}
+	c := client(t)
+	if code, _ := body(t)(c.PostForm(r.ts.URL+"/app", url.Values{"initData": {SignInitData(testToken, bob, "Bob", r.now)}})); code != http.StatusNoContent {
+		t.Fatalf("bob's sign-in after alice's leaked data: %d, want 204", code)
+	}
+	if code, _ := body(t)(c.Get(r.ts.URL + "/chat/" + strconv.FormatInt(bob, 10))); code != http.StatusOK {
+		t.Errorf("bob's chat page: %d, want 200", code)
+	}
+	if _, ok := a.lookup(inUse.id); !ok {
+		t.Errorf("alice's session in use was evicted by the leaked data's sign-ins over HTTP")
+	}
+}
+
+// One user sending /web over and over (with allow_any_user, anyone) must
+// not use up the links everyone else gets: each user keeps their newest
+// few, the oldest stop working.
+func TestOneUsersLinksDoNotExhaustOthers(t *testing.T) {
+	r := newRig(t)
+	first, err := r.s.LoginURL(alice, "Alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for range 2 * maxLogins {
+		if last, err = r.s.LoginURL(alice, "Alice"); err != nil {
+			t.Fatalf("alice's /web: %v", err)
+		}
+	}
+	if _, err := r.s.LoginURL(bob, "Bob"); err != nil {
+		t.Errorf("bob's /web after alice's many: %v", err)
+	}
+	tok := func(link string) string { u, _ := url.Parse(link); return u.Query().Get("t") }
+	if code, _ := body(t)(client(t).PostForm(r.ts.URL+"/login", url.Values{"t": {tok(last)}})); code != http.StatusSeeOther {
+		t.Errorf("alice's newest link: %d, want 303", code)
+	}
+	if code, _ := body(t)(client(t).PostForm(r.ts.URL+"/login", url.Values{"t": {tok(first)}})); code != http.StatusGone {
+		t.Errorf("alice's first of many links: %d, want 410", code)
 	}
 }

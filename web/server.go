@@ -34,8 +34,12 @@ type Config struct {
 	// Allowed is asked on every request: a user removed from the
 	// allowlist is out at once.
 	Allowed func(userID int64) bool
-	// Groups are the groups allowed users see here (allowed_chat_ids).
+	// Groups are the groups allowed users may see here (allowed_chat_ids),
+	// each only to its members.
 	Groups []int64
+	// Members says who is in a group, asked on every request (it may keep
+	// an answer briefly); nil: no group is shown.
+	Members Members
 	// MayApprove says whether userID may answer prompts in chatID
 	// (approver_user_ids in groups).
 	MayApprove func(userID, chatID int64) bool

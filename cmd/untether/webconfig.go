@@ -62,11 +62,12 @@ func webServer(cfg *Config, store *prefs.Store, red *redact.Redactor, log *slog.
 	}
 	users, groups := cfg.Telegram.AllowedUserIDs, cfg.Telegram.AllowedChatIDs
 	approvers := cfg.Telegram.ApproverUserIDs
-	titles := &weblink.Titles{APIURL: cfg.Telegram.APIURL, Token: cfg.Telegram.BotToken.Reveal(), Client: http.DefaultClient, Log: log}
+	api := weblink.API{URL: cfg.Telegram.APIURL, Token: cfg.Telegram.BotToken.Reveal(), Client: http.DefaultClient}
+	titles := &weblink.Titles{API: api, Log: log}
 	s, err := web.New(web.Config{
 		Listen: w.Listen, PublicURL: w.PublicURL, BotToken: cfg.Telegram.BotToken.Reveal(),
 		Allowed: func(id int64) bool { return cfg.Telegram.AllowAnyUser || slices.Contains(users, id) },
-		Groups:  groups,
+		Groups:  groups, Members: &weblink.Members{API: api},
 		MayApprove: func(id, chatID int64) bool {
 			return chatID > 0 || len(approvers) == 0 || slices.Contains(approvers, id)
 		},

@@ -55,6 +55,7 @@ type chatState struct {
 	stops   []Draft // drafts the user stopped (StopDraft), oldest first
 	// privateTopics: a private chat of a bot with topics (WithPrivateTopics).
 	privateTopics bool
+	members       map[int64]membership // members.go: who is in the chat, as far as the fake knows
 }
 
 // storedMsg is a message as Telegram holds it.

@@ -34,6 +34,7 @@ func init() {
 		{"sendRichMessageDraft", (*Server).sendRichMessageDraft},
 		{"createForumTopic", (*Server).createForumTopic},
 		{"getChat", (*Server).getChat},
+		{"getChatMember", (*Server).getChatMember},
 		{"getFile", (*Server).getFile},
 		{"sendDocument", (*Server).sendDocument},
 		{"sendPhoto", (*Server).sendPhoto},

@@ -59,6 +59,7 @@ func (s *Server) userMessage(from User, chat Chat, text string, opts []MessageOp
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cs := s.chatLocked(chat)
+	s.wroteLocked(cs, from)
 	if _, ok := cs.msgs[um.replyTo]; um.replyTo != 0 && !ok {
 		s.tb.Errorf("tgtest: message %d to reply to is not in chat %d", um.replyTo, chat.ID)
 		um.replyTo = 0
