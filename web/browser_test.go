@@ -163,6 +163,19 @@ func (e *e2e) link(t testing.TB) string {
 	return rest[:strings.IndexAny(rest, "\"< \n")]
 }
 
+// clickNow clicks the first element matching sel once it exists, found
+// and clicked in one step in the page. chromedp.Click finds the node, then
+// clicks it in a second call: the live region's events replace its
+// content (and with it the node) in between, and the click fails with
+// "Could not find node with given id".
+func clickNow(sel string) chromedp.Action[chromedp.Void] {
+	poll := chromedp.Poll[bool](`(() => { const e = document.querySelector(` + strconv.Quote(sel) + `); if (!e) return false; e.click(); return true; })()`)
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := poll(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
 // must fails the test on a browser step's error.
 func must(t *testing.T, what string, err error) {
 	t.Helper()
@@ -192,7 +205,7 @@ func TestBrowserLinkLiveTurnApproveAndPrompt(t *testing.T) {
 	if home := text(t, ctx, "body"); !strings.Contains(home, "Alice") || !strings.Contains(home, "idle") {
 		t.Fatalf("home page: %q", home)
 	}
-	must(t, "open the chat", chromedp.Do(ctx, chromedp.Click(`a[href="/chat/4242"]`), chromedp.WaitVisible(`#live`)))
+	must(t, "open the chat", chromedp.Do(ctx, clickNow(`a[href="/chat/4242"]`), chromedp.WaitVisible(`#live`)))
 	chat := tgtest.PrivateChat(e.user)
 	e.tg.SendMessage(e.user, chat, "please run the tests")
 	must(t, "the live approval", chromedp.Do(ctx, chromedp.WaitVisible(`button[value="approve"]`)))
@@ -204,7 +217,7 @@ func TestBrowserLinkLiveTurnApproveAndPrompt(t *testing.T) {
 	if !contains(labels, "Approve") || !contains(labels, "Deny") {
 		t.Errorf("buttons %q", labels)
 	}
-	must(t, "approve", chromedp.Do(ctx, chromedp.Click(`button[value="approve"]`), chromedp.WaitVisible(`.answer`)))
+	must(t, "approve", chromedp.Do(ctx, clickNow(`button[value="approve"]`), chromedp.WaitVisible(`.answer`)))
 	if page := text(t, ctx, "#live"); !strings.Contains(page, "the command ran") {
 		t.Errorf("after Approve: %q", page)
 	}

@@ -94,6 +94,6 @@ func TestScreenshots(t *testing.T) {
 		}
 	}
 	shot("web-home.png")
-	must(t, "open the chat", chromedp.Do(ctx, chromedp.Click(`a[href="/chat/4242"]`), chromedp.WaitVisible(`button[value="approve"]`)))
+	must(t, "open the chat", chromedp.Do(ctx, clickNow(`a[href="/chat/4242"]`), chromedp.WaitVisible(`button[value="approve"]`)))
 	shot("web-chat.png")
 }
