@@ -221,7 +221,7 @@ func (s *Session) SendAs(ctx context.Context, id, text string) error {
 	if s.opts.Mode != Interactive {
 		return ErrNoControl
 	}
-	line, err := userLine(id, text)
+	line, err := userLine(id, text, "")
 	if err != nil {
 		return err
 	}
