@@ -59,12 +59,16 @@ func (a *session) recordHeld(conn engine.Conn, t *turn, pending bool) {
 		if pending {
 			from = h.Seen() + 1
 		}
-		if from == 0 {
-			from = t.heldFrom // a re-attached process that replayed no prompt of its own
+		if from == 0 || t.answered.Load() && t.heldFrom != 0 {
+			// A re-attached process that replayed no prompt of its own; or
+			// the turn has its result and the agent went on to a steered
+			// message (SentAt moved there): the replay of this turn starts
+			// where it did.
+			from = t.heldFrom
 		}
 		t.heldFrom = from
 		rec.Turn = &prefs.HeldTurn{From: from, MessageID: t.qp.MessageID, Text: t.qp.Text, Sent: t.sent, UserID: t.qp.UserID,
-			Started: t.started, Delivered: t.delivered, Answered: t.answeredAll, PromptID: t.promptID}
+			Started: t.started, Delivered: t.delivered, Answered: t.answeredAll, PromptID: t.promptID, Steered: t.tookOver}
 	}
 	if err := a.c.store.PutHeld(rec); err != nil {
 		a.c.log.Warn("could not record the held claude process", "chat_id", a.place.ChatID, "err", err)
@@ -120,6 +124,10 @@ func (b *Core) reattach(ctx context.Context) (going map[string]bool, gone map[st
 		b.log.Warn("could not read the held claude processes", "err", err)
 		return going, gone
 	}
+	var marked map[string][]prefs.QueuedPrompt // steered messages (steerheld.go)
+	if len(held) > 0 {
+		marked = b.steeredPrompts()
+	}
 	for _, rec := range held {
 		conn, m, err := b.attachHeld(ctx, rec)
 		if err != nil {
@@ -168,6 +176,7 @@ func (b *Core) reattach(ctx context.Context) (going map[string]bool, gone map[st
 		a := b.sessionFor(rec.Key, Place{ChatID: rec.ChatID, Thread: rec.ThreadID})
 		a.mu.Lock()
 		a.adopt = ad
+		a.resteerLocked(conn, rec.Turn != nil, marked[rec.Key])
 		a.startLocked()
 		a.mu.Unlock()
 	}
@@ -317,7 +326,7 @@ func (a *session) resumeTurn(ctx context.Context, ad *adoption) {
 	qp := prefs.QueuedPrompt{Key: a.key, Prompt: prefs.Prompt{ChatID: a.place.ChatID, ThreadID: a.place.Thread,
 		MessageID: ht.MessageID, UserID: ht.UserID, Text: ht.Text}}
 	t := &turn{a: a, qp: qp, started: ht.Started, st: turnstate.New(), replaying: true, adopted: true, sent: ht.Sent,
-		heldFrom: ht.From, delivered: ht.Delivered, answeredAll: ht.Answered, promptID: ht.PromptID}
+		heldFrom: ht.From, delivered: ht.Delivered, answeredAll: ht.Answered, promptID: ht.PromptID, tookOver: ht.Steered}
 	t.v = b.observe(t, b.surface.StartTurn(TurnStart{Key: a.key, Place: a.place, MessageID: qp.MessageID, Started: t.started,
 		Adopted: true, Turn: t}))
 	defer a.beginTurn(t)()
@@ -335,8 +344,10 @@ func (t *turn) replayed(ctx context.Context, conn engine.Conn, e engine.Replayed
 	if t.adopted {
 		t.v.Replayed(ctx)
 	}
-	if !t.adopted || e.Prompts > 0 || e.Truncated {
-		return nil // a truncated replay may have lost the prompt, not Claude
+	if !t.adopted || e.Prompts > 0 || e.Truncated || t.tookOver {
+		// A truncated replay may have lost the prompt, not Claude; a
+		// steered message's run holds none: the agent ran it on its own.
+		return nil
 	}
 	a := t.a
 	a.c.log.Info("the prompt had not reached the held claude: sending it now", "chat_id", a.place.ChatID, "session_key", a.key)

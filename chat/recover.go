@@ -28,7 +28,12 @@ func (c *Core) ResumeQueued() error {
 	}
 	for _, qp := range pending {
 		pl := Place{ChatID: qp.ChatID, Thread: qp.ThreadID}
-		if age := time.Since(qp.Date); age > c.cfg.MaxBacklogAge && qp.Origin == nil {
+		a := c.sessionFor(qp.Key, pl)
+		if !a.resumeSteered(&qp) {
+			continue // the agent took it into its turn
+		}
+		// One the agent still holds (marked) runs whatever its age.
+		if age := time.Since(qp.Date); age > c.cfg.MaxBacklogAge && qp.Origin == nil && qp.SteerID == "" {
 			c.note(qp.Key, pl, qp.MessageID, NoteSkipped{Age: age})
 			if err := c.store.DonePrompt(qp.Key, qp.Seq); err != nil {
 				return fmt.Errorf("drop stale prompt: %w", err)
@@ -36,7 +41,7 @@ func (c *Core) ResumeQueued() error {
 			continue
 		}
 		c.log.Info("running a message accepted before the restart", "chat_id", qp.ChatID, "update_id", qp.UpdateID)
-		c.sessionFor(qp.Key, pl).enqueue(qp)
+		a.enqueue(qp)
 	}
 	return nil
 }

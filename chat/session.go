@@ -281,6 +281,7 @@ func (a *session) mayRun(qp prefs.QueuedPrompt, merged []uint64) bool {
 	}
 	b.log.Warn("a queued prompt was not run: no longer allowed", "chat_id", qp.ChatID, "user_id", qp.UserID,
 		"session_key", a.key, "chat_allowed", chatOK)
+	a.refuseSteered(b.baseCtx, qp.Seq)
 	err := b.store.DonePrompt(a.key, append([]uint64{qp.Seq}, merged...)...)
 	if err != nil {
 		b.log.Warn("could not drop a refused prompt", "chat_id", qp.ChatID, "session_key", a.key, "err", err)

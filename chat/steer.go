@@ -20,6 +20,13 @@ import (
 // message; still held when the turn answered, the agent runs it next on
 // its own, and the session's next turn is that run, taken over without
 // sending it again. So a message runs once.
+//
+// Across a restart (a held agent, held.go): the store marks a steered
+// message with its id (prefs.Prompt.SteerID) when it is written to the
+// agent. A bot started later that re-attached to that agent follows it
+// again by that id (resteer), and the replayed events settle it as above;
+// with the agent gone, the mark goes and it runs as an ordinary message
+// (resumeSteered).
 
 var (
 	// ErrNoSteer: the conversation's engine cannot take a message into a
@@ -54,12 +61,16 @@ func (NoteSteered) note() {}
 
 // steered is a queued message written into the running turn.
 type steered struct {
-	id   string      // the id the agent knows it by
-	seq  uint64      // its place in the queue and the store
-	conn engine.Conn // the process it was written to
+	id    string      // the id the agent knows it by
+	seq   uint64      // its place in the queue and the store
+	msgID int         // the user's message
+	conn  engine.Conn // the process it was written to
 	// next: the turn answered before taking it; the agent runs it on its
 	// own, and the session's next turn takes that run over.
 	next bool
+	// joined: the agent took it into the turn before a restarted bot
+	// queued it again (ResumeQueued): it is not queued (resumeSteered).
+	joined bool
 }
 
 // CanSteer says whether the conversation's engine can take a message into
@@ -119,16 +130,25 @@ func (a *session) steer(ctx context.Context, is func(prefs.QueuedPrompt) bool) e
 		a.mu.Unlock()
 		return ErrSteerFiles
 	}
-	s := &steered{id: token.UUID(), seq: qp.Seq, conn: conn}
+	s := &steered{id: token.UUID(), seq: qp.Seq, msgID: qp.MessageID, conn: conn}
 	if a.steering == nil {
 		a.steering = map[uint64]*steered{}
 	}
 	a.steering[qp.Seq] = s
 	a.mu.Unlock()
+	// Marked before it is written: a restart right after the write must
+	// not find it an ordinary queued message while the agent runs it.
+	if _, err := a.c.store.SteerPrompt(a.key, qp.Seq, s.id); err != nil {
+		a.mu.Lock()
+		delete(a.steering, qp.Seq)
+		a.mu.Unlock()
+		return fmt.Errorf("mark a queued message steered: %w", err)
+	}
 	if err := st.Steer(ctx, s.id, withQuote(qp.Text, qp.Quote)); err != nil {
 		a.mu.Lock()
 		delete(a.steering, qp.Seq)
 		a.mu.Unlock()
+		a.unmarkSteered(qp.Seq)
 		return fmt.Errorf("steer a queued message: %w", err)
 	}
 	a.c.log.Info("a queued message went to the running turn", "chat_id", a.place.ChatID, "session_key", a.key, "seq", qp.Seq)
@@ -145,7 +165,7 @@ func (a *session) autoSteer(qp prefs.QueuedPrompt) {
 	ctx, cancel := context.WithTimeout(a.c.baseCtx, 10*time.Second)
 	defer cancel()
 	err := a.steer(ctx, func(q prefs.QueuedPrompt) bool { return q.Seq == qp.Seq })
-	if err != nil && !errors.Is(err, ErrNoSteer) && !errors.Is(err, ErrSteerFiles) && !errors.Is(err, ErrNotRunning) {
+	if err != nil && !errors.Is(err, ErrNoSteer) && !errors.Is(err, ErrSteerFiles) && !errors.Is(err, ErrNotRunning) && !errors.Is(err, ErrNotQueued) {
 		a.c.log.Warn("could not steer a message into the running turn: it waits", "chat_id", a.place.ChatID, "err", err)
 	}
 }
@@ -156,7 +176,7 @@ func (t *turn) steerState(e engine.PromptState) {
 	a.mu.Lock()
 	var s *steered
 	for _, x := range a.steering {
-		if x.id == e.ID && !x.next {
+		if x.id == e.ID && !x.next && !x.joined {
 			s = x
 		}
 	}
@@ -164,41 +184,53 @@ func (t *turn) steerState(e engine.PromptState) {
 		a.mu.Unlock()
 		return
 	}
-	var qp prefs.QueuedPrompt
 	switch e.Stage {
 	case engine.PromptStarted: // into this turn: done with it
 		delete(a.steering, s.seq)
 		if i := slices.IndexFunc(a.queue, func(q prefs.QueuedPrompt) bool { return q.Seq == s.seq }); i >= 0 {
-			qp = a.queue[i]
 			a.queue = slices.Delete(a.queue, i, i+1)
+		} else {
+			// Not queued again yet after a restart: it must not be.
+			s.joined = true
+			a.steering[s.seq] = s
 		}
 		t.setQueued(len(a.queue))
 	case engine.PromptCancelled: // dropped by the agent: an ordinary queued message again
 		delete(a.steering, s.seq)
 	}
 	a.mu.Unlock()
-	if qp.Seq == 0 {
+	if e.Stage == engine.PromptCancelled {
+		a.unmarkSteered(s.seq)
 		return
 	}
-	if err := a.c.store.DonePrompt(a.key, qp.Seq); err != nil {
+	if e.Stage != engine.PromptStarted {
+		return
+	}
+	if err := a.c.store.DonePrompt(a.key, s.seq); err != nil {
 		a.c.log.Warn("could not mark a steered message done", "chat_id", a.place.ChatID, "err", err)
 	}
-	a.c.note(a.key, a.place, qp.MessageID, NoteSteered{Stage: SteerJoined})
+	a.c.note(a.key, a.place, s.msgID, NoteSteered{Stage: SteerJoined})
 }
 
 // steeredAfter settles the messages steered into turn t once it ended:
 // those the agent still holds run next, on its own; with the process gone
 // or the turn cancelled (the interrupt dropped them) they are ordinary
-// queued messages again.
+// queued messages again. A turn the bot left running as it stopped settles
+// nothing: the next start follows them again (steerheld.go).
 func (a *session) steeredAfter(t *turn) {
+	if t.left {
+		return
+	}
 	a.mu.Lock()
 	var next []int
+	var dropped []uint64
 	for seq, s := range a.steering {
-		if s.next {
+		if s.next || s.joined {
 			continue
 		}
 		if a.conn != s.conn || t.cancelled {
 			delete(a.steering, seq)
+			dropped = append(dropped, seq)
 			continue
 		}
 		s.next = true
@@ -207,6 +239,9 @@ func (a *session) steeredAfter(t *turn) {
 		}
 	}
 	a.mu.Unlock()
+	for _, seq := range dropped {
+		a.unmarkSteered(seq)
+	}
 	for _, id := range next {
 		a.c.note(a.key, a.place, id, NoteSteered{Stage: SteerNext})
 	}

@@ -32,6 +32,33 @@ func (f *steerFront) Note(_ chat.Place, replyTo int, n chat.Note) {
 	}
 }
 
+// steerCore starts a core on eng with a state file of its own; submit
+// queues a message of user 7 in chat 7.
+func steerCore(t *testing.T, eng fakeEngine, access chat.Access, front chat.Surface) (*chat.Core, *prefs.Store, func(update int64, msgID int, text string)) {
+	t.Helper()
+	ctx := context.Background()
+	store, err := prefs.Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	core, err := chat.New(chat.Config{WorkDir: t.TempDir()}, eng, store, access, func(int64) bool { return true },
+		front, redact.New(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	core.Start(ctx)
+	submit := func(update int64, msgID int, text string) {
+		p := prefs.Prompt{UpdateID: update, ChatID: 7, UserID: 7, MessageID: msgID, Text: text, Date: time.Now()}
+		seq, _, err := store.AcceptUpdate(update, "7", &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		core.Submit("7", chat.Place{ChatID: 7}, prefs.QueuedPrompt{Key: "7", Seq: seq, Prompt: p})
+	}
+	return core, store, submit
+}
+
 // The core's side of steering, without Telegram: a queued message sent
 // into the running turn is taken by it, leaves the queue and the store,
 // runs once, and the frontend is told each step; a second Steer of it, one
@@ -40,11 +67,6 @@ func (f *steerFront) Note(_ chat.Place, replyTo int, n chat.Note) {
 func TestSteerIntoTheRunningTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
-		store, err := prefs.Open(ctx, filepath.Join(t.TempDir(), "state.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer store.Close()
 		step := make(chan struct{})
 		var mu sync.Mutex
 		var ran, took []string
@@ -63,20 +85,7 @@ func TestSteerIntoTheRunningTurn(t *testing.T) {
 			tr.Complete("done")
 		}}
 		front := &steerFront{recorder: &recorder{}, stages: map[int][]chat.SteerStage{}}
-		core, err := chat.New(chat.Config{WorkDir: t.TempDir()}, eng, store, everyone{}, func(int64) bool { return true },
-			front, redact.New(), slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		core.Start(ctx)
-		submit := func(update int64, msgID int, text string) {
-			p := prefs.Prompt{UpdateID: update, ChatID: 7, UserID: 7, MessageID: msgID, Text: text, Date: time.Now()}
-			seq, _, err := store.AcceptUpdate(update, "7", &p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			core.Submit("7", chat.Place{ChatID: 7}, prefs.QueuedPrompt{Key: "7", Seq: seq, Prompt: p})
-		}
+		core, store, submit := steerCore(t, eng, everyone{}, front)
 		submit(1, 10, "work")
 		synctest.Wait()
 		submit(2, 11, "also this")

@@ -56,6 +56,11 @@ type turn struct {
 	answeredAll, undelivered bool
 	sent                     string // the prompt as the agent was given it
 	promptID                 string // the id the agent knows the prompt by (undo.go), "" for its own
+	// tookOver: the prompt is a steered message the agent runs on its own
+	// (steer.go); it is never sent.
+	tookOver bool
+	// left: the bot stopped and left the agent running the turn (held.go).
+	left bool
 	// before is the working directory's repository as the turn found it
 	// (see changes); "" when it is not a repository.
 	before projects.Tree
@@ -94,6 +99,7 @@ func (a *session) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...
 
 	if f, over := b.overBudget(); over && t.overrun&OverDailyBudget == 0 {
 		log.Info("daily budget reached: turn refused")
+		a.refuseSteered(ctx, qp.Seq)
 		t.begin()
 		f.Anyway = t.offerAnyway(OverDailyBudget)
 		t.finishError(ctx, f)
@@ -203,6 +209,7 @@ func (t *turn) run(ctx context.Context, conn engine.Conn) {
 			if a.detachHeld() {
 				// The agent goes on: the next start carries the turn on, its
 				// live messages stay as they are (held.go).
+				t.left = true
 				t.endWatch()
 				t.v.Leave()
 				return

@@ -111,7 +111,7 @@ func (u *undoBook) covered(id string, files []string) bool {
 // when the engine takes one (the same id when it is sent again).
 func (t *turn) sendPrompt(ctx context.Context, conn engine.Conn, text string) error {
 	if id, running := t.a.takeSteered(t.qp.Seq, conn); running {
-		t.promptID = id // the agent runs it already: sent when it was steered
+		t.promptID, t.tookOver = id, true // the agent runs it already: sent when it was steered
 		return nil
 	}
 	ids, ok := conn.(engine.PromptIDs)

@@ -262,3 +262,25 @@ func TestEditPrompt(t *testing.T) {
 		t.Errorf("edit in an unknown queue: found %v, %v", found, err)
 	}
 }
+
+// A queued prompt steered into a running turn keeps the id it went under
+// until cleared.
+func TestSteerPrompt(t *testing.T) {
+	s := openTest(t)
+	seq, _, err := s.AcceptUpdate(51, "7", &Prompt{ChatID: 7, MessageID: 4, Text: "and the tests"})
+	must(t, err)
+	found, err := s.SteerPrompt("7", seq, "id-1")
+	must(t, err)
+	if q := pendingOf(t, s, "7"); !found || len(q) != 1 || q[0].SteerID != "id-1" || q[0].Text != "and the tests" {
+		t.Fatalf("after the mark: found %v, queue %+v", found, q)
+	}
+	_, err = s.SteerPrompt("7", seq, "")
+	must(t, err)
+	if q := pendingOf(t, s, "7"); len(q) != 1 || q[0].SteerID != "" {
+		t.Fatalf("after the clear: %+v", q)
+	}
+	must(t, s.DonePrompt("7", seq))
+	if found, err := s.SteerPrompt("7", seq, "id-2"); found || err != nil {
+		t.Errorf("mark of a prompt that ran: found %v, %v", found, err)
+	}
+}

@@ -54,6 +54,10 @@ type HeldTurn struct {
 	// PromptID is the id the agent knows its prompt by (engine.PromptIDs),
 	// "" when none: a turn carried on after a restart offers Undo by it.
 	PromptID string `json:"prompt_id,omitempty"`
+	// Steered: its prompt is a message steered into the turn before, which
+	// the agent runs on its own (chat's steer): never sent again, though
+	// its replay holds no prompt.
+	Steered bool `json:"steered,omitempty"`
 }
 
 // PutHeld records h, replacing the record of its session.

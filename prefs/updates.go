@@ -30,6 +30,10 @@ type Prompt struct {
 	// Quote is what the message replies to (the replied text, or the part
 	// the user quoted), marked for Claude, as it goes after the text.
 	Quote string `json:"quote,omitempty"`
+	// SteerID is the id it went to a running turn under (chat's steer):
+	// the agent may hold or have run it, so a bot started later asks the
+	// agent it re-attached to before running it (docs/durability.md).
+	SteerID string `json:"steer_id,omitempty"`
 }
 
 // File is a photo or document sent with a prompt, downloaded when the
@@ -110,6 +114,18 @@ func (s *Store) AllPendingPrompts() (ps []QueuedPrompt, err error) {
 // EditPrompt replaces the text of a queued prompt (the user edited the message before it ran).
 // found is false when it is no longer queued.
 func (s *Store) EditPrompt(key string, seq uint64, text string) (found bool, err error) {
+	return s.changePrompt(key, seq, func(p *Prompt) { p.Text = text })
+}
+
+// SteerPrompt records the id a queued prompt went to a running turn under ("" clears it: the
+// agent dropped it, it is an ordinary queued prompt again). found is false when it is no
+// longer queued.
+func (s *Store) SteerPrompt(key string, seq uint64, id string) (found bool, err error) {
+	return s.changePrompt(key, seq, func(p *Prompt) { p.SteerID = id })
+}
+
+// changePrompt applies change to a queued prompt, if it is still queued.
+func (s *Store) changePrompt(key string, seq uint64, change func(*Prompt)) (found bool, err error) {
 	if err := checkKey(key); err != nil {
 		return false, err
 	}
@@ -126,7 +142,7 @@ func (s *Store) EditPrompt(key string, seq uint64, text string) (found bool, err
 		if err := json.Unmarshal(q.Get(u64(seq)), &p); err != nil {
 			return fmt.Errorf("prompt %d of %q: %w", seq, key, err)
 		}
-		p.Text = text
+		change(&p)
 		found = true
 		return putJSON(q, u64(seq), p)
 	})

@@ -25,7 +25,10 @@ type heldConn struct {
 	from   uint64 // the replay asked for (0: none)
 	// lastSeq is the record of the line the writer wrote last; only the
 	// writer goroutine touches it.
-	lastSeq  uint64
+	lastSeq uint64
+	// at is the record of the output line being handled; only the
+	// reader goroutine touches it (steer.go).
+	at       uint64
 	seen     atomic.Uint64 // the last record read
 	detached atomic.Bool
 }
@@ -249,6 +252,7 @@ func (s *Session) readHeld(dec *decoder, c *hold.Client, restore bool) (*hold.Ex
 			if replaying && restore {
 				replay = append(replay, f)
 			} else if f.Kind == 'o' {
+				h.at = f.Record.Seq
 				s.line(dec, f.Record.Line, nil)
 			}
 		case 'r':
@@ -289,11 +293,12 @@ func (s *Session) replay(dec *decoder, frames []hold.Frame) {
 	}
 	for _, f := range frames {
 		if f.Kind == 'o' {
+			s.held.at = f.Record.Seq
 			s.line(dec, f.Record.Line, answered)
 			continue
 		}
 		var in inputLine
-		if json.Unmarshal(f.Record.Line, &in) == nil && in.Type == "user" {
+		if json.Unmarshal(f.Record.Line, &in) == nil && in.Type == "user" && !s.replayedSteer(f.Record.Line) {
 			prompts++
 			s.mu.Lock()
 			s.turns++

@@ -130,6 +130,7 @@ func (s *Session) handle(d decoded) {
 			if s.turns > 0 {
 				s.turns--
 			}
+			s.steeredNext()
 			if e.SessionID != "" {
 				s.sessionID = e.SessionID
 			}

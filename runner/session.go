@@ -221,12 +221,21 @@ func (s *Session) SendAs(ctx context.Context, id, text string) error {
 	if s.opts.Mode != Interactive {
 		return ErrNoControl
 	}
-	line, err := userLine(id, text)
+	line, err := userLine(id, text, "")
 	if err != nil {
 		return err
 	}
+	// Counted before it is written: the CLI's command_lifecycle "started"
+	// for it may be read before the write returns, and one with no turn
+	// counted is taken for a steered line's own turn (steeredState).
+	s.mu.Lock()
+	s.turns++
+	s.mu.Unlock()
 	seq, err := s.writeSeq(ctx, line)
 	if err != nil {
+		s.mu.Lock()
+		s.turns = max(s.turns-1, 0)
+		s.mu.Unlock()
 		return fmt.Errorf("send user message: %w", err)
 	}
 	s.sentAt.Store(seq)
@@ -235,9 +244,6 @@ func (s *Session) SendAs(ctx context.Context, id, text string) error {
 		// journal may drop it.
 		_ = s.held.client().Trim(seq - 1)
 	}
-	s.mu.Lock()
-	s.turns++
-	s.mu.Unlock()
 	return nil
 }
 

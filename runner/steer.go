@@ -16,8 +16,15 @@ import (
 
 var _ engine.Steerer = (*Session)(nil)
 
-// userLine is a stream-json user message, under id when not "".
-func userLine(id, text string) ([]byte, error) {
+// steerPriority marks a steered line: "next" is what the CLI does with a
+// line that has no priority (docs/protocol.md "Steer"), so the mark changes
+// nothing for it; it tells a replay of the journal a steered line from a
+// prompt (both carry a uuid).
+const steerPriority = "next"
+
+// userLine is a stream-json user message, under id when not "", with
+// priority when not "".
+func userLine(id, text, priority string) ([]byte, error) {
 	msg := map[string]any{
 		"type":               "user",
 		"session_id":         "",
@@ -26,6 +33,9 @@ func userLine(id, text string) ([]byte, error) {
 	}
 	if id != "" {
 		msg["uuid"] = id
+	}
+	if priority != "" {
+		msg["priority"] = priority
 	}
 	line, err := json.Marshal(msg)
 	if err != nil {
@@ -40,7 +50,7 @@ func (s *Session) Steer(ctx context.Context, id, text string) error {
 	if s.opts.Mode != Interactive {
 		return ErrNoControl
 	}
-	line, err := userLine(id, text)
+	line, err := userLine(id, text, steerPriority)
 	if err != nil {
 		return err
 	}
@@ -57,20 +67,50 @@ func (s *Session) Steer(ctx context.Context, id, text string) error {
 }
 
 // steeredState follows a steered line (s.mu held): taken after its turn's
-// result, it is a turn of its own.
+// result, it is a turn of its own. So is any line the CLI takes with no
+// turn running: a prompt counts itself when sent, and a re-attach's replay
+// may begin after the steered line it runs (at its turn, chat's
+// HeldTurn.Steered). A held session's replay of that turn starts there.
 func (s *Session) steeredState(e engine.PromptState) {
-	if !s.steered[e.ID] {
-		return
-	}
 	switch e.Stage {
 	case engine.PromptStarted:
 		if s.turns == 0 {
 			s.turns++
+			if s.held != nil {
+				s.sentAt.Store(s.held.at)
+			}
 		}
 		delete(s.steered, e.ID)
 	case engine.PromptCancelled, engine.PromptCompleted:
 		delete(s.steered, e.ID)
 	}
+}
+
+// steeredNext notes, at a turn's result (s.mu held), that the CLI still
+// holds steered lines: it runs them next, as a turn of its own, so a
+// re-attach during that turn replays from the record after the result
+// (the line itself was journaled before it).
+func (s *Session) steeredNext() {
+	if s.held != nil && len(s.steered) > 0 {
+		s.sentAt.Store(s.held.at + 1)
+	}
+}
+
+// replayedSteer restores a steered line found in the journal (a user line
+// with steerPriority): not a prompt, followed by its uuid as if this
+// Session had written it. It reports whether the line was one.
+func (s *Session) replayedSteer(line []byte) bool {
+	var in struct {
+		UUID     string `json:"uuid"`
+		Priority string `json:"priority"`
+	}
+	if json.Unmarshal(line, &in) != nil || in.Priority != steerPriority || in.UUID == "" {
+		return false
+	}
+	s.mu.Lock()
+	s.steered[in.UUID] = true
+	s.mu.Unlock()
+	return true
 }
 
 // lifecycleStages maps command_lifecycle's states.

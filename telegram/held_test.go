@@ -35,8 +35,9 @@ type heldProc struct {
 }
 
 type heldRecord struct {
-	ev     engine.Event // nil for a prompt
+	ev     engine.Event // nil for a prompt or a steered line
 	prompt bool
+	steer  string // a steered line's id (heldsteer_test.go)
 }
 
 func newHeldEngine(e *fakeEngine) *heldEngine {
@@ -144,7 +145,7 @@ func (c *heldConn) forward(from, end uint64) {
 		switch {
 		case r.prompt:
 			prompts++
-		case skip:
+		case skip, r.ev == nil: // a steered line is no prompt
 		default:
 			if !c.send(r.ev) {
 				return
