@@ -33,6 +33,9 @@ type Conn struct {
 	// any more, so the queue stops delivering instead of blocking forever.
 	abandon chan struct{}
 	stderr  *tail
+	// held is the holder the app-server runs under (nil: it is this
+	// process's child, cmd).
+	held *heldWire
 
 	version string
 
@@ -62,7 +65,29 @@ type approval struct {
 
 var _ engine.Conn = (*Conn)(nil)
 
-func start(ctx context.Context, o Options, spec engine.Spec) (*Conn, error) {
+func newConn(o Options, spec engine.Spec) *Conn {
+	c := &Conn{
+		o: o, log: o.Logger.With("engine", "codex"),
+		events: make(chan engine.Event), queue: engine.NewQueue(), done: make(chan struct{}), abandon: make(chan struct{}), stderr: &tail{max: 8 << 10},
+		mode: spec.PermissionMode, pending: map[string]approval{}, changes: map[string]json.RawMessage{},
+	}
+	if c.mode == "" {
+		c.mode = engine.DefaultPermissionMode
+	}
+	return c
+}
+
+func start(ctx context.Context, o Options, spec engine.Spec) (engine.Conn, error) {
+	if o.Hold != nil {
+		c, err := startHeld(ctx, o, spec)
+		if err == nil {
+			return c, nil
+		}
+		// Codex still runs, only not through a restart: better than none
+		// (a socket path too long for the system, say).
+		o.Logger.Warn("codex starts without a holder: it will stop with the bot", "engine", "codex", "err", err)
+	}
+	c := newConn(o, spec)
 	cmd := exec.Command(o.Binary, "app-server")
 	cmd.Dir = o.WorkDir
 	cmd.Env = o.childEnv()
@@ -76,14 +101,7 @@ func start(ctx context.Context, o Options, spec engine.Spec) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("codex stdout: %w", err)
 	}
-	c := &Conn{
-		o: o, log: o.Logger.With("engine", "codex"), cmd: cmd, stdin: stdin, rpc: newRPC(stdin),
-		events: make(chan engine.Event), queue: engine.NewQueue(), done: make(chan struct{}), abandon: make(chan struct{}), stderr: &tail{max: 8 << 10},
-		mode: spec.PermissionMode, pending: map[string]approval{}, changes: map[string]json.RawMessage{},
-	}
-	if c.mode == "" {
-		c.mode = engine.DefaultPermissionMode
-	}
+	c.cmd, c.stdin, c.rpc = cmd, stdin, newRPC(stdin)
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s app-server: %w", o.Binary, err)
@@ -94,16 +112,25 @@ func start(ctx context.Context, o Options, spec engine.Spec) (*Conn, error) {
 		_ = c.Close(context.Background())
 		return nil, err
 	}
-	// As runner's: the session lives as long as the Start context.
+	c.liveWhile(ctx)
+	return c, nil
+}
+
+// liveWhile ends the session with ctx, as runner's lives as long as the
+// Start context.
+func (c *Conn) liveWhile(ctx context.Context) {
 	go func() {
 		select {
 		case <-ctx.Done():
 			close(c.abandon)
+			if c.held != nil {
+				c.Detach()
+				return
+			}
 			_ = c.Close(context.Background())
 		case <-c.done:
 		}
 	}()
-	return c, nil
 }
 
 // open says hello and starts or resumes the thread.
@@ -182,8 +209,7 @@ func (c *Conn) Send(ctx context.Context, text string) error {
 		c.mu.Unlock()
 		return errors.New("codex: a turn is running")
 	}
-	c.running = true
-	c.usage, c.context, c.lastText, c.turnErr = engine.Usage{}, 0, "", ""
+	c.beginTurnLocked()
 	thread, p := c.thread, policyFor(c.mode)
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, c.o.RequestTimeout)
@@ -209,6 +235,13 @@ func (c *Conn) Send(ctx context.Context, text string) error {
 		c.turn = res.Turn.ID
 	}
 	return nil
+}
+
+// beginTurnLocked marks a turn asked for, its counts from zero; c.mu is
+// held.
+func (c *Conn) beginTurnLocked() {
+	c.running = true
+	c.usage, c.context, c.lastText, c.turnErr = engine.Usage{}, 0, "", ""
 }
 
 // Allow accepts a request; with updatedPermissions (the suggestion it
@@ -300,6 +333,10 @@ func (c *Conn) Close(ctx context.Context) error {
 }
 
 func (c *Conn) kill() {
+	if c.held != nil {
+		_ = c.held.client.Signal(syscall.SIGKILL) // the holder signals its group
+		return
+	}
 	if c.cmd.Process != nil {
 		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
 	}
@@ -322,28 +359,28 @@ func (c *Conn) read(stdout io.Reader) {
 	// The commands Codex started share its group and may hold on.
 	c.kill()
 	waitErr := c.cmd.Wait()
-	c.exited(waitErr)
-}
-
-func (c *Conn) exited(waitErr error) {
-	ex := engine.Exited{StderrTail: c.o.Redact(c.stderr.String())}
-	if c.cmd.ProcessState == nil {
-		// never waited for: nothing to read
-	} else if st, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
+	ex := engine.Exited{}
+	if st, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
 		ex.ExitCode = st.ExitStatus()
 		if st.Signaled() {
 			ex.Signal = st.Signal().String()
 		}
 	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		ex.Err = fmt.Errorf("wait for codex: %w", waitErr)
+	}
+	c.exited(ex)
+}
+
+// exited ends the session with the process's end, ex.
+func (c *Conn) exited(ex engine.Exited) {
+	ex.StderrTail = c.o.Redact(c.stderr.String())
 	c.mu.Lock()
 	ex.MidTurn = c.running
 	closing := c.closing
 	clear(c.pending)
 	c.mu.Unlock()
-	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		ex.Err = fmt.Errorf("wait for codex: %w", waitErr)
-	}
 	if ex.MidTurn && ex.Err == nil {
 		ex.Err = fmt.Errorf("codex exited without finishing the turn (exit code %d)", ex.ExitCode)
 	}
@@ -368,6 +405,14 @@ func (t *tail) Write(p []byte) (int, error) {
 		t.b = t.b[len(t.b)-t.max:]
 	}
 	return len(p), nil
+}
+
+// reset makes s the whole tail.
+func (t *tail) reset(s string) {
+	t.mu.Lock()
+	t.b = nil
+	t.mu.Unlock()
+	_, _ = t.Write([]byte(s))
 }
 
 func (t *tail) String() string {

@@ -42,6 +42,19 @@ type Options struct {
 	// kills the process group.
 	CloseGrace time.Duration
 	Logger     *slog.Logger
+	// Hold, when set, makes sessions durable: the app-server is started
+	// by a holder that outlives the bot (package hold, held.go).
+	Hold *Hold
+}
+
+// Hold says how durable sessions are held (on this machine).
+type Hold struct {
+	// Self is the untether binary the holder runs (`Self hold`).
+	Self string
+	// Root is the folder (0700) the holders' folders are made in.
+	Root string
+	// Orphan is how long a holder waits for a bot before it ends Codex.
+	Orphan time.Duration
 }
 
 // Defaults for Options left zero.
@@ -101,6 +114,11 @@ var _ engine.Engine = (*Engine)(nil)
 // Start implements engine.Engine: a new app-server process, and in it a
 // new thread or spec.Resume's thread, in spec.WorkDir.
 func (e *Engine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
+	return start(ctx, e.options(spec), spec)
+}
+
+// options are the Base options with the chat's spec laid over them.
+func (e *Engine) options(spec engine.Spec) Options {
 	o := e.Base
 	if spec.Model != "" {
 		o.Model = spec.Model
@@ -108,7 +126,7 @@ func (e *Engine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, erro
 	if spec.WorkDir != "" {
 		o.WorkDir = spec.WorkDir
 	}
-	return start(ctx, o.withDefaults(), spec)
+	return o.withDefaults()
 }
 
 // ResumeCommand implements engine.DeskHandoff.
