@@ -58,11 +58,21 @@ func heldIn(t *testing.T, db string) []hold.Handle {
 	}
 	var out []hold.Handle
 	for _, rec := range recs {
-		var h hold.Handle
+		// Codex's handle has the holder's inside ("hold"), Claude's is it.
+		var h struct {
+			hold.Handle
+			Hold *hold.Handle `json:"hold"`
+		}
 		if err := json.Unmarshal([]byte(rec.Handle), &h); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, h)
+		if h.Hold != nil {
+			h.Handle = *h.Hold
+		}
+		if h.Pid <= 0 || h.Holder <= 0 {
+			t.Fatalf("a held record without the processes' ids: %s", rec.Handle)
+		}
+		out = append(out, h.Handle)
 	}
 	return out
 }

@@ -10,7 +10,20 @@ import (
 // name and by value, as for Claude), [codex.env] added. Codex on a
 // [hosts.NAME] is not built yet: a host offers Claude Code only.
 func codexEngine(cfg *Config, at enginePlace) builtEngine {
-	return builtEngine{Engine: &codex.Engine{Base: codexOptions(cfg, at)}}
+	o := codexOptions(cfg, at)
+	o.Hold = codexHold(cfg, at)
+	return builtEngine{Engine: &codex.Engine{Base: o}}
+}
+
+// codexHold makes Codex's sessions durable as Claude's are: under the
+// same holder (this binary), in the same folder, while [claude] durable
+// (the bot's switch for held sessions) is on.
+func codexHold(cfg *Config, at enginePlace) *codex.Hold {
+	h := holdOptions(cfg, at.Log)
+	if h == nil {
+		return nil
+	}
+	return &codex.Hold{Self: h.Self, Root: h.Root, Orphan: h.Orphan}
 }
 
 func codexOptions(cfg *Config, at enginePlace) codex.Options {
