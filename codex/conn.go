@@ -61,6 +61,9 @@ type approval struct {
 	id          json.RawMessage
 	fileChange  bool
 	sessionWide bool // Codex offers acceptForSession
+	// questions, for a user-input request: Codex's question ids by the
+	// question's text.
+	questions map[string]string
 }
 
 var _ engine.Conn = (*Conn)(nil)
@@ -148,7 +151,7 @@ func (c *Conn) open(ctx context.Context, spec engine.Spec) error {
 		return err
 	}
 	p := policyFor(c.mode)
-	params := map[string]any{"approvalPolicy": p.Approval, "sandbox": p.Sandbox}
+	params := map[string]any{"approvalPolicy": p.Approval, "sandbox": p.Sandbox, "config": threadConfig}
 	if c.o.WorkDir != "" {
 		params["cwd"] = c.o.WorkDir
 	}
@@ -180,6 +183,13 @@ func (c *Conn) open(ctx context.Context, spec engine.Spec) error {
 	c.log.Debug("codex thread open", "method", method, "session_id", res.Thread.ID, "version", c.version)
 	return nil
 }
+
+// threadConfig overrides Codex's config.toml for the bot's threads: the
+// model may ask the user questions (request_user_input) outside Codex's
+// plan mode too, for the phone shows them as buttons (measured: without
+// it Codex 0.171.0 answers the model "request_user_input is unavailable
+// in Default mode").
+var threadConfig = map[string]any{"features": map[string]any{"default_mode_request_user_input": true}}
 
 // versionOf reads the version from initialize's userAgent,
 // "untether/0.171.0 (Debian 12.0.0; x86_64) …".
@@ -245,29 +255,45 @@ func (c *Conn) beginTurnLocked() {
 }
 
 // Allow accepts a request; with updatedPermissions (the suggestion it
-// offered) for the rest of the session where Codex offers that.
-func (c *Conn) Allow(ctx context.Context, requestID string, _ json.RawMessage, updatedPermissions []json.RawMessage) error {
-	decision := "accept"
-	return c.decide(requestID, func(a approval) string {
-		if len(updatedPermissions) > 0 && a.sessionWide {
-			return "acceptForSession"
+// offered) for the rest of the session where Codex offers that. A
+// question request is answered with the answers in updatedInput.
+func (c *Conn) Allow(ctx context.Context, requestID string, updatedInput json.RawMessage, updatedPermissions []json.RawMessage) error {
+	return c.decide(requestID, func(a approval) any {
+		switch {
+		case a.questions != nil:
+			return answersFor(a, updatedInput)
+		case len(updatedPermissions) > 0 && a.sessionWide:
+			return decision("acceptForSession")
 		}
-		return decision
+		return decision("accept")
 	})
 }
 
 // Deny declines a request: the turn goes on without it; with interrupt
-// the turn ends (Codex's cancel).
+// the turn ends (Codex's cancel). A question request, which Codex cannot
+// be told no, gets empty answers (and the turn is interrupted with
+// interrupt).
 func (c *Conn) Deny(ctx context.Context, requestID, _ string, interrupt bool) error {
-	return c.decide(requestID, func(approval) string {
-		if interrupt {
-			return "cancel"
+	var question bool
+	err := c.decide(requestID, func(a approval) any {
+		if a.questions != nil {
+			question = true
+			return answersFor(a, nil)
 		}
-		return "decline"
+		if interrupt {
+			return decision("cancel")
+		}
+		return decision("decline")
 	})
+	if err == nil && question && interrupt {
+		return c.Interrupt(ctx)
+	}
+	return err
 }
 
-func (c *Conn) decide(requestID string, decision func(approval) string) error {
+func decision(d string) map[string]string { return map[string]string{"decision": d} }
+
+func (c *Conn) decide(requestID string, result func(approval) any) error {
 	c.mu.Lock()
 	a, ok := c.pending[requestID]
 	delete(c.pending, requestID)
@@ -275,7 +301,7 @@ func (c *Conn) decide(requestID string, decision func(approval) string) error {
 	if !ok {
 		return engine.ErrUnknownRequest
 	}
-	return c.rpc.answer(a.id, map[string]string{"decision": decision(a)})
+	return c.rpc.answer(a.id, result(a))
 }
 
 // Interrupt ends the running turn (turn/interrupt); its turn/completed

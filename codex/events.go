@@ -276,6 +276,12 @@ func (c *Conn) request(m message) {
 		// The file-change decision always has acceptForSession (schema).
 		a.sessionWide, a.fileChange = true, true
 		req.Suggestions = []json.RawMessage{sessionRule("fileChange", strings.Join(c.paths(changes), ", "))}
+	case "item/tool/requestUserInput":
+		var ok bool
+		if req, a, ok = c.question(m); !ok {
+			_ = c.rpc.refuse(m.ID, -32602, "unreadable params")
+			return
+		}
 	default:
 		c.log.Warn("codex request unknown, refused", "method", m.Method)
 		_ = c.rpc.refuse(m.ID, -32601, "untether does not handle "+m.Method)
