@@ -53,6 +53,7 @@ type Conn struct {
 	window   int
 	lastText string
 	turnErr  string
+	steered  map[string]bool // ids of messages steered into the turn, not taken yet
 	closing  bool
 }
 
