@@ -2,22 +2,10 @@ package codex_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
-	"github.com/untether/untether/codex/codextest"
 	"github.com/untether/untether/engine"
 )
-
-// carries says whether a request to the model has text in its input.
-func carries(r codextest.Request, text string) bool {
-	for _, in := range r.Input {
-		if strings.Contains(string(in), text) {
-			return true
-		}
-	}
-	return false
-}
 
 // A message steered into a running turn (turn/steer, here while Codex
 // waits for an approval) reaches the model's next request in that turn;
@@ -48,7 +36,7 @@ func TestSteerReachesTheNextModelRequest(t *testing.T) {
 		t.Errorf("turn = %+v", tc)
 	}
 	reqs := r.api.Requests()
-	if len(reqs) < 2 || carries(reqs[0], "bananas") || !carries(reqs[1], "bananas") {
+	if len(reqs) < 2 || reqs[0].Carries("bananas") || !reqs[1].Carries("bananas") {
 		t.Errorf("the steered text is not in the model's next request (%d requests)", len(reqs))
 	}
 	t.Logf("%d model requests; the answer: %q", len(reqs), tc.Result)

@@ -75,6 +75,17 @@ func (r Request) CallOutput() (string, bool) {
 	return its[len(its)-1].Output, true
 }
 
+// Carries reports whether any input item of the request has text in it
+// (raw JSON: a steered message, a function call's output, …).
+func (r Request) Carries(text string) bool {
+	for _, in := range r.Input {
+		if strings.Contains(string(in), text) {
+			return true
+		}
+	}
+	return false
+}
+
 // HasTool reports whether the request offered the model a tool by name.
 func (r Request) HasTool(name string) bool {
 	for _, t := range r.Tools {
