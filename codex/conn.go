@@ -128,7 +128,7 @@ func (c *Conn) liveWhile(ctx context.Context) {
 		case <-ctx.Done():
 			close(c.abandon)
 			if c.held != nil {
-				c.Detach()
+				c.detach()
 				return
 			}
 			_ = c.Close(context.Background())

@@ -154,11 +154,11 @@ func (h HeldConn) Seen() uint64 { return h.held.seen.Load() }
 
 // Detach implements engine.Held: the holder and Codex go on, this Conn
 // ends without Exited.
-func (h HeldConn) Detach() { h.Conn.Detach() }
+func (h HeldConn) Detach() { h.detach() }
 
-// Detach leaves the holder and Codex running; without a holder it does
+// detach leaves the holder and Codex running; without a holder it does
 // nothing.
-func (c *Conn) Detach() {
+func (c *Conn) detach() {
 	if c.held == nil || c.held.detached.Swap(true) {
 		return
 	}
