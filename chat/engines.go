@@ -109,14 +109,14 @@ func (m *Machine) Offered() string {
 
 // heldEngine is the machine with the engine of a held process: the one
 // its record names (the process is that engine's, whatever engine the
-// conversation chose since). A record of no engine (written before
-// records named one) or of an engine no longer offered is the first
-// durable engine's (Claude Code's); without one, the machine's default.
+// conversation chose since); nil when that engine is no longer offered
+// (its handle means nothing to another engine: the process ends itself
+// after its holder's orphan time). A record of no engine (written before
+// records named one) is the first durable engine's (Claude Code's);
+// without one, the machine's default.
 func (m *Machine) heldEngine(name string) *Machine {
-	if sib, ok := m.byEngine[name]; ok {
-		if _, durable := sib.Engine.(engine.Durable); durable {
-			return sib
-		}
+	if name != "" {
+		return m.byEngine[name]
 	}
 	for _, n := range m.EngineNames() {
 		if _, ok := m.byEngine[n].Engine.(engine.Durable); ok {

@@ -50,8 +50,8 @@ func TestMachineEngines(t *testing.T) {
 	if h := two.Local().heldEngine("codex"); h.EngineName != "codex" {
 		t.Errorf("a held codex session re-attaches with %q", h.EngineName)
 	}
-	if h := two.Local().heldEngine("gone"); h.EngineName != "claude" {
-		t.Errorf("a held session of an engine no longer offered re-attaches with %q, want the durable default", h.EngineName)
+	if h := two.Local().heldEngine("gone"); h != nil {
+		t.Errorf("a held session of an engine no longer offered re-attaches with %q, want none (its handle is no other engine's)", h.EngineName)
 	}
 	one, _ := NewMachines(MachineConfig{Engine: claude}, nil, "")
 	if one.Local().EngineNames() != nil || one.Local().Offered() != "" {

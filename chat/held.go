@@ -237,8 +237,11 @@ const deferredWait = 20 * time.Second
 
 func (b *Core) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Conn, *Machine, error) {
 	m := b.machines.Named(rec.Machine).heldEngine(rec.Engine)
+	if m == nil || m.Name != rec.Machine {
+		return nil, nil, engine.ErrGone
+	}
 	d, ok := m.Engine.(engine.Durable)
-	if m.Name != rec.Machine || !ok {
+	if !ok {
 		return nil, nil, engine.ErrGone
 	}
 	st := b.Settings(rec.Key)
