@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os/exec"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
 )
 
 // maxLine bounds one message from Codex; a longer one is skipped.
@@ -23,7 +24,7 @@ const maxLine = 32 << 20
 type Conn struct {
 	o      Options
 	log    *slog.Logger
-	cmd    *exec.Cmd
+	proc   host.Process // the app-server, without a holder
 	stdin  io.WriteCloser
 	rpc    *rpc
 	events chan engine.Event
@@ -34,7 +35,7 @@ type Conn struct {
 	abandon chan struct{}
 	stderr  *tail
 	// held is the holder the app-server runs under (nil: it is this
-	// process's child, cmd).
+	// host's process, proc).
 	held *heldWire
 
 	version string
@@ -92,24 +93,29 @@ func start(ctx context.Context, o Options, spec engine.Spec) (engine.Conn, error
 		o.Logger.Warn("codex starts without a holder: it will stop with the bot", "engine", "codex", "err", err)
 	}
 	c := newConn(o, spec)
-	cmd := exec.Command(o.Binary, "app-server")
-	cmd.Dir = o.WorkDir
-	cmd.Env = o.childEnv()
-	// A group of its own: the commands Codex runs go with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdin, err := cmd.StdinPipe()
+	bin, err := lookPath(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("codex stdin: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	stdout, outW, err := os.Pipe()
 	if err != nil {
+		_, _ = inR.Close(), inW.Close()
 		return nil, fmt.Errorf("codex stdout: %w", err)
 	}
-	c.cmd, c.stdin, c.rpc = cmd, stdin, newRPC(stdin)
-	cmd.Stderr = c.stderr
-	if err := cmd.Start(); err != nil {
+	// In a group of its own (host.Process): the commands Codex runs go
+	// with it. The session, not ctx, ends it.
+	proc, err := o.Host.Start(context.WithoutCancel(ctx), host.Cmd{Path: bin, Args: []string{"app-server"}, Env: o.childEnv(),
+		Dir: o.WorkDir, Stdin: inR, Stdout: outW, Stderr: c.stderr})
+	_, _ = inR.Close(), outW.Close()
+	if err != nil {
+		_, _ = inW.Close(), stdout.Close()
 		return nil, fmt.Errorf("start %s app-server: %w", o.Binary, err)
 	}
+	c.proc, c.stdin, c.rpc = proc, inW, newRPC(inW)
 	go c.queue.Pump(c.events, c.abandon)
 	go c.read(stdout)
 	if err := c.open(ctx, spec); err != nil {
@@ -364,14 +370,14 @@ func (c *Conn) kill() {
 		_ = c.held.client.Signal(syscall.SIGKILL) // the holder signals its group
 		return
 	}
-	if c.cmd.Process != nil {
-		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	if c.proc != nil {
+		_ = c.proc.Signal(syscall.SIGKILL)
 	}
 }
 
 // read handles Codex's stdout until it ends, then waits for the process
 // and ends the session.
-func (c *Conn) read(stdout io.Reader) {
+func (c *Conn) read(stdout *os.File) {
 	err := lines(stdout, maxLine, func(line []byte, ok bool) {
 		if !ok {
 			c.log.Warn("codex message too long, skipped", "max_bytes", maxLine)
@@ -385,19 +391,23 @@ func (c *Conn) read(stdout io.Reader) {
 	c.rpc.ended(engine.ErrClosed)
 	// The commands Codex started share its group and may hold on.
 	c.kill()
-	waitErr := c.cmd.Wait()
-	ex := engine.Exited{}
-	if st, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
-		ex.ExitCode = st.ExitStatus()
-		if st.Signaled() {
-			ex.Signal = st.Signal().String()
-		}
-	}
-	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+	st, waitErr := c.proc.Wait()
+	_ = stdout.Close()
+	ex := engine.Exited{ExitCode: st.Code, Signal: st.Signal}
+	if waitErr != nil {
 		ex.Err = fmt.Errorf("wait for codex: %w", waitErr)
 	}
 	c.exited(ex)
+}
+
+// lookPath finds the codex binary on its host (the holder's own PATH is
+// not the bot's, and a host's is its own).
+func lookPath(ctx context.Context, o Options) (string, error) {
+	bin, err := o.Host.LookPath(ctx, o.Binary)
+	if err != nil {
+		return "", fmt.Errorf("find codex binary %q (install Codex or set [codex] binary): %w", o.Binary, err)
+	}
+	return bin, nil
 }
 
 // exited ends the session with the process's end, ex.

@@ -9,12 +9,14 @@ package codex
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/untether/untether/childenv"
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
 )
 
 // Options describe the Codex sessions of an Engine.
@@ -42,19 +44,43 @@ type Options struct {
 	// kills the process group.
 	CloseGrace time.Duration
 	Logger     *slog.Logger
+	// Host is the machine Codex runs on (nil: this one): started there,
+	// in WorkDir there; on another machine Env is laid over its login
+	// environment (host/ssh), so Env holds none of this machine's.
+	Host host.Host
 	// Hold, when set, makes sessions durable: the app-server is started
 	// by a holder that outlives the bot (package hold, held.go).
 	Hold *Hold
 }
 
-// Hold says how durable sessions are held (on this machine).
+// Hold says how durable sessions are held.
 type Hold struct {
-	// Self is the untether binary the holder runs (`Self hold`).
+	// Self is the untether binary the holder runs (`Self hold`), on Host.
 	Self string
-	// Root is the folder (0700) the holders' folders are made in.
+	// Root is the folder (0700) the holders' folders are made in, on Host.
 	Root string
+	// Place, when set, gives Self and Root instead, when a holder is
+	// started or reached (on another machine: the agent's binary and
+	// folder there, known once it is reached).
+	Place func(ctx context.Context) (self, root string, err error)
 	// Orphan is how long a holder waits for a bot before it ends Codex.
 	Orphan time.Duration
+	// Bridge: Host is another machine, its holder reached through `Self
+	// hold bridge` there (hold.DialVia). A dropped connection ends the
+	// session (the holder ends Codex after Orphan): not reached again yet,
+	// unlike Claude's.
+	Bridge bool
+}
+
+func (h *Hold) place(ctx context.Context) (self, root string, err error) {
+	if h.Place == nil {
+		return h.Self, h.Root, nil
+	}
+	self, root, err = h.Place(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("where the holder runs: %w", err)
+	}
+	return self, root, nil
 }
 
 // Defaults for Options left zero.
@@ -78,6 +104,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Host == nil {
+		o.Host = host.Local{}
 	}
 	if o.Redact == nil {
 		o.Redact = func(s string) string { return s }

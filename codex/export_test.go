@@ -18,5 +18,5 @@ func PidForTest(c engine.Conn) int {
 	if cc := connOf(c); cc.held != nil {
 		return cc.held.handle.Pid
 	}
-	return connOf(c).cmd.Process.Pid
+	return connOf(c).proc.Pid()
 }

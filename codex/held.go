@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"sync/atomic"
 	"syscall"
 
@@ -56,21 +55,24 @@ var (
 // startHeld starts codex app-server under a new holder, attaches to it and
 // opens the thread.
 func startHeld(ctx context.Context, o Options, spec engine.Spec) (engine.Conn, error) {
-	// The holder's own PATH is not the bot's: the binary is found here.
-	bin, err := exec.LookPath(o.Binary)
+	bin, err := lookPath(ctx, o)
 	if err != nil {
-		return nil, fmt.Errorf("find codex binary %q: %w", o.Binary, err)
+		return nil, err
 	}
-	h, err := hold.Spawn(ctx, host.Local{}, o.Hold.Self, o.Hold.Root, hold.Config{Path: bin, Args: []string{"app-server"},
-		Env: o.childEnv(), WorkDir: o.WorkDir, Orphan: o.Hold.Orphan})
+	self, root, err := o.Hold.place(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h, err := hold.Spawn(ctx, o.Host, self, root, hold.Config{Path: bin, Args: []string{"app-server"},
+		Env: o.childEnv(), WorkDir: o.WorkDir, Orphan: o.Hold.Orphan, Overlay: o.Hold.Bridge, Detach: o.Hold.Bridge})
 	if err != nil {
 		return nil, fmt.Errorf("start codex under a holder: %w", err)
 	}
 	// From record 1: what Codex wrote before this hello is read too.
-	cl, err := hold.Dial(ctx, h.Sock(), h.Secret, 1)
+	cl, err := dialHolder(ctx, o, h, 1)
 	if err != nil {
 		// Codex ends with it (its stdin closes).
-		_ = syscall.Kill(h.Holder, syscall.SIGKILL)
+		_ = o.Host.Kill(context.WithoutCancel(ctx), []int{h.Holder}, syscall.SIGKILL)
 		return nil, fmt.Errorf("attach to the new holder: %w", err)
 	}
 	c := newConn(o, spec)
@@ -99,20 +101,22 @@ func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, 
 	if err := json.Unmarshal([]byte(handle), &hh); err != nil || hh.Thread == "" {
 		return nil, fmt.Errorf("%w: unreadable codex handle (%v)", engine.ErrGone, err)
 	}
-	cl, err := hold.Dial(ctx, hh.Hold.Sock(), hh.Hold.Secret, from)
+	cl, err := dialHolder(ctx, o, hh.Hold, from)
 	var verr *hold.VersionError
 	if errors.As(err, &verr) {
 		if from == 0 {
 			// Between turns nothing is lost by ending it: the next message
 			// resumes the thread. A turn's is left to run (as runner's).
-			_ = syscall.Kill(hh.Hold.Holder, syscall.SIGTERM)
+			_ = o.Host.Kill(context.WithoutCancel(ctx), []int{hh.Hold.Holder}, syscall.SIGTERM)
 		}
 		return nil, fmt.Errorf("%w: %v", engine.ErrOtherVersion, err)
 	}
+	if err != nil && o.Hold.Bridge && hold.Transient(err) {
+		// Its host did not answer: whether Codex runs there is not known.
+		return nil, fmt.Errorf("reaching the holder of codex: %w", err)
+	}
 	if err != nil {
-		if ferr := hold.Forget(hh.Hold); ferr != nil {
-			o.Logger.Debug("the files of a gone holder stay", "engine", "codex", "dir", hh.Hold.Dir, "err", ferr)
-		}
+		forget(o, hh.Hold)
 		return nil, fmt.Errorf("%w: %v", engine.ErrGone, err)
 	}
 	c := newConn(o, spec)
@@ -121,6 +125,31 @@ func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, 
 	c.liveWhile(ctx)
 	c.log.Debug("codex re-attached", "session_id", hh.Thread, "pid", c.held.handle.Pid, "replay_from", from)
 	return HeldConn{c}, nil
+}
+
+// dialHolder attaches to the holder of h: at its socket on this machine,
+// or through a bridge started on the host.
+func dialHolder(ctx context.Context, o Options, h hold.Handle, from uint64) (*hold.Client, error) {
+	if !o.Hold.Bridge {
+		return hold.Dial(ctx, h.Sock(), h.Secret, from)
+	}
+	self, _, err := o.Hold.place(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return hold.DialVia(ctx, o.Host, self, h, from)
+}
+
+// forget removes the files of a holder that is gone, on this machine only
+// (a bridged holder's host may only be out of reach; it removes its files
+// itself when it ends).
+func forget(o Options, h hold.Handle) {
+	if _, local := o.Host.(host.Local); !local || o.Hold.Bridge {
+		return
+	}
+	if err := hold.Forget(h); err != nil {
+		o.Logger.Debug("the files of a gone holder stay", "engine", "codex", "dir", h.Dir, "err", err)
+	}
 }
 
 func (c *Conn) attach(h hold.Handle, cl *hold.Client, from uint64) {
@@ -213,9 +242,7 @@ func (c *Conn) readHeld(restore bool) {
 	ex := engine.Exited{ExitCode: -1}
 	if exit == nil {
 		ex.Err = fmt.Errorf("lost the holder of codex: %w", err)
-		if ferr := hold.Forget(w.handle); ferr != nil {
-			c.log.Debug("the files of a lost holder stay", "dir", w.handle.Dir, "err", ferr)
-		}
+		forget(c.o, w.handle)
 	} else {
 		ex.ExitCode, ex.Signal = exit.Code, exit.Signal
 		// The holder's tail has what came before this bot attached too.
