@@ -129,3 +129,25 @@ func TestCodexDurableStopWithApprovalPending(t *testing.T) {
 	r.holdersGone(t)
 	stop(t, p)
 }
+
+// The restart gap with a held Codex: from SIGTERM to the new process's
+// answer to /status, and from the restart to the answer of a prompt
+// through the re-attached app-server. Logged, not asserted: the figures
+// depend on the machine; the bound is the wait.
+func TestCodexDurableRestartGap(t *testing.T) {
+	r, _ := durableCodex(t, nil)
+	p := r.start(t)
+	r.reply(r.say("Hi."), "echo: Hi.")
+	began := time.Now()
+	stop(t, p)
+	p = r.start(t)
+	st := r.say("/status")
+	r.tg.AwaitMessage(durableWait, r.chat.ID, func(m tgtest.Message) bool { return m.ReplyTo == st || m.ID > st && m.ReplyTo == 0 })
+	t.Logf("restart gap (SIGTERM to the answer to /status): %v", time.Since(began))
+	sent := time.Now()
+	r.reply(r.say("again"), "echo: again")
+	t.Logf("a prompt after the restart, answered through the held app-server: %v", time.Since(sent))
+	r.say("/new")
+	r.holdersGone(t)
+	stop(t, p)
+}
