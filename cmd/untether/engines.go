@@ -1,10 +1,10 @@
 package main
 
 import (
-	"slices"
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/host"
