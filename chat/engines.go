@@ -107,11 +107,17 @@ func (m *Machine) Offered() string {
 	return m.EngineName
 }
 
-// heldEngine is the machine with the engine that holds sessions across a
-// restart of the bot (engine.Durable: Claude Code), whatever engine a
-// conversation chose since: a held process is that engine's. Without one,
-// the machine's default.
-func (m *Machine) heldEngine() *Machine {
+// heldEngine is the machine with the engine of a held process: the one
+// its record names (the process is that engine's, whatever engine the
+// conversation chose since); nil when that engine is no longer offered
+// (its handle means nothing to another engine: the process ends itself
+// after its holder's orphan time). A record of no engine (written before
+// records named one) is the first durable engine's (Claude Code's);
+// without one, the machine's default.
+func (m *Machine) heldEngine(name string) *Machine {
+	if name != "" {
+		return m.byEngine[name]
+	}
 	for _, n := range m.EngineNames() {
 		if _, ok := m.byEngine[n].Engine.(engine.Durable); ok {
 			return m.byEngine[n]

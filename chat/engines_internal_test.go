@@ -38,11 +38,20 @@ func TestMachineEngines(t *testing.T) {
 	if m.WithEngine("claude").Pool != m.Pool || m.Offered() != "codex" {
 		t.Error("the engines do not share the machine's pool, or the engine is not offered")
 	}
-	if h := m.heldEngine(); h.EngineName != "claude" {
-		t.Errorf("held sessions re-attach with %q, want the durable claude", h.EngineName)
+	if h := m.heldEngine(""); h.EngineName != "claude" {
+		t.Errorf("held sessions of no named engine re-attach with %q, want the durable claude", h.EngineName)
 	}
 	if _, err := NewMachines(MachineConfig{Engine: claude, EngineName: "claude", DefaultEngine: "codex"}, nil, ""); err == nil {
 		t.Error("a default engine that is not configured was taken")
+	}
+	// Both durable: a held record re-attaches with the engine it names.
+	two, _ := NewMachines(MachineConfig{Engine: claude, EngineName: "claude",
+		Engines: map[string]engine.Engine{"codex": heldEngineFake{}}, DefaultEngine: "claude"}, nil, "")
+	if h := two.Local().heldEngine("codex"); h.EngineName != "codex" {
+		t.Errorf("a held codex session re-attaches with %q", h.EngineName)
+	}
+	if h := two.Local().heldEngine("gone"); h != nil {
+		t.Errorf("a held session of an engine no longer offered re-attaches with %q, want none (its handle is no other engine's)", h.EngineName)
 	}
 	one, _ := NewMachines(MachineConfig{Engine: claude}, nil, "")
 	if one.Local().EngineNames() != nil || one.Local().Offered() != "" {

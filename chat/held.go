@@ -48,7 +48,7 @@ func (a *session) recordHeld(conn engine.Conn, t *turn, pending bool) {
 	rec := prefs.HeldSession{Key: a.key, ChatID: a.place.ChatID, ThreadID: a.place.Thread, Handle: h.Handle(),
 		WorkDir: a.startDir, Started: a.connSince}
 	if a.mach != nil {
-		rec.Machine = a.mach.Name
+		rec.Machine, rec.Engine = a.mach.Name, a.mach.EngineName
 	}
 	if a.grant != nil {
 		rec.Grant = a.grant.Key()
@@ -245,9 +245,12 @@ func (a *session) forgetDeferred() {
 const deferredWait = 20 * time.Second
 
 func (b *Core) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Conn, *Machine, error) {
-	m := b.machines.Named(rec.Machine).heldEngine()
+	m := b.machines.Named(rec.Machine).heldEngine(rec.Engine)
+	if m == nil || m.Name != rec.Machine {
+		return nil, nil, engine.ErrGone
+	}
 	d, ok := m.Engine.(engine.Durable)
-	if m.Name != rec.Machine || !ok {
+	if !ok {
 		return nil, nil, engine.ErrGone
 	}
 	st := b.Settings(rec.Key)

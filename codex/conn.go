@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os/exec"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
 )
 
 // maxLine bounds one message from Codex; a longer one is skipped.
@@ -23,7 +24,7 @@ const maxLine = 32 << 20
 type Conn struct {
 	o      Options
 	log    *slog.Logger
-	cmd    *exec.Cmd
+	proc   host.Process // the app-server, without a holder
 	stdin  io.WriteCloser
 	rpc    *rpc
 	events chan engine.Event
@@ -33,6 +34,9 @@ type Conn struct {
 	// any more, so the queue stops delivering instead of blocking forever.
 	abandon chan struct{}
 	stderr  *tail
+	// held is the holder the app-server runs under (nil: it is this
+	// host's process, proc).
+	held *heldWire
 
 	version string
 
@@ -50,6 +54,7 @@ type Conn struct {
 	window   int
 	lastText string
 	turnErr  string
+	steered  map[string]bool // ids of messages steered into the turn, not taken yet
 	closing  bool
 }
 
@@ -58,52 +63,84 @@ type approval struct {
 	id          json.RawMessage
 	fileChange  bool
 	sessionWide bool // Codex offers acceptForSession
+	// questions, for a user-input request: Codex's question ids by the
+	// question's text.
+	questions map[string]string
 }
 
 var _ engine.Conn = (*Conn)(nil)
 
-func start(ctx context.Context, o Options, spec engine.Spec) (*Conn, error) {
-	cmd := exec.Command(o.Binary, "app-server")
-	cmd.Dir = o.WorkDir
-	cmd.Env = o.childEnv()
-	// A group of its own: the commands Codex runs go with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, fmt.Errorf("codex stdin: %w", err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("codex stdout: %w", err)
-	}
+func newConn(o Options, spec engine.Spec) *Conn {
 	c := &Conn{
-		o: o, log: o.Logger.With("engine", "codex"), cmd: cmd, stdin: stdin, rpc: newRPC(stdin),
+		o: o, log: o.Logger.With("engine", "codex"),
 		events: make(chan engine.Event), queue: engine.NewQueue(), done: make(chan struct{}), abandon: make(chan struct{}), stderr: &tail{max: 8 << 10},
 		mode: spec.PermissionMode, pending: map[string]approval{}, changes: map[string]json.RawMessage{},
 	}
 	if c.mode == "" {
 		c.mode = engine.DefaultPermissionMode
 	}
-	cmd.Stderr = c.stderr
-	if err := cmd.Start(); err != nil {
+	return c
+}
+
+func start(ctx context.Context, o Options, spec engine.Spec) (engine.Conn, error) {
+	if o.Hold != nil {
+		c, err := startHeld(ctx, o, spec)
+		if err == nil {
+			return c, nil
+		}
+		// Codex still runs, only not through a restart: better than none
+		// (a socket path too long for the system, say).
+		o.Logger.Warn("codex starts without a holder: it will stop with the bot", "engine", "codex", "err", err)
+	}
+	c := newConn(o, spec)
+	bin, err := lookPath(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("codex stdin: %w", err)
+	}
+	stdout, outW, err := os.Pipe()
+	if err != nil {
+		_, _ = inR.Close(), inW.Close()
+		return nil, fmt.Errorf("codex stdout: %w", err)
+	}
+	// In a group of its own (host.Process): the commands Codex runs go
+	// with it. The session, not ctx, ends it.
+	proc, err := o.Host.Start(context.WithoutCancel(ctx), host.Cmd{Path: bin, Args: []string{"app-server"}, Env: o.childEnv(),
+		Dir: o.WorkDir, Stdin: inR, Stdout: outW, Stderr: c.stderr})
+	_, _ = inR.Close(), outW.Close()
+	if err != nil {
+		_, _ = inW.Close(), stdout.Close()
 		return nil, fmt.Errorf("start %s app-server: %w", o.Binary, err)
 	}
+	c.proc, c.stdin, c.rpc = proc, inW, newRPC(inW)
 	go c.queue.Pump(c.events, c.abandon)
 	go c.read(stdout)
 	if err := c.open(ctx, spec); err != nil {
 		_ = c.Close(context.Background())
 		return nil, err
 	}
-	// As runner's: the session lives as long as the Start context.
+	c.liveWhile(ctx)
+	return c, nil
+}
+
+// liveWhile ends the session with ctx, as runner's lives as long as the
+// Start context.
+func (c *Conn) liveWhile(ctx context.Context) {
 	go func() {
 		select {
 		case <-ctx.Done():
 			close(c.abandon)
+			if c.held != nil {
+				c.detach()
+				return
+			}
 			_ = c.Close(context.Background())
 		case <-c.done:
 		}
 	}()
-	return c, nil
 }
 
 // open says hello and starts or resumes the thread.
@@ -121,7 +158,7 @@ func (c *Conn) open(ctx context.Context, spec engine.Spec) error {
 		return err
 	}
 	p := policyFor(c.mode)
-	params := map[string]any{"approvalPolicy": p.Approval, "sandbox": p.Sandbox}
+	params := map[string]any{"approvalPolicy": p.Approval, "sandbox": p.Sandbox, "config": threadConfig}
 	if c.o.WorkDir != "" {
 		params["cwd"] = c.o.WorkDir
 	}
@@ -154,6 +191,13 @@ func (c *Conn) open(ctx context.Context, spec engine.Spec) error {
 	return nil
 }
 
+// threadConfig overrides Codex's config.toml for the bot's threads: the
+// model may ask the user questions (request_user_input) outside Codex's
+// plan mode too, for the phone shows them as buttons (measured: without
+// it Codex 0.171.0 answers the model "request_user_input is unavailable
+// in Default mode").
+var threadConfig = map[string]any{"features": map[string]any{"default_mode_request_user_input": true}}
+
 // versionOf reads the version from initialize's userAgent,
 // "untether/0.171.0 (Debian 12.0.0; x86_64) …".
 func versionOf(ua string) string {
@@ -182,8 +226,7 @@ func (c *Conn) Send(ctx context.Context, text string) error {
 		c.mu.Unlock()
 		return errors.New("codex: a turn is running")
 	}
-	c.running = true
-	c.usage, c.context, c.lastText, c.turnErr = engine.Usage{}, 0, "", ""
+	c.beginTurnLocked()
 	thread, p := c.thread, policyFor(c.mode)
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, c.o.RequestTimeout)
@@ -211,30 +254,53 @@ func (c *Conn) Send(ctx context.Context, text string) error {
 	return nil
 }
 
+// beginTurnLocked marks a turn asked for, its counts from zero; c.mu is
+// held.
+func (c *Conn) beginTurnLocked() {
+	c.running = true
+	c.usage, c.context, c.lastText, c.turnErr = engine.Usage{}, 0, "", ""
+}
+
 // Allow accepts a request; with updatedPermissions (the suggestion it
-// offered) for the rest of the session where Codex offers that.
-func (c *Conn) Allow(ctx context.Context, requestID string, _ json.RawMessage, updatedPermissions []json.RawMessage) error {
-	decision := "accept"
-	return c.decide(requestID, func(a approval) string {
-		if len(updatedPermissions) > 0 && a.sessionWide {
-			return "acceptForSession"
+// offered) for the rest of the session where Codex offers that. A
+// question request is answered with the answers in updatedInput.
+func (c *Conn) Allow(ctx context.Context, requestID string, updatedInput json.RawMessage, updatedPermissions []json.RawMessage) error {
+	return c.decide(requestID, func(a approval) any {
+		switch {
+		case a.questions != nil:
+			return answersFor(a, updatedInput)
+		case len(updatedPermissions) > 0 && a.sessionWide:
+			return decision("acceptForSession")
 		}
-		return decision
+		return decision("accept")
 	})
 }
 
 // Deny declines a request: the turn goes on without it; with interrupt
-// the turn ends (Codex's cancel).
+// the turn ends (Codex's cancel). A question request, which Codex cannot
+// be told no, gets empty answers (and the turn is interrupted with
+// interrupt).
 func (c *Conn) Deny(ctx context.Context, requestID, _ string, interrupt bool) error {
-	return c.decide(requestID, func(approval) string {
-		if interrupt {
-			return "cancel"
+	var question bool
+	err := c.decide(requestID, func(a approval) any {
+		if a.questions != nil {
+			question = true
+			return answersFor(a, nil)
 		}
-		return "decline"
+		if interrupt {
+			return decision("cancel")
+		}
+		return decision("decline")
 	})
+	if err == nil && question && interrupt {
+		return c.Interrupt(ctx)
+	}
+	return err
 }
 
-func (c *Conn) decide(requestID string, decision func(approval) string) error {
+func decision(d string) map[string]string { return map[string]string{"decision": d} }
+
+func (c *Conn) decide(requestID string, result func(approval) any) error {
 	c.mu.Lock()
 	a, ok := c.pending[requestID]
 	delete(c.pending, requestID)
@@ -242,7 +308,7 @@ func (c *Conn) decide(requestID string, decision func(approval) string) error {
 	if !ok {
 		return engine.ErrUnknownRequest
 	}
-	return c.rpc.answer(a.id, map[string]string{"decision": decision(a)})
+	return c.rpc.answer(a.id, result(a))
 }
 
 // Interrupt ends the running turn (turn/interrupt); its turn/completed
@@ -300,14 +366,18 @@ func (c *Conn) Close(ctx context.Context) error {
 }
 
 func (c *Conn) kill() {
-	if c.cmd.Process != nil {
-		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	if c.held != nil {
+		_ = c.held.client.Signal(syscall.SIGKILL) // the holder signals its group
+		return
+	}
+	if c.proc != nil {
+		_ = c.proc.Signal(syscall.SIGKILL)
 	}
 }
 
 // read handles Codex's stdout until it ends, then waits for the process
 // and ends the session.
-func (c *Conn) read(stdout io.Reader) {
+func (c *Conn) read(stdout *os.File) {
 	err := lines(stdout, maxLine, func(line []byte, ok bool) {
 		if !ok {
 			c.log.Warn("codex message too long, skipped", "max_bytes", maxLine)
@@ -321,29 +391,33 @@ func (c *Conn) read(stdout io.Reader) {
 	c.rpc.ended(engine.ErrClosed)
 	// The commands Codex started share its group and may hold on.
 	c.kill()
-	waitErr := c.cmd.Wait()
-	c.exited(waitErr)
+	st, waitErr := c.proc.Wait()
+	_ = stdout.Close()
+	ex := engine.Exited{ExitCode: st.Code, Signal: st.Signal}
+	if waitErr != nil {
+		ex.Err = fmt.Errorf("wait for codex: %w", waitErr)
+	}
+	c.exited(ex)
 }
 
-func (c *Conn) exited(waitErr error) {
-	ex := engine.Exited{StderrTail: c.o.Redact(c.stderr.String())}
-	if c.cmd.ProcessState == nil {
-		// never waited for: nothing to read
-	} else if st, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
-		ex.ExitCode = st.ExitStatus()
-		if st.Signaled() {
-			ex.Signal = st.Signal().String()
-		}
+// lookPath finds the codex binary on its host (the holder's own PATH is
+// not the bot's, and a host's is its own).
+func lookPath(ctx context.Context, o Options) (string, error) {
+	bin, err := o.Host.LookPath(ctx, o.Binary)
+	if err != nil {
+		return "", fmt.Errorf("find codex binary %q (install Codex or set [codex] binary): %w", o.Binary, err)
 	}
+	return bin, nil
+}
+
+// exited ends the session with the process's end, ex.
+func (c *Conn) exited(ex engine.Exited) {
+	ex.StderrTail = c.o.Redact(c.stderr.String())
 	c.mu.Lock()
 	ex.MidTurn = c.running
 	closing := c.closing
 	clear(c.pending)
 	c.mu.Unlock()
-	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
-		ex.Err = fmt.Errorf("wait for codex: %w", waitErr)
-	}
 	if ex.MidTurn && ex.Err == nil {
 		ex.Err = fmt.Errorf("codex exited without finishing the turn (exit code %d)", ex.ExitCode)
 	}
@@ -368,6 +442,14 @@ func (t *tail) Write(p []byte) (int, error) {
 		t.b = t.b[len(t.b)-t.max:]
 	}
 	return len(p), nil
+}
+
+// reset makes s the whole tail.
+func (t *tail) reset(s string) {
+	t.mu.Lock()
+	t.b = nil
+	t.mu.Unlock()
+	_, _ = t.Write([]byte(s))
 }
 
 func (t *tail) String() string {

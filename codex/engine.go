@@ -9,12 +9,14 @@ package codex
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/untether/untether/childenv"
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/host"
 )
 
 // Options describe the Codex sessions of an Engine.
@@ -42,6 +44,43 @@ type Options struct {
 	// kills the process group.
 	CloseGrace time.Duration
 	Logger     *slog.Logger
+	// Host is the machine Codex runs on (nil: this one): started there,
+	// in WorkDir there; on another machine Env is laid over its login
+	// environment (host/ssh), so Env holds none of this machine's.
+	Host host.Host
+	// Hold, when set, makes sessions durable: the app-server is started
+	// by a holder that outlives the bot (package hold, held.go).
+	Hold *Hold
+}
+
+// Hold says how durable sessions are held.
+type Hold struct {
+	// Self is the untether binary the holder runs (`Self hold`), on Host.
+	Self string
+	// Root is the folder (0700) the holders' folders are made in, on Host.
+	Root string
+	// Place, when set, gives Self and Root instead, when a holder is
+	// started or reached (on another machine: the agent's binary and
+	// folder there, known once it is reached).
+	Place func(ctx context.Context) (self, root string, err error)
+	// Orphan is how long a holder waits for a bot before it ends Codex.
+	Orphan time.Duration
+	// Bridge: Host is another machine, its holder reached through `Self
+	// hold bridge` there (hold.DialVia). A dropped connection ends the
+	// session (the holder ends Codex after Orphan): not reached again yet,
+	// unlike Claude's.
+	Bridge bool
+}
+
+func (h *Hold) place(ctx context.Context) (self, root string, err error) {
+	if h.Place == nil {
+		return h.Self, h.Root, nil
+	}
+	self, root, err = h.Place(ctx)
+	if err != nil {
+		return "", "", fmt.Errorf("where the holder runs: %w", err)
+	}
+	return self, root, nil
 }
 
 // Defaults for Options left zero.
@@ -65,6 +104,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
+	}
+	if o.Host == nil {
+		o.Host = host.Local{}
 	}
 	if o.Redact == nil {
 		o.Redact = func(s string) string { return s }
@@ -101,6 +143,11 @@ var _ engine.Engine = (*Engine)(nil)
 // Start implements engine.Engine: a new app-server process, and in it a
 // new thread or spec.Resume's thread, in spec.WorkDir.
 func (e *Engine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
+	return start(ctx, e.options(spec), spec)
+}
+
+// options are the Base options with the chat's spec laid over them.
+func (e *Engine) options(spec engine.Spec) Options {
 	o := e.Base
 	if spec.Model != "" {
 		o.Model = spec.Model
@@ -108,7 +155,7 @@ func (e *Engine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, erro
 	if spec.WorkDir != "" {
 		o.WorkDir = spec.WorkDir
 	}
-	return start(ctx, o.withDefaults(), spec)
+	return o.withDefaults()
 }
 
 // ResumeCommand implements engine.DeskHandoff.

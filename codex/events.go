@@ -36,6 +36,7 @@ func (c *Conn) handle(line []byte) {
 type item struct {
 	Type     string `json:"type"`
 	ID       string `json:"id"`
+	ClientID string `json:"clientId"` // a userMessage's: the id it was steered under
 	Text     string `json:"text"`
 	Command  string `json:"command"`
 	Cwd      string `json:"cwd"`
@@ -183,6 +184,10 @@ func (c *Conn) paths(changes json.RawMessage) []string {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func (c *Conn) itemStarted(it item) {
+	if it.Type == "userMessage" {
+		c.steerTaken(it.ClientID)
+		return
+	}
 	if it.Type == "fileChange" {
 		c.mu.Lock()
 		c.changes[it.ID] = it.Changes
@@ -276,6 +281,12 @@ func (c *Conn) request(m message) {
 		// The file-change decision always has acceptForSession (schema).
 		a.sessionWide, a.fileChange = true, true
 		req.Suggestions = []json.RawMessage{sessionRule("fileChange", strings.Join(c.paths(changes), ", "))}
+	case "item/tool/requestUserInput":
+		var ok bool
+		if req, a, ok = c.question(m); !ok {
+			_ = c.rpc.refuse(m.ID, -32602, "unreadable params")
+			return
+		}
 	default:
 		c.log.Warn("codex request unknown, refused", "method", m.Method)
 		_ = c.rpc.refuse(m.ID, -32601, "untether does not handle "+m.Method)
@@ -347,7 +358,11 @@ func (c *Conn) turnCompleted(m message) {
 		ContextTokens: c.context, ContextWindow: c.window, Duration: time.Duration(p.Turn.DurationMs) * time.Millisecond, NumTurns: 1}
 	errText := c.turnErr
 	c.turn, c.running = "", false
+	dropped := c.steerDroppedLocked()
 	c.mu.Unlock()
+	for _, ev := range dropped {
+		c.queue.Push(ev)
+	}
 	if p.Turn.Error != nil && p.Turn.Error.Message != "" {
 		errText = p.Turn.Error.Message
 	}

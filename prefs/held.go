@@ -18,6 +18,9 @@ type HeldSession struct {
 	ChatID   int64  `json:"chat_id"`
 	ThreadID int    `json:"thread_id,omitempty"`
 	Machine  string `json:"machine"`
+	// Engine is the engine whose process it is ("claude", "codex"; "" in
+	// records written before there were two: Claude Code's).
+	Engine string `json:"engine,omitempty"`
 	// Handle is the engine's name for the process; it holds the secret of
 	// its holder, so it is kept here only (the file is 0600).
 	Handle  string `json:"handle"`

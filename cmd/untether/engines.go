@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/host"
@@ -60,12 +61,22 @@ const (
 func engineName(*Config) string { return engineClaude }
 
 // otherEngines names the engines the config offers beside the first on a
-// machine: Codex with [codex] binary, on this machine only so far.
+// machine: Codex with [codex] binary on this machine, with [hosts.NAME]
+// codex on that host.
 func otherEngines(cfg *Config, at enginePlace) []string {
-	if cfg.Codex.Enabled() && at.Remote == nil {
+	if at.Remote == nil && cfg.Codex.Enabled() || at.Remote != nil && at.Remote.Codex != "" {
 		return []string{engineCodex}
 	}
 	return nil
+}
+
+// machineDefault is the engine of a chat that chose none on a machine
+// offering names: the configured default where it is offered there.
+func machineDefault(cfg *Config, names []string) string {
+	if d := defaultEngine(cfg); slices.Contains(names, d) {
+		return d
+	}
+	return ""
 }
 
 // defaultEngine is the engine of a chat that chose none: Codex with

@@ -78,8 +78,16 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 		if err != nil {
 			return nil, nil, err
 		}
+		more, err := moreEngines(cfg, at)
+		if err != nil {
+			return nil, nil, err
+		}
+		var engName, defEngine string
+		if more != nil {
+			engName, defEngine = engineName(cfg), machineDefault(cfg, otherEngines(cfg, at))
+		}
 		out = append(out, chat.MachineConfig{
-			Name: name, Engine: eng.Engine, Host: h,
+			Name: name, Engine: eng.Engine, Host: h, Engines: more, EngineName: engName, DefaultEngine: defEngine,
 			Git:     projects.Git{Timeout: cfg.Projects.GitTimeout, Host: h},
 			WorkDir: hc.WorkingDir, ProjectRoots: hc.ProjectRoots,
 			UploadDir: hostUploadDir(h),

@@ -21,6 +21,9 @@ type HostConfig struct {
 	SSHArgs []string `toml:"ssh_args"`
 	// Claude is the CLI there; "" finds claude in the PATH there.
 	Claude string `toml:"claude"`
+	// Codex is the codex CLI there (a path, or a name in the PATH there);
+	// "" offers no Codex there. [codex] model and env apply there too.
+	Codex string `toml:"codex"`
 	// WorkingDir and ProjectRoots are paths on that machine.
 	WorkingDir   string   `toml:"working_dir"`
 	ProjectRoots []string `toml:"project_roots"`

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Request is one POST /v1/responses as Codex sent it.
@@ -74,6 +75,17 @@ func (r Request) CallOutput() (string, bool) {
 	return its[len(its)-1].Output, true
 }
 
+// Carries reports whether any input item of the request has text in it
+// (raw JSON: a steered message, a function call's output, …).
+func (r Request) Carries(text string) bool {
+	for _, in := range r.Input {
+		if strings.Contains(string(in), text) {
+			return true
+		}
+	}
+	return false
+}
+
 // HasTool reports whether the request offered the model a tool by name.
 func (r Request) HasTool(name string) bool {
 	for _, t := range r.Tools {
@@ -85,12 +97,24 @@ func (r Request) HasTool(name string) bool {
 }
 
 // Reply is what the fake model answers: Text (streamed as two deltas), or
-// a call of Codex's shell tool, exec_command {"cmd": Command}.
+// a call of Codex's shell tool, exec_command {"cmd": Command}, or a call
+// of another tool (Call).
 type Reply struct {
 	Text    string
 	Command string
+	// Call, when set, calls that tool with those arguments (a JSON object).
+	Call *Call
+	// Pause is waited between the two halves of Text: a turn caught
+	// mid-answer (a draft shows the first half).
+	Pause time.Duration
 	// Status, when not 0, answers with this HTTP status and no stream.
 	Status int
+}
+
+// Call is a function call the fake model makes.
+type Call struct {
+	Name      string
+	Arguments string
 }
 
 // Responder decides the reply to a request.
@@ -180,7 +204,14 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
-	for _, ev := range events(n, reply) {
+	for i, ev := range events(n, reply) {
+		if reply.Pause > 0 && i == pauseAt {
+			select {
+			case <-time.After(reply.Pause):
+			case <-r.Context().Done():
+				return
+			}
+		}
 		writeEvent(w, ev)
 	}
 }

@@ -23,10 +23,16 @@ var Usage = map[string]any{
 func events(n int, r Reply) []map[string]any {
 	rid := fmt.Sprintf("resp_%d", n)
 	evs := []map[string]any{{"type": "response.created", "response": map[string]any{"id": rid}}}
-	if r.Command != "" {
-		args, _ := json.Marshal(map[string]string{"cmd": r.Command})
+	if r.Command != "" || r.Call != nil {
+		name, args := "exec_command", ""
+		if r.Call != nil {
+			name, args = r.Call.Name, r.Call.Arguments
+		} else {
+			b, _ := json.Marshal(map[string]string{"cmd": r.Command})
+			args = string(b)
+		}
 		call := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", n), "call_id": fmt.Sprintf("call_%d", n),
-			"name": "exec_command", "arguments": string(args)}
+			"name": name, "arguments": args}
 		evs = append(evs,
 			map[string]any{"type": "response.output_item.added", "output_index": 0, "item": call},
 			map[string]any{"type": "response.output_item.done", "output_index": 0, "item": call})
@@ -43,6 +49,10 @@ func events(n int, r Reply) []map[string]any {
 	}
 	return append(evs, map[string]any{"type": "response.completed", "response": map[string]any{"id": rid, "usage": Usage}})
 }
+
+// pauseAt is the event of a text reply before which Reply.Pause is
+// waited: the second delta.
+const pauseAt = 3
 
 func delta(id, text string) map[string]any {
 	return map[string]any{"type": "response.output_text.delta", "item_id": id, "output_index": 0, "content_index": 0, "delta": text}

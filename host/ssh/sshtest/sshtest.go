@@ -182,6 +182,13 @@ func freePort(t testing.TB) int {
 // its path there.
 func Claude(t testing.TB, local string) string {
 	t.Helper()
+	return Program(t, local, "claude")
+}
+
+// Program is Claude for any program of one file (Codex's native binary):
+// name begins its file's name there.
+func Program(t testing.TB, local, name string) string {
+	t.Helper()
 	real, err := filepath.EvalSymlinks(local)
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +197,7 @@ func Claude(t testing.TB, local string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dst := fmt.Sprintf("/opt/untether-test/claude-%d-%d", fi.Size(), fi.ModTime().Unix())
+	dst := fmt.Sprintf("/opt/untether-test/%s-%d-%d", name, fi.Size(), fi.ModTime().Unix())
 	if _, err := os.Stat(dst); err == nil {
 		return dst
 	}

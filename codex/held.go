@@ -1,0 +1,328 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/untether/untether/engine"
+	"github.com/untether/untether/hold"
+	"github.com/untether/untether/host"
+)
+
+// A held session (docs/durability.md, docs/protocol-codex.md): `codex
+// app-server` runs under a holder (package hold) that outlives the bot, as
+// Claude Code does. Only the Conn's ends differ from a child's pipes: each
+// JSON-RPC line to Codex goes through the holder, which journals it and
+// acks it with its record; Codex's lines come back as journal records; the
+// process is signalled through the holder. A bot started later re-attaches
+// (Engine.Reattach) and replays the running turn's records.
+
+// heldWire is the Conn's holder.
+type heldWire struct {
+	client   *hold.Client
+	handle   hold.Handle
+	from     uint64        // the replay asked for (0: none)
+	seen     atomic.Uint64 // the last record read
+	sentAt   atomic.Uint64 // the record of the last turn/start written
+	detached atomic.Bool
+}
+
+// heldHandle is what HeldConn.Handle says: the holder, and what a Conn
+// re-attached needs of the thread, for it skips initialize and
+// thread/start (the process is past them).
+type heldHandle struct {
+	Hold    hold.Handle `json:"hold"`
+	Thread  string      `json:"thread"`
+	Model   string      `json:"model,omitempty"`
+	Cwd     string      `json:"cwd,omitempty"`
+	Version string      `json:"version,omitempty"`
+}
+
+// HeldConn is a Conn under a holder, as the engine hands it out: an
+// engine.Held. A Conn without a holder is none.
+type HeldConn struct{ *Conn }
+
+var (
+	_ engine.Held    = HeldConn{}
+	_ engine.Durable = (*Engine)(nil)
+)
+
+// startHeld starts codex app-server under a new holder, attaches to it and
+// opens the thread.
+func startHeld(ctx context.Context, o Options, spec engine.Spec) (engine.Conn, error) {
+	bin, err := lookPath(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	self, root, err := o.Hold.place(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h, err := hold.Spawn(ctx, o.Host, self, root, hold.Config{Path: bin, Args: []string{"app-server"},
+		Env: o.childEnv(), WorkDir: o.WorkDir, Orphan: o.Hold.Orphan, Overlay: o.Hold.Bridge, Detach: o.Hold.Bridge})
+	if err != nil {
+		return nil, fmt.Errorf("start codex under a holder: %w", err)
+	}
+	// From record 1: what Codex wrote before this hello is read too.
+	cl, err := dialHolder(ctx, o, h, 1)
+	if err != nil {
+		// Codex ends with it (its stdin closes).
+		_ = o.Host.Kill(context.WithoutCancel(ctx), []int{h.Holder}, syscall.SIGKILL)
+		return nil, fmt.Errorf("attach to the new holder: %w", err)
+	}
+	c := newConn(o, spec)
+	c.attach(h, cl, 0)
+	if err := c.open(ctx, spec); err != nil {
+		_ = c.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	c.liveWhile(ctx)
+	return HeldConn{c}, nil
+}
+
+// Reattach implements engine.Durable: it attaches to a held app-server a
+// previous bot process started and replays its journal from record from
+// (0: nothing). The replay brings the running turn back: its id (from
+// turn/started), its text and actions, and Codex's approval requests no
+// answer in the journal followed, which are pending again (answered by
+// Codex's own request id). Responses to the previous bot's requests are
+// skipped.
+func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, from uint64) (engine.Conn, error) {
+	o := e.options(spec)
+	if o.Hold == nil {
+		return nil, fmt.Errorf("%w: codex sessions are not held in this configuration", engine.ErrGone)
+	}
+	var hh heldHandle
+	if err := json.Unmarshal([]byte(handle), &hh); err != nil || hh.Thread == "" {
+		return nil, fmt.Errorf("%w: unreadable codex handle (%v)", engine.ErrGone, err)
+	}
+	cl, err := dialHolder(ctx, o, hh.Hold, from)
+	var verr *hold.VersionError
+	if errors.As(err, &verr) {
+		if from == 0 {
+			// Between turns nothing is lost by ending it: the next message
+			// resumes the thread. A turn's is left to run (as runner's).
+			_ = o.Host.Kill(context.WithoutCancel(ctx), []int{hh.Hold.Holder}, syscall.SIGTERM)
+		}
+		return nil, fmt.Errorf("%w: %v", engine.ErrOtherVersion, err)
+	}
+	if err != nil && o.Hold.Bridge && hold.Transient(err) {
+		// Its host did not answer: whether Codex runs there is not known.
+		return nil, fmt.Errorf("reaching the holder of codex: %w", err)
+	}
+	if err != nil {
+		forget(o, hh.Hold)
+		return nil, fmt.Errorf("%w: %v", engine.ErrGone, err)
+	}
+	c := newConn(o, spec)
+	c.thread, c.model, c.cwd, c.version = hh.Thread, hh.Model, hh.Cwd, hh.Version
+	c.attach(hh.Hold, cl, from)
+	c.liveWhile(ctx)
+	c.log.Debug("codex re-attached", "session_id", hh.Thread, "pid", c.held.handle.Pid, "replay_from", from)
+	return HeldConn{c}, nil
+}
+
+// dialHolder attaches to the holder of h: at its socket on this machine,
+// or through a bridge started on the host.
+func dialHolder(ctx context.Context, o Options, h hold.Handle, from uint64) (*hold.Client, error) {
+	if !o.Hold.Bridge {
+		return hold.Dial(ctx, h.Sock(), h.Secret, from)
+	}
+	self, _, err := o.Hold.place(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return hold.DialVia(ctx, o.Host, self, h, from)
+}
+
+// forget removes the files of a holder that is gone, on this machine only
+// (a bridged holder's host may only be out of reach; it removes its files
+// itself when it ends).
+func forget(o Options, h hold.Handle) {
+	if _, local := o.Host.(host.Local); !local || o.Hold.Bridge {
+		return
+	}
+	if err := hold.Forget(h); err != nil {
+		o.Logger.Debug("the files of a gone holder stay", "engine", "codex", "dir", h.Dir, "err", err)
+	}
+}
+
+func (c *Conn) attach(h hold.Handle, cl *hold.Client, from uint64) {
+	h.Pid = cl.Welcome.Pid
+	c.held = &heldWire{client: cl, handle: h, from: from}
+	c.stdin = heldStdin{c}
+	c.rpc = newRPC(c.stdin)
+	// Our request ids must not meet a previous bot's, whose responses may
+	// still be in the journal: each request is a record, so ids above
+	// every record so far are new.
+	c.rpc.nextID = int64(max(cl.Welcome.Last, cl.Welcome.LastIn))
+	go c.queue.Pump(c.events, c.abandon)
+	go c.readHeld(from != 0)
+}
+
+// Handle implements engine.Held.
+func (h HeldConn) Handle() string {
+	c := h.Conn
+	c.mu.Lock()
+	hh := heldHandle{Hold: c.held.handle, Thread: c.thread, Model: c.model, Cwd: c.cwd, Version: c.version}
+	c.mu.Unlock()
+	b, _ := json.Marshal(hh)
+	return string(b)
+}
+
+// SentAt implements engine.Held: the record of the last turn/start.
+func (h HeldConn) SentAt() uint64 { return h.held.sentAt.Load() }
+
+// Seen implements engine.Held.
+func (h HeldConn) Seen() uint64 { return h.held.seen.Load() }
+
+// Detach implements engine.Held: the holder and Codex go on, this Conn
+// ends without Exited.
+func (h HeldConn) Detach() { h.detach() }
+
+// detach leaves the holder and Codex running; without a holder it does
+// nothing.
+func (c *Conn) detach() {
+	if c.held == nil || c.held.detached.Swap(true) {
+		return
+	}
+	_ = c.held.client.Close()
+}
+
+// readHeld reads the holder until Codex exits, the holder is lost, or
+// the bot detaches. On a restore (a re-attach mid-turn) the replay is
+// gathered first, so that the answers in it are known before any request
+// is handled.
+func (c *Conn) readHeld(restore bool) {
+	w := c.held
+	var replay []hold.Frame
+	replaying := restore
+	var exit *hold.Exit
+	var err error
+	for exit == nil && err == nil {
+		var f hold.Frame
+		f, err = w.client.Next()
+		if err != nil {
+			break
+		}
+		switch f.Kind {
+		case 'o', 'i':
+			w.seen.Store(f.Record.Seq)
+			switch {
+			case replaying:
+				replay = append(replay, f)
+			case f.Kind == 'o' && len(f.Record.Line) > maxLine:
+				c.log.Warn("codex message too long, skipped", "max_bytes", maxLine)
+			case f.Kind == 'o':
+				c.handle(f.Record.Line)
+			}
+		case 'r':
+			w.seen.Store(max(w.seen.Load(), f.Seq))
+			if replaying {
+				c.replay(replay)
+				replay, replaying = nil, false
+			}
+		case 'e':
+			_, _ = c.stderr.Write([]byte(f.Stderr))
+		case 'x':
+			exit = f.Exit
+		}
+	}
+	c.rpc.ended(engine.ErrClosed)
+	if w.detached.Load() {
+		c.queue.Close()
+		close(c.done)
+		return
+	}
+	ex := engine.Exited{ExitCode: -1}
+	if exit == nil {
+		ex.Err = fmt.Errorf("lost the holder of codex: %w", err)
+		forget(c.o, w.handle)
+	} else {
+		ex.ExitCode, ex.Signal = exit.Code, exit.Signal
+		// The holder's tail has what came before this bot attached too.
+		c.stderr.reset(exit.StderrTail)
+		_ = w.client.Quit() // the session is over: the holder goes
+	}
+	_ = w.client.Close()
+	c.exited(ex)
+}
+
+// replay handles the records a re-attach replayed: our own lines (i) say
+// which of Codex's requests were answered and where a turn began; Codex's
+// (o) are handled as they were, less the responses to the previous bot's
+// requests and the requests it answered.
+func (c *Conn) replay(frames []hold.Frame) {
+	answered := map[string]bool{}
+	for _, f := range frames {
+		var m message
+		if f.Kind == 'i' && json.Unmarshal(f.Record.Line, &m) == nil && m.Method == "" && len(m.ID) > 0 {
+			answered[string(m.ID)] = true
+		}
+	}
+	prompts := 0
+	for _, f := range frames {
+		var m message
+		if json.Unmarshal(f.Record.Line, &m) != nil {
+			if f.Kind == 'o' {
+				c.handle(f.Record.Line) // logged and skipped there
+			}
+			continue
+		}
+		switch {
+		case f.Kind == 'i':
+			if m.Method == "turn/start" {
+				prompts++
+				c.mu.Lock()
+				c.beginTurnLocked()
+				c.mu.Unlock()
+				c.held.sentAt.Store(f.Record.Seq)
+			}
+		case m.Method == "" && len(m.ID) > 0:
+			c.log.Debug("codex response to the previous bot's request, skipped", "id", string(m.ID))
+		case len(m.ID) > 0 && answered[string(m.ID)]:
+			c.log.Debug("codex request answered before the restart, skipped", "method", m.Method, "id", string(m.ID))
+		default:
+			c.handle(f.Record.Line)
+		}
+	}
+	c.queue.Push(engine.Replayed{Prompts: prompts, Truncated: c.held.from < c.held.client.Welcome.First})
+}
+
+// heldStdin writes each line through the holder, which acks it with its
+// record once written to Codex.
+type heldStdin struct{ c *Conn }
+
+func (w heldStdin) Write(p []byte) (int, error) {
+	h := w.c.held
+	line := bytes.TrimSuffix(p, []byte("\n"))
+	seq, err := h.client.Input(context.Background(), line)
+	if err != nil {
+		return 0, fmt.Errorf("write through the holder: %w", err)
+	}
+	var m struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(line, &m) == nil && m.Method == "turn/start" {
+		h.sentAt.Store(seq)
+		if seq > 1 {
+			// No re-attach replays what came before a turn: the journal
+			// may drop it.
+			_ = h.client.Trim(seq - 1)
+		}
+	}
+	return len(p), nil
+}
+
+// Close closes Codex's stdin, unless the bot is only detaching.
+func (w heldStdin) Close() error {
+	if w.c.held.detached.Load() {
+		return nil
+	}
+	return w.c.held.client.CloseInput()
+}
