@@ -256,14 +256,7 @@ func TestDurableHolderKilled(t *testing.T) {
 	// come before Claude has the prompt: killed then, the message is rightly
 	// run again and nothing is interrupted; the test failed that way when
 	// the placeholder came sooner.)
-	r.tg.Await(durableWait, "a draft of the answer", func() bool {
-		for _, d := range r.tg.Drafts(r.chat.ID) {
-			if strings.Contains(d.Text, "never") {
-				return true
-			}
-		}
-		return false
-	})
+	r.awaitDraft("never")
 	kill(t, p)
 	hs := r.heldHandles(t)
 	if len(hs) != 1 {
