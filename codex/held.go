@@ -254,7 +254,8 @@ func (c *Conn) readHeld(restore bool) {
 }
 
 // replay handles the records a re-attach replayed: our own lines (i) say
-// which of Codex's requests were answered and where a turn began; Codex's
+// which of Codex's requests were answered, where a turn began and what
+// was steered into it; Codex's
 // (o) are handled as they were, less the responses to the previous bot's
 // requests and the requests it answered.
 func (c *Conn) replay(frames []hold.Frame) {
@@ -276,12 +277,15 @@ func (c *Conn) replay(frames []hold.Frame) {
 		}
 		switch {
 		case f.Kind == 'i':
-			if m.Method == "turn/start" {
+			switch m.Method {
+			case "turn/start":
 				prompts++
 				c.mu.Lock()
 				c.beginTurnLocked()
 				c.mu.Unlock()
 				c.held.sentAt.Store(f.Record.Seq)
+			case "turn/steer":
+				c.resteer(m)
 			}
 		case m.Method == "" && len(m.ID) > 0:
 			c.log.Debug("codex response to the previous bot's request, skipped", "id", string(m.ID))
@@ -292,6 +296,24 @@ func (c *Conn) replay(frames []hold.Frame) {
 		}
 	}
 	c.queue.Push(engine.Replayed{Prompts: prompts, Truncated: c.held.from < c.held.client.Welcome.First})
+}
+
+// resteer follows again a message the previous bot steered into the
+// turn (its turn/steer line): the bot still holds it marked and waits to
+// hear whether the turn took it or dropped it (steer.go).
+func (c *Conn) resteer(m message) {
+	var p struct {
+		ID string `json:"clientUserMessageId"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || p.ID == "" {
+		return
+	}
+	c.mu.Lock()
+	if c.steered == nil {
+		c.steered = map[string]bool{}
+	}
+	c.steered[p.ID] = true
+	c.mu.Unlock()
 }
 
 // heldStdin writes each line through the holder, which acks it with its
