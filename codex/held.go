@@ -120,11 +120,17 @@ func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, 
 		return nil, fmt.Errorf("%w: %v", engine.ErrGone, err)
 	}
 	c := newConn(o, spec)
-	c.thread, c.model, c.cwd, c.version = hh.Thread, hh.Model, hh.Cwd, hh.Version
+	c.restoreHandle(hh)
 	c.attach(hh.Hold, cl, from)
 	c.liveWhile(ctx)
 	c.log.Debug("codex re-attached", "session_id", hh.Thread, "pid", c.held.handle.Pid, "replay_from", from)
 	return HeldConn{c}, nil
+}
+
+// restoreHandle gives a re-attached Conn what its handle says of the
+// process and its thread.
+func (c *Conn) restoreHandle(hh heldHandle) {
+	c.thread, c.model, c.cwd, c.version = hh.Thread, hh.Model, hh.Cwd, hh.Version
 }
 
 // dialHolder attaches to the holder of h: at its socket on this machine,
