@@ -41,6 +41,9 @@ type heldHandle struct {
 	Model   string      `json:"model,omitempty"`
 	Cwd     string      `json:"cwd,omitempty"`
 	Version string      `json:"version,omitempty"`
+	// IDs is the Conn's prefix of request ids (Conn.ids): a re-attached
+	// Conn hands out the same ids, so the buttons shown before still work.
+	IDs string `json:"ids,omitempty"`
 }
 
 // HeldConn is a Conn under a holder, as the engine hands it out: an
@@ -130,7 +133,7 @@ func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, 
 // restoreHandle gives a re-attached Conn what its handle says of the
 // process and its thread.
 func (c *Conn) restoreHandle(hh heldHandle) {
-	c.thread, c.model, c.cwd, c.version = hh.Thread, hh.Model, hh.Cwd, hh.Version
+	c.thread, c.model, c.cwd, c.version, c.ids = hh.Thread, hh.Model, hh.Cwd, hh.Version, hh.IDs
 }
 
 // dialHolder attaches to the holder of h: at its socket on this machine,
@@ -175,7 +178,7 @@ func (c *Conn) attach(h hold.Handle, cl *hold.Client, from uint64) {
 func (h HeldConn) Handle() string {
 	c := h.Conn
 	c.mu.Lock()
-	hh := heldHandle{Hold: c.held.handle, Thread: c.thread, Model: c.model, Cwd: c.cwd, Version: c.version}
+	hh := heldHandle{Hold: c.held.handle, Thread: c.thread, Model: c.model, Cwd: c.cwd, Version: c.version, IDs: c.ids}
 	c.mu.Unlock()
 	b, _ := json.Marshal(hh)
 	return string(b)
