@@ -112,11 +112,19 @@ func (m *Machine) Offered() string {
 // conversation chose since); nil when that engine is no longer offered
 // (its handle means nothing to another engine: the process ends itself
 // after its holder's orphan time). A record of no engine (written before
-// records named one) is the first durable engine's (Claude Code's);
-// without one, the machine's default.
+// records named one, when only Claude Code was held) is the machine's
+// first engine's (Claude Code's, not the default's: Codex is durable too
+// now); else the first durable engine's; without one, the machine's default.
 func (m *Machine) heldEngine(name string) *Machine {
 	if name != "" {
 		return m.byEngine[name]
+	}
+	for n, sib := range m.byEngine {
+		if _, other := m.Engines[n]; !other {
+			if _, ok := sib.Engine.(engine.Durable); ok {
+				return sib
+			}
+		}
 	}
 	for _, n := range m.EngineNames() {
 		if _, ok := m.byEngine[n].Engine.(engine.Durable); ok {

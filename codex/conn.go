@@ -15,6 +15,7 @@ import (
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/host"
+	"github.com/untether/untether/token"
 )
 
 // maxLine bounds one message from Codex; a longer one is skipped.
@@ -39,6 +40,10 @@ type Conn struct {
 	held *heldWire
 
 	version string
+	// ids prefixes the ids of Codex's requests as the engine hands them
+	// out: Codex numbers them from 0 in every process, and the bot's
+	// approval buttons are derived from the conversation and the id.
+	ids string
 
 	mu       sync.Mutex
 	thread   string
@@ -75,6 +80,7 @@ func newConn(o Options, spec engine.Spec) *Conn {
 		o: o, log: o.Logger.With("engine", "codex"),
 		events: make(chan engine.Event), queue: engine.NewQueue(), done: make(chan struct{}), abandon: make(chan struct{}), stderr: &tail{max: 8 << 10},
 		mode: spec.PermissionMode, pending: map[string]approval{}, changes: map[string]json.RawMessage{},
+		ids: token.New()[:8] + ".",
 	}
 	if c.mode == "" {
 		c.mode = engine.DefaultPermissionMode

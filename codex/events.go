@@ -101,7 +101,7 @@ func (c *Conn) notification(m message) {
 		}
 		if c.decode(m, &p) {
 			// Resolved without our answer (an interrupt): withdrawn.
-			id := string(p.RequestID)
+			id := c.ids + string(p.RequestID)
 			c.mu.Lock()
 			_, open := c.pending[id]
 			delete(c.pending, id)
@@ -293,7 +293,7 @@ func (c *Conn) request(m message) {
 		return
 	}
 	a.id = m.ID
-	req.RequestID = string(m.ID)
+	req.RequestID = c.ids + string(m.ID)
 	c.mu.Lock()
 	c.pending[req.RequestID] = a
 	c.mu.Unlock()

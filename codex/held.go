@@ -41,6 +41,9 @@ type heldHandle struct {
 	Model   string      `json:"model,omitempty"`
 	Cwd     string      `json:"cwd,omitempty"`
 	Version string      `json:"version,omitempty"`
+	// IDs is the Conn's prefix of request ids (Conn.ids): a re-attached
+	// Conn hands out the same ids, so the buttons shown before still work.
+	IDs string `json:"ids,omitempty"`
 }
 
 // HeldConn is a Conn under a holder, as the engine hands it out: an
@@ -120,11 +123,17 @@ func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, 
 		return nil, fmt.Errorf("%w: %v", engine.ErrGone, err)
 	}
 	c := newConn(o, spec)
-	c.thread, c.model, c.cwd, c.version = hh.Thread, hh.Model, hh.Cwd, hh.Version
+	c.restoreHandle(hh)
 	c.attach(hh.Hold, cl, from)
 	c.liveWhile(ctx)
 	c.log.Debug("codex re-attached", "session_id", hh.Thread, "pid", c.held.handle.Pid, "replay_from", from)
 	return HeldConn{c}, nil
+}
+
+// restoreHandle gives a re-attached Conn what its handle says of the
+// process and its thread.
+func (c *Conn) restoreHandle(hh heldHandle) {
+	c.thread, c.model, c.cwd, c.version, c.ids = hh.Thread, hh.Model, hh.Cwd, hh.Version, hh.IDs
 }
 
 // dialHolder attaches to the holder of h: at its socket on this machine,
@@ -169,7 +178,7 @@ func (c *Conn) attach(h hold.Handle, cl *hold.Client, from uint64) {
 func (h HeldConn) Handle() string {
 	c := h.Conn
 	c.mu.Lock()
-	hh := heldHandle{Hold: c.held.handle, Thread: c.thread, Model: c.model, Cwd: c.cwd, Version: c.version}
+	hh := heldHandle{Hold: c.held.handle, Thread: c.thread, Model: c.model, Cwd: c.cwd, Version: c.version, IDs: c.ids}
 	c.mu.Unlock()
 	b, _ := json.Marshal(hh)
 	return string(b)
@@ -254,7 +263,8 @@ func (c *Conn) readHeld(restore bool) {
 }
 
 // replay handles the records a re-attach replayed: our own lines (i) say
-// which of Codex's requests were answered and where a turn began; Codex's
+// which of Codex's requests were answered, where a turn began and what
+// was steered into it; Codex's
 // (o) are handled as they were, less the responses to the previous bot's
 // requests and the requests it answered.
 func (c *Conn) replay(frames []hold.Frame) {
@@ -276,12 +286,15 @@ func (c *Conn) replay(frames []hold.Frame) {
 		}
 		switch {
 		case f.Kind == 'i':
-			if m.Method == "turn/start" {
+			switch m.Method {
+			case "turn/start":
 				prompts++
 				c.mu.Lock()
 				c.beginTurnLocked()
 				c.mu.Unlock()
 				c.held.sentAt.Store(f.Record.Seq)
+			case "turn/steer":
+				c.resteer(m)
 			}
 		case m.Method == "" && len(m.ID) > 0:
 			c.log.Debug("codex response to the previous bot's request, skipped", "id", string(m.ID))
@@ -292,6 +305,24 @@ func (c *Conn) replay(frames []hold.Frame) {
 		}
 	}
 	c.queue.Push(engine.Replayed{Prompts: prompts, Truncated: c.held.from < c.held.client.Welcome.First})
+}
+
+// resteer follows again a message the previous bot steered into the
+// turn (its turn/steer line): the bot still holds it marked and waits to
+// hear whether the turn took it or dropped it (steer.go).
+func (c *Conn) resteer(m message) {
+	var p struct {
+		ID string `json:"clientUserMessageId"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || p.ID == "" {
+		return
+	}
+	c.mu.Lock()
+	if c.steered == nil {
+		c.steered = map[string]bool{}
+	}
+	c.steered[p.ID] = true
+	c.mu.Unlock()
 }
 
 // heldStdin writes each line through the holder, which acks it with its
