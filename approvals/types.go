@@ -205,7 +205,6 @@ type Source string
 // SourceWeb: the web view (package web).
 const SourceWeb Source = "web"
 
-
 // Submission is what Submit decided. Prompt is nil when the request was
 // answered automatically; then Outcome, Reason and Message say how.
 type Submission struct {
