@@ -9,13 +9,13 @@ package codex
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/untether/untether/childenv"
 	"github.com/untether/untether/engine"
+	"github.com/untether/untether/hold"
 	"github.com/untether/untether/host"
 )
 
@@ -55,32 +55,13 @@ type Options struct {
 
 // Hold says how durable sessions are held.
 type Hold struct {
-	// Self is the untether binary the holder runs (`Self hold`), on Host.
-	Self string
-	// Root is the folder (0700) the holders' folders are made in, on Host.
-	Root string
-	// Place, when set, gives Self and Root instead, when a holder is
-	// started or reached (on another machine: the agent's binary and
-	// folder there, known once it is reached).
-	Place func(ctx context.Context) (self, root string, err error)
-	// Orphan is how long a holder waits for a bot before it ends Codex.
-	Orphan time.Duration
+	// Placement: where the holder runs (on Host) and its orphan time.
+	hold.Placement
 	// Bridge: Host is another machine, its holder reached through `Self
 	// hold bridge` there (hold.DialVia). A dropped connection ends the
 	// session (the holder ends Codex after Orphan): not reached again yet,
 	// unlike Claude's.
 	Bridge bool
-}
-
-func (h *Hold) place(ctx context.Context) (self, root string, err error) {
-	if h.Place == nil {
-		return h.Self, h.Root, nil
-	}
-	self, root, err = h.Place(ctx)
-	if err != nil {
-		return "", "", fmt.Errorf("where the holder runs: %w", err)
-	}
-	return self, root, nil
 }
 
 // Defaults for Options left zero.

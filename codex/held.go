@@ -62,7 +62,7 @@ func startHeld(ctx context.Context, o Options, spec engine.Spec) (engine.Conn, e
 	if err != nil {
 		return nil, err
 	}
-	self, root, err := o.Hold.place(ctx)
+	self, root, err := o.Hold.Where(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func dialHolder(ctx context.Context, o Options, h hold.Handle, from uint64) (*ho
 	if !o.Hold.Bridge {
 		return hold.Dial(ctx, h.Sock(), h.Secret, from)
 	}
-	self, _, err := o.Hold.place(ctx)
+	self, _, err := o.Hold.Where(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func heldRig(t *testing.T) *rig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(root) })
-	r.eng.Base.Hold = &codex.Hold{Self: exe, Root: filepath.Join(root, "hold"), Orphan: time.Minute}
+	r.eng.Base.Hold = &codex.Hold{Placement: hold.Placement{Self: exe, Root: filepath.Join(root, "hold"), Orphan: time.Minute}}
 	return r
 }
 

@@ -23,10 +23,10 @@ func (r *rig) heldOnHost() *rig {
 	h := r.opts.Host.(interface {
 		AgentPath(context.Context) (string, error)
 	})
-	r.opts.Hold = &Hold{Bridge: true, Orphan: time.Minute, Place: func(ctx context.Context) (string, string, error) {
+	r.opts.Hold = &Hold{Bridge: true, Placement: hold.Placement{Orphan: time.Minute, Place: func(ctx context.Context) (string, string, error) {
 		agent, err := h.AgentPath(ctx)
 		return agent, path.Dir(agent) + "/hold", err
-	}}
+	}}}
 	return r
 }
 

@@ -56,7 +56,7 @@ func (s *Session) conn() engine.Conn {
 // startHeld starts the CLI under a new holder and attaches to it.
 func (s *Session) startHeld(ctx context.Context, bin string, args []string) error {
 	o := s.opts
-	self, root, err := o.Hold.place(ctx)
+	self, root, err := o.Hold.Where(ctx)
 	if err != nil {
 		return err
 	}

@@ -156,7 +156,7 @@ func dialHolder(ctx context.Context, o Options, h hold.Handle, from uint64) (*ho
 	if !o.Hold.Bridge {
 		return hold.Dial(ctx, h.Sock(), h.Secret, from)
 	}
-	self, _, err := o.Hold.place(ctx)
+	self, _, err := o.Hold.Where(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -152,5 +152,5 @@ func testHold(t testing.TB) *Hold {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(root) })
-	return &Hold{Self: exe, Root: filepath.Join(root, "hold"), Orphan: time.Minute}
+	return &Hold{Placement: hold.Placement{Self: exe, Root: filepath.Join(root, "hold"), Orphan: time.Minute}}
 }

@@ -25,7 +25,7 @@ import (
 // engine.Held, so the bot records nothing to re-attach to.
 func TestHeldFallsBackWithoutAHolder(t *testing.T) {
 	opts := fakeOpts(t, "echo")
-	opts.Hold = &Hold{Self: filepath.Join(t.TempDir(), "no-such-untether"), Root: t.TempDir()}
+	opts.Hold = &Hold{Placement: hold.Placement{Self: filepath.Join(t.TempDir(), "no-such-untether"), Root: t.TempDir()}}
 	e := &Engine{Base: opts}
 	conn, err := e.Start(context.Background(), engine.Spec{})
 	if err != nil {
@@ -89,7 +89,7 @@ func fakeHolder(t *testing.T, proto int) hold.Handle {
 // not that Claude crashed.
 func TestReattachOtherVersion(t *testing.T) {
 	opts := fakeOpts(t, "echo")
-	opts.Hold = &Hold{Self: "/nonexistent/untether", Root: t.TempDir()}
+	opts.Hold = &Hold{Placement: hold.Placement{Self: "/nonexistent/untether", Root: t.TempDir()}}
 	for _, proto := range []int{hold.Proto + 1, hold.Proto - 1} {
 		h := fakeHolder(t, proto)
 		handle, _ := json.Marshal(h)
@@ -111,7 +111,7 @@ func TestReattachOtherVersion(t *testing.T) {
 // next message resumes the conversation, and no second Claude runs on it.
 func TestReattachOtherVersionIdleEndsIt(t *testing.T) {
 	opts := fakeOpts(t, "echo")
-	opts.Hold = &Hold{Self: "/nonexistent/untether", Root: t.TempDir()}
+	opts.Hold = &Hold{Placement: hold.Placement{Self: "/nonexistent/untether", Root: t.TempDir()}}
 	holder := exec.Command("sleep", "60")
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func (unreachableHost) Start(context.Context, host.Cmd) (host.Process, error) {
 func TestReattachUnreachableHost(t *testing.T) {
 	opts := fakeOpts(t, "echo")
 	opts.Host = unreachableHost{}
-	opts.Hold = &Hold{Self: "/untether", Root: "/hold", Bridge: true, ReattachWait: 300 * time.Millisecond}
+	opts.Hold = &Hold{Placement: hold.Placement{Self: "/untether", Root: "/hold"}, Bridge: true, ReattachWait: 300 * time.Millisecond}
 	handle, _ := json.Marshal(hold.Handle{Proto: hold.Proto, Dir: "/hold/x", Secret: "s", Pid: 1, Holder: 1})
 	begin := time.Now()
 	_, err := Reattach(context.Background(), opts, string(handle), 3)

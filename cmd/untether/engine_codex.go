@@ -18,7 +18,7 @@ func codexEngine(cfg *Config, at enginePlace) builtEngine {
 		o.Host, o.Env, o.Binary, o.WorkDir = at.SSH, []string{}, at.Remote.Codex, at.Remote.WorkingDir
 		o.Hold = nil
 		if h := remoteHold(cfg, at.SSH); h != nil {
-			o.Hold = &codex.Hold{Bridge: true, Orphan: h.Orphan, Place: h.Place}
+			o.Hold = &codex.Hold{Bridge: true, Placement: h.Placement}
 		}
 	}
 	return builtEngine{Engine: &codex.Engine{Base: o}}
@@ -32,7 +32,7 @@ func codexHold(cfg *Config, at enginePlace) *codex.Hold {
 	if h == nil {
 		return nil
 	}
-	return &codex.Hold{Self: h.Self, Root: h.Root, Orphan: h.Orphan}
+	return &codex.Hold{Placement: h.Placement}
 }
 
 func codexOptions(cfg *Config, at enginePlace) codex.Options {

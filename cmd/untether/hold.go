@@ -40,7 +40,7 @@ func holdOptions(cfg *Config, log *slog.Logger) *runner.Hold {
 		}
 		return nil
 	}
-	return &runner.Hold{Self: self, Root: holdDir(cfg), Orphan: cfg.Claude.DurableWait}
+	return &runner.Hold{Placement: hold.Placement{Self: self, Root: holdDir(cfg), Orphan: cfg.Claude.DurableWait}}
 }
 
 // remoteHold makes interactive sessions on a [hosts.NAME] machine durable
@@ -54,11 +54,11 @@ func remoteHold(cfg *Config, h interface {
 	if !cfg.Claude.Durable || cfg.Claude.Mode == ModeOneshot {
 		return nil
 	}
-	return &runner.Hold{Bridge: true, Orphan: cfg.Claude.DurableWait, Place: func(ctx context.Context) (string, string, error) {
+	return &runner.Hold{Bridge: true, Placement: hold.Placement{Orphan: cfg.Claude.DurableWait, Place: func(ctx context.Context) (string, string, error) {
 		agent, err := h.AgentPath(ctx)
 		if err != nil {
 			return "", "", err
 		}
 		return agent, path.Dir(agent) + "/hold", nil
-	}}
+	}}}
 }
