@@ -104,18 +104,7 @@ func TestCodexDurableStopWithApprovalPending(t *testing.T) {
 	first := r.awaitButtons(t, "Approve", "approved.txt", 0)
 	stop(t, p)
 
-	p = r.start(t)
-	r.tg.Await(durableWait, "the request asked again", func() bool {
-		return strings.Contains(p.out.String(), "a prompt shown before the restart is live again")
-	})
-	cq := r.tg.PressButton(r.user, r.chat, first.ID, buttonData(t, first, "Approve"))
-	r.reply(m, "done:")
-	if a, ok := r.tg.CallbackAnswer(cq); !ok || a.Text != "Approved" {
-		t.Errorf("toast of the first prompt's button = %+v", a)
-	}
-	if n := r.promptsSent("approved.txt"); n != 1 {
-		t.Errorf("%d prompts for one request, want 1", n)
-	}
+	p = r.approveAfterRestart(t, first, m, "done:", "approved.txt")
 	if b, err := os.ReadFile(filepath.Join(r.dir, "work", "approved.txt")); err != nil || strings.TrimSpace(string(b)) != "yes" {
 		t.Errorf("the approved command did not run: %q, %v", b, err)
 	}

@@ -141,6 +141,32 @@ func (r *restartEnv) promptsSent(command string) int {
 	return n
 }
 
+// approveAfterRestart starts the bot again (its previous process
+// stopped while prompt first waited for message m's turn), waits until that
+// request is live again, presses first's own Approve and waits for answer:
+// the button from before the restart works, and the request was asked by
+// one prompt only. It returns the running bot.
+func (r *restartEnv) approveAfterRestart(t *testing.T, first tgtest.Message, m int, answer, command string) *botProcess {
+	t.Helper()
+	p := r.start(t)
+	r.tg.Await(durableWait, "the request asked again", func() bool {
+		return strings.Contains(p.out.String(), "a prompt shown before the restart is live again")
+	})
+	cq := r.tg.PressButton(r.user, r.chat, first.ID, buttonData(t, first, "Approve"))
+	r.reply(m, answer)
+	if a, ok := r.tg.CallbackAnswer(cq); !ok || a.Text != "Approved" {
+		t.Errorf("toast of the first prompt's button = %+v", a)
+	}
+	// A prompt is a message sent with an Approve button; counted from the
+	// sends, not the chat as it reads now (an outcome edit takes a prompt's
+	// buttons away). The progress message names the command too; it is not
+	// a prompt.
+	if n := r.promptsSent(command); n != 1 {
+		t.Errorf("%d prompts for one request, want 1", n)
+	}
+	return p
+}
+
 // holdersGone waits until every holder has removed its folder.
 func (r *restartEnv) holdersGone(t *testing.T) {
 	t.Helper()
@@ -194,22 +220,7 @@ func TestDurableStopWithApprovalPending(t *testing.T) {
 	})
 	stop(t, p)
 
-	p = r.start(t)
-	r.tg.Await(durableWait, "the request asked again", func() bool {
-		return strings.Contains(p.out.String(), "a prompt shown before the restart is live again")
-	})
-	cq := r.tg.PressButton(r.user, r.chat, first.ID, buttonData(t, first, "Approve"))
-	r.reply(m, "Created it.")
-	if a, ok := r.tg.CallbackAnswer(cq); !ok || a.Text != "Approved" {
-		t.Errorf("toast of the first prompt's button = %+v", a)
-	}
-	// A prompt is a message sent with an Approve button; counted from the
-	// sends, not the chat as it reads now (an outcome edit takes a prompt's
-	// buttons away). The progress message names the command too; it is not
-	// a prompt.
-	if n := r.promptsSent("touch approved.txt"); n != 1 {
-		t.Errorf("%d prompts for one request, want 1", n)
-	}
+	p = r.approveAfterRestart(t, first, m, "Created it.", "touch approved.txt")
 	if _, err := os.Stat(filepath.Join(r.dir, "work", "approved.txt")); err != nil {
 		t.Errorf("the approved command did not run: %v", err)
 	}
