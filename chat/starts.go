@@ -37,8 +37,8 @@ const StartNoticeAfter = time.Second
 
 // DefaultMaxStarts is the bound of a machine that set none: its cores.
 // Starting is CPU-bound, and one start per core keeps each about as fast
-// as alone. (A host over SSH gets the same default: its cores are not
-// known here, and the setting exists for it: MachineConfig.MaxStarts.)
+// as alone. (A host over SSH is given its own cores in
+// MachineConfig.MaxStarts; this is the fallback when it cannot tell.)
 func DefaultMaxStarts() int { return max(1, runtime.NumCPU()) }
 
 // NewStarts admits at most max starts at once.

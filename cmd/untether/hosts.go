@@ -86,12 +86,14 @@ func remoteMachines(ctx context.Context, cfg *Config, files *filesend.Server, lo
 		if more != nil {
 			engName, defEngine = engineName(cfg), machineDefault(cfg, otherEngines(cfg, at))
 		}
+		live, starts := remoteLimits(ctx, hc, h, hlog)
 		out = append(out, chat.MachineConfig{
 			Name: name, Engine: eng.Engine, Host: h, Engines: more, EngineName: engName, DefaultEngine: defEngine,
 			Git:     projects.Git{Timeout: cfg.Projects.GitTimeout, Host: h},
 			WorkDir: hc.WorkingDir, ProjectRoots: hc.ProjectRoots,
 			UploadDir: hostUploadDir(h),
-			MaxLive:   remoteMaxLive(ctx, hc, h, hlog),
+			MaxLive:   live,
+			MaxStarts: starts,
 			Probe:     eng.Probe,
 			Grant:     sock.grant(files),
 			Regrant:   sock.regrant(files),
@@ -146,15 +148,33 @@ func hostClaudeDir(h host.Host) string {
 	return claudefiles.ConfigDir([]string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + h.Getenv("CLAUDE_CONFIG_DIR")})
 }
 
-// remoteMaxLive is the host's cap: configured, or from its memory when it
-// answers at start (else 4, and a line in the log).
-func remoteMaxLive(ctx context.Context, hc HostConfig, h *sshhost.Host, log *slog.Logger) int {
-	if hc.MaxLiveSessions > 0 {
-		return hc.MaxLiveSessions
-	}
+// remoteLimits are the host's caps, as it answers at start: live
+// processes configured or from its memory (else 4), starts in flight from
+// its cores (else this machine's default), each with a line in the log.
+// Both questions share one probeWait, so a host that does not answer
+// delays the start once.
+func remoteLimits(ctx context.Context, hc HostConfig, h *sshhost.Host, log *slog.Logger) (live, starts int) {
 	ctx, cancel := context.WithTimeout(ctx, probeWait)
 	defer cancel()
-	return maxLive(ctx, 0, h, log)
+	return maxLive(ctx, hc.MaxLiveSessions, h, log), maxStarts(ctx, h, log)
+}
+
+// maxStarts bounds the agent starts in flight on h by its cores (a start
+// is CPU-bound: docs/performance.md); a host that cannot tell gets this
+// machine's default.
+func maxStarts(ctx context.Context, h host.Host, log *slog.Logger) int {
+	c, ok := h.(host.CPUs)
+	if !ok {
+		return chat.DefaultMaxStarts()
+	}
+	n, err := c.NumCPU(ctx)
+	if err != nil || n < 1 {
+		n = chat.DefaultMaxStarts()
+		log.Warn("could not tell the host's cores: starts there bounded by this machine's", "max_starts", n, "err", err)
+		return n
+	}
+	log.Info("agent starts in flight bounded by the host's cores", "max_starts", n)
+	return n
 }
 
 // probeWait bounds a look at a host when the bot starts.

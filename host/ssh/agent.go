@@ -160,6 +160,10 @@ func (a *agent) answer(ctx context.Context, r request) (resp response) {
 		resp.S, err = fileIdent(r.Path)
 	case "memtotal":
 		resp.N, err = h.MemTotal(ctx)
+	case "numcpu":
+		var n int
+		n, err = h.NumCPU(ctx)
+		resp.N = int64(n)
 	default:
 		err = fmt.Errorf("unknown request %q (the agent speaks protocol %d)", r.Op, protoVersion)
 	}

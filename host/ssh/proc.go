@@ -328,6 +328,12 @@ func (h *Host) MemTotal(ctx context.Context) (int64, error) {
 	return resp.N, err
 }
 
+// NumCPU is the cores the machine's processes may use (host.CPUs).
+func (h *Host) NumCPU(ctx context.Context) (int, error) {
+	resp, err := h.call(ctx, request{Op: "numcpu"})
+	return int(resp.N), err
+}
+
 // Getenv is the environment the machine's processes start from (the
 // agent's, which sshd gave the login), remembered once read.
 func (h *Host) Getenv(key string) string {
@@ -344,4 +350,7 @@ func (h *Host) Getenv(key string) string {
 	return resp.S
 }
 
-var _ host.Memory = (*Host)(nil)
+var (
+	_ host.Memory = (*Host)(nil)
+	_ host.CPUs   = (*Host)(nil)
+)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -192,6 +193,10 @@ func TestFilesThere(t *testing.T) {
 	}
 	if n, err := h.MemTotal(ctx); err != nil || n < 64<<20 {
 		t.Errorf("MemTotal = %d, %v", n, err)
+	}
+	// The test host is this machine: the agent's count is ours.
+	if n, err := h.NumCPU(ctx); err != nil || n != runtime.NumCPU() {
+		t.Errorf("NumCPU = %d, %v; want %d", n, err, runtime.NumCPU())
 	}
 }
 
