@@ -9,8 +9,8 @@ import (
 
 // Steering, as Claude Code does it (engine.Steerer): a line written while a
 // turn runs waits until the turn's script takes it (TakeSteered: its next
-// step); one no step took runs as a turn of its own once the turn ended;
-// an interrupt drops it. LikeCodex steers as Codex does instead.
+// step); one no step took, or written with no turn running, runs as a turn
+// of its own once the turn ended; an interrupt drops it. LikeCodex steers as Codex does instead.
 
 var _ engine.Steerer = (*Session)(nil)
 
@@ -54,11 +54,19 @@ func (s *Session) Steer(ctx context.Context, id, text string) error {
 		s.mu.Unlock()
 		return errNoTurn
 	}
-	s.steers = append(s.steers, sent{id: id, text: text, steered: true})
-	s.mu.Unlock()
+	l := sent{id: id, text: text, steered: true}
 	if !how.codex { // Codex says nothing of a message it holds
-		s.emit(engine.PromptState{ID: id, Stage: engine.PromptQueued})
+		s.events <- engine.PromptState{ID: id, Stage: engine.PromptQueued}
 	}
+	if !how.codex && s.current == nil {
+		// No turn runs (its lines were run already): Claude runs the line
+		// as a turn of its own at once.
+		s.prompts <- l
+		s.sent++
+	} else {
+		s.steers = append(s.steers, l)
+	}
+	s.mu.Unlock()
 	if how.pause != nil {
 		how.pause(true)
 	}
