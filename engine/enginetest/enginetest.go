@@ -56,7 +56,7 @@ type Session struct {
 	steerHow  steerHow
 	// answered: the running turn emitted its TurnCompleted (a Codex-like
 	// session refuses steers from then on, steer.go).
-	answered bool
+	answered  bool
 	closeOnce sync.Once
 	ledger    *Ledger
 	cpu       Meter
