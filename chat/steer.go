@@ -144,8 +144,8 @@ func (a *session) steer(ctx context.Context, is func(prefs.QueuedPrompt) bool) e
 	// is written first): its end waits for this call, which settles it
 	// first, so that it is not taken for one the agent runs next when the
 	// agent refused it (Codex does, with no turn running). The engine
-	// bounds the call (Codex's request timeout, the end of Claude's
-	// process); a deadline of ours could give up on a line still being
+	// bounds the call (Codex's request timeout; Claude's writer ends with
+	// its process); a deadline of ours could give up on a line still being
 	// written, which Claude would then run besides the queue.
 	defer close(s.written)
 	// Marked before it is written: a restart right after the write must
@@ -156,8 +156,9 @@ func (a *session) steer(ctx context.Context, is func(prefs.QueuedPrompt) bool) e
 	}
 	if err := st.Steer(ctx, s.id, withQuote(qp.Text, qp.Quote)); err != nil {
 		// Not sent: an ordinary queued message again, run in its turn.
-		a.forgetSteer(s)
-		a.unmarkSteered(qp.Seq)
+		if a.forgetSteer(s) {
+			a.unmarkSteered(qp.Seq)
+		}
 		return fmt.Errorf("steer a queued message: %w", err)
 	}
 	a.c.log.Info("a queued message went to the running turn", "chat_id", a.place.ChatID, "session_key", a.key, "seq", qp.Seq)
@@ -171,13 +172,16 @@ func (a *session) steer(ctx context.Context, is func(prefs.QueuedPrompt) bool) e
 }
 
 // forgetSteer drops s from the messages followed as steered, unless it was
-// settled meanwhile (another steer of the same message may follow now).
-func (a *session) forgetSteer(s *steered) {
+// settled meanwhile (the agent dropped it, and another press of the same
+// message may be under way): it says whether it did.
+func (a *session) forgetSteer(s *steered) bool {
 	a.mu.Lock()
-	if a.steering[s.seq] == s {
-		delete(a.steering, s.seq)
+	defer a.mu.Unlock()
+	if a.steering[s.seq] != s {
+		return false
 	}
-	a.mu.Unlock()
+	delete(a.steering, s.seq)
+	return true
 }
 
 // autoSteer sends a message queued behind a running turn into it when the
