@@ -21,10 +21,13 @@ import (
 )
 
 // fakeEngine starts scripted sessions (enginetest) in place of an agent.
-type fakeEngine struct{ script enginetest.Script }
+type fakeEngine struct {
+	script enginetest.Script
+	opts   []enginetest.Option // how its sessions behave beyond the script (steering like Codex)
+}
 
 func (e fakeEngine) Start(_ context.Context, spec engine.Spec) (engine.Conn, error) {
-	return enginetest.New("s-"+spec.SessionKey, e.script), nil
+	return enginetest.New("s-"+spec.SessionKey, e.script, e.opts...), nil
 }
 
 // everyone allows every chat and user.

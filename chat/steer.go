@@ -71,6 +71,10 @@ type steered struct {
 	// joined: the agent took it into the turn before a restarted bot
 	// queued it again (ResumeQueued): it is not queued (resumeSteered).
 	joined bool
+	// written is closed once the Steer call returned (nil: followed again
+	// after a restart, written long ago). Until then the agent may not
+	// have it: the turn's end waits for it (steeredAfter).
+	written chan struct{}
 }
 
 // CanSteer says whether the conversation's engine can take a message into
@@ -130,30 +134,54 @@ func (a *session) steer(ctx context.Context, is func(prefs.QueuedPrompt) bool) e
 		a.mu.Unlock()
 		return ErrSteerFiles
 	}
-	s := &steered{id: token.UUID(), seq: qp.Seq, msgID: qp.MessageID, conn: conn}
+	s := &steered{id: token.UUID(), seq: qp.Seq, msgID: qp.MessageID, conn: conn, written: make(chan struct{})}
 	if a.steering == nil {
 		a.steering = map[uint64]*steered{}
 	}
 	a.steering[qp.Seq] = s
 	a.mu.Unlock()
+	// The turn may end before the agent has the message (the state file
+	// is written first): its end waits for this call, which settles it
+	// first, so that it is not taken for one the agent runs next when the
+	// agent refused it (Codex does, with no turn running). The engine
+	// bounds the call (Codex's request timeout; Claude's writer ends with
+	// its process); a deadline of ours could give up on a line still being
+	// written, which Claude would then run besides the queue.
+	defer close(s.written)
 	// Marked before it is written: a restart right after the write must
 	// not find it an ordinary queued message while the agent runs it.
 	if _, err := a.c.store.SteerPrompt(a.key, qp.Seq, s.id); err != nil {
-		a.mu.Lock()
-		delete(a.steering, qp.Seq)
-		a.mu.Unlock()
+		a.forgetSteer(s)
 		return fmt.Errorf("mark a queued message steered: %w", err)
 	}
 	if err := st.Steer(ctx, s.id, withQuote(qp.Text, qp.Quote)); err != nil {
-		a.mu.Lock()
-		delete(a.steering, qp.Seq)
-		a.mu.Unlock()
-		a.unmarkSteered(qp.Seq)
+		// Not sent: an ordinary queued message again, run in its turn.
+		if a.forgetSteer(s) {
+			a.unmarkSteered(qp.Seq)
+		}
 		return fmt.Errorf("steer a queued message: %w", err)
 	}
 	a.c.log.Info("a queued message went to the running turn", "chat_id", a.place.ChatID, "session_key", a.key, "seq", qp.Seq)
-	a.c.note(a.key, a.place, qp.MessageID, NoteSteered{Stage: SteerSent})
+	a.mu.Lock()
+	pending := a.steering[qp.Seq] == s
+	a.mu.Unlock()
+	if pending { // else the agent settled it already (dropped it): no news
+		a.c.note(a.key, a.place, qp.MessageID, NoteSteered{Stage: SteerSent})
+	}
 	return nil
+}
+
+// forgetSteer drops s from the messages followed as steered, unless it was
+// settled meanwhile (the agent dropped it, and another press of the same
+// message may be under way): it says whether it did.
+func (a *session) forgetSteer(s *steered) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.steering[s.seq] != s {
+		return false
+	}
+	delete(a.steering, s.seq)
+	return true
 }
 
 // autoSteer sends a message queued behind a running turn into it when the
@@ -221,6 +249,7 @@ func (a *session) steeredAfter(t *turn) {
 	if t.left {
 		return
 	}
+	a.waitSteerWrites()
 	a.mu.Lock()
 	var next []int
 	var dropped []uint64
@@ -244,6 +273,23 @@ func (a *session) steeredAfter(t *turn) {
 	}
 	for _, id := range next {
 		a.c.note(a.key, a.place, id, NoteSteered{Stage: SteerNext})
+	}
+}
+
+// waitSteerWrites waits for the Steer calls under way: a message steered
+// as the turn ended is settled by its call, the agent having taken it
+// (it may run it next) or refused it (an ordinary queued message).
+func (a *session) waitSteerWrites() {
+	a.mu.Lock()
+	var writes []chan struct{}
+	for _, s := range a.steering {
+		if s.written != nil {
+			writes = append(writes, s.written)
+		}
+	}
+	a.mu.Unlock()
+	for _, w := range writes {
+		<-w
 	}
 }
 

@@ -11,6 +11,12 @@ import "context"
 // steers also drops the messages it still holds when interrupted.
 type Steerer interface {
 	// Steer writes text as a user message with the caller's id (a UUID).
+	// nil: the agent has it, and reports it taken (PromptStarted) or
+	// dropped (PromptCancelled, before the TurnCompleted of the turn it
+	// was meant for), or runs it as its next turn (Claude Code). An error:
+	// the agent does not have it (Codex with no turn running): the caller
+	// runs it itself. The caller settles a message only once its Steer
+	// returned (a turn may end during the call).
 	Steer(ctx context.Context, id, text string) error
 }
 

@@ -53,6 +53,10 @@ type Session struct {
 	sent      int    // prompts sent; sent > turns means one is on its way to the script
 	interrupt bool   // an interrupt came before the script took the sent prompt
 	steers    []sent // lines Steer wrote that no turn took yet (steer.go)
+	steerHow  steerHow
+	// answered: the running turn emitted its TurnCompleted (a Codex-like
+	// session refuses steers from then on, steer.go).
+	answered  bool
 	closeOnce sync.Once
 	ledger    *Ledger
 	cpu       Meter
@@ -133,7 +137,7 @@ func (s *Session) loop() {
 				s.interrupt = false
 				close(t.interrupted)
 			}
-			s.current = t
+			s.current, s.answered = t, false
 			s.mu.Unlock()
 			if p.steered {
 				s.emit(engine.PromptState{ID: p.id, Stage: engine.PromptStarted})
@@ -316,6 +320,9 @@ func (s *Session) emit(evs ...engine.Event) {
 		return
 	}
 	for _, ev := range evs {
+		if _, end := ev.(engine.TurnCompleted); end {
+			s.turnEndLocked()
+		}
 		s.events <- ev
 	}
 }
