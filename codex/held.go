@@ -146,14 +146,7 @@ func (c *Conn) restoreHandle(hh heldHandle) {
 // dialHolder attaches to the holder of h: at its socket on this machine,
 // or through a bridge started on the host.
 func dialHolder(ctx context.Context, o Options, h hold.Handle, from uint64) (*hold.Client, error) {
-	if !o.Hold.Bridge {
-		return hold.Dial(ctx, h.Sock(), h.Secret, from)
-	}
-	self, _, err := o.Hold.Where(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return hold.DialVia(ctx, o.Host, self, h, from)
+	return o.Hold.Reach(ctx, o.Host, o.Hold.Bridge, h, from)
 }
 
 // forget removes the files of a holder that is gone, on this machine only

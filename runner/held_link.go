@@ -27,14 +27,7 @@ func (s *Session) relink(lost error) (*hold.Client, error) {
 // dialHolder attaches to the holder of h: at its socket on this machine,
 // or through a bridge started on the host (Hold.Bridge).
 func dialHolder(ctx context.Context, o Options, h hold.Handle, from uint64) (*hold.Client, error) {
-	if !o.Hold.Bridge {
-		return hold.Dial(ctx, h.Sock(), h.Secret, from)
-	}
-	self, _, err := o.Hold.Where(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return hold.DialVia(ctx, o.Host, self, h, from)
+	return o.Hold.Reach(ctx, o.Host, o.Hold.Bridge, h, from)
 }
 
 // reattachDial is dialHolder for a bot started anew: a bridged holder's
