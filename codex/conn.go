@@ -373,7 +373,7 @@ func (c *Conn) Close(ctx context.Context) error {
 
 func (c *Conn) kill() {
 	if c.held != nil {
-		_ = c.held.client.Signal(syscall.SIGKILL) // the holder signals its group
+		_ = c.held.Client().Signal(syscall.SIGKILL) // the holder signals its group
 		return
 	}
 	if c.proc != nil {

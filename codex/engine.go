@@ -58,10 +58,13 @@ type Hold struct {
 	// Placement: where the holder runs (on Host) and its orphan time.
 	hold.Placement
 	// Bridge: Host is another machine, its holder reached through `Self
-	// hold bridge` there (hold.DialVia). A dropped connection ends the
-	// session (the holder ends Codex after Orphan): not reached again yet,
-	// unlike Claude's.
+	// hold bridge` there (hold.DialVia), again when the connection drops
+	// (hold.Link), as Claude's is.
 	Bridge bool
+	// RelinkWait bounds the tries to reach a bridged holder again after
+	// the connection dropped (default hold.DefaultRelinkWait); the session
+	// then ends with an error, its holder left to its Orphan time.
+	RelinkWait time.Duration
 }
 
 // Defaults for Options left zero.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -20,16 +21,22 @@ import (
 // JSON-RPC line to Codex goes through the holder, which journals it and
 // acks it with its record; Codex's lines come back as journal records; the
 // process is signalled through the holder. A bot started later re-attaches
-// (Engine.Reattach) and replays the running turn's records.
+// (Engine.Reattach) and replays the running turn's records. A holder on a
+// host is reached through a bridge over the ssh connection; when that
+// drops, the Conn reaches it again and reads on from the last record it
+// had (hold.Link, as runner does for Claude).
 
 // heldWire is the Conn's holder.
 type heldWire struct {
-	client   *hold.Client
-	handle   hold.Handle
-	from     uint64        // the replay asked for (0: none)
-	seen     atomic.Uint64 // the last record read
-	sentAt   atomic.Uint64 // the record of the last turn/start written
-	detached atomic.Bool
+	*hold.Link // the client of the holder now, and how to get another
+	handle     hold.Handle
+	// closing is closed when Close starts: a relink then tries once.
+	closing   chan struct{}
+	closeOnce sync.Once
+	from      uint64        // the replay asked for (0: none)
+	seen      atomic.Uint64 // the last record read
+	sentAt    atomic.Uint64 // the record of the last turn/start written
+	detached  atomic.Bool
 }
 
 // heldHandle is what HeldConn.Handle says: the holder, and what a Conn
@@ -139,14 +146,7 @@ func (c *Conn) restoreHandle(hh heldHandle) {
 // dialHolder attaches to the holder of h: at its socket on this machine,
 // or through a bridge started on the host.
 func dialHolder(ctx context.Context, o Options, h hold.Handle, from uint64) (*hold.Client, error) {
-	if !o.Hold.Bridge {
-		return hold.Dial(ctx, h.Sock(), h.Secret, from)
-	}
-	self, _, err := o.Hold.Where(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return hold.DialVia(ctx, o.Host, self, h, from)
+	return o.Hold.Reach(ctx, o.Host, o.Hold.Bridge, h, from)
 }
 
 // forget removes the files of a holder that is gone, on this machine only
@@ -163,7 +163,12 @@ func forget(o Options, h hold.Handle) {
 
 func (c *Conn) attach(h hold.Handle, cl *hold.Client, from uint64) {
 	h.Pid = cl.Welcome.Pid
-	c.held = &heldWire{client: cl, handle: h, from: from}
+	var redial hold.Redial
+	if c.o.Hold.Bridge {
+		o := c.o
+		redial = func(ctx context.Context, from uint64) (*hold.Client, error) { return dialHolder(ctx, o, h, from) }
+	}
+	c.held = &heldWire{Link: hold.NewLink(cl, redial), handle: h, from: from, closing: make(chan struct{})}
 	c.stdin = heldStdin{c}
 	c.rpc = newRPC(c.stdin)
 	// Our request ids must not meet a previous bot's, whose responses may
@@ -200,24 +205,58 @@ func (c *Conn) detach() {
 	if c.held == nil || c.held.detached.Swap(true) {
 		return
 	}
-	_ = c.held.client.Close()
+	c.held.Stop()
 }
 
 // readHeld reads the holder until Codex exits, the holder is lost, or
-// the bot detaches. On a restore (a re-attach mid-turn) the replay is
-// gathered first, so that the answers in it are known before any request
-// is handled.
+// the bot detaches. A holder reached through a bridge is attached to
+// again when the connection drops (hold.Link.Relink), and what came
+// meanwhile is read on: Codex's lines after the last one read, each once.
 func (c *Conn) readHeld(restore bool) {
+	w := c.held
+	exit, err := c.readFrames(w.Client(), restore)
+	for err != nil && w.Redials() && !w.detached.Load() {
+		cl, rerr := w.Relink(err, hold.Relinking{Agent: "codex", From: w.seen.Load() + 1, Wait: c.o.Hold.RelinkWait,
+			Detached: w.detached.Load, Closing: w.closing, Logger: c.log})
+		if rerr != nil {
+			err = rerr // gone, given up, or closed meanwhile
+			break
+		}
+		exit, err = c.readFrames(cl, false)
+	}
+	c.rpc.ended(engine.ErrClosed)
+	if w.detached.Load() {
+		c.queue.Close()
+		close(c.done)
+		return
+	}
+	ex := engine.Exited{ExitCode: -1}
+	if exit == nil {
+		ex.Err = fmt.Errorf("lost the holder of codex: %w", err)
+		forget(c.o, w.handle)
+	} else {
+		ex.ExitCode, ex.Signal = exit.Code, exit.Signal
+		// The holder's tail has what came before this bot attached too.
+		c.stderr.reset(exit.StderrTail)
+		_ = w.Client().Quit() // the session is over: the holder goes
+	}
+	w.Stop()
+	c.exited(ex)
+}
+
+// readFrames handles the frames of cl until Codex exits (its exit) or the
+// connection ends (the error). On a restore (a re-attach mid-turn) the
+// replay is gathered first, so that the answers in it are known before
+// any request is handled; after a relink it is what came meanwhile, read
+// on as if the connection had never dropped.
+func (c *Conn) readFrames(cl *hold.Client, restore bool) (*hold.Exit, error) {
 	w := c.held
 	var replay []hold.Frame
 	replaying := restore
-	var exit *hold.Exit
-	var err error
-	for exit == nil && err == nil {
-		var f hold.Frame
-		f, err = w.client.Next()
+	for {
+		f, err := cl.Next()
 		if err != nil {
-			break
+			return nil, err
 		}
 		switch f.Kind {
 		case 'o', 'i':
@@ -239,27 +278,9 @@ func (c *Conn) readHeld(restore bool) {
 		case 'e':
 			_, _ = c.stderr.Write([]byte(f.Stderr))
 		case 'x':
-			exit = f.Exit
+			return f.Exit, nil
 		}
 	}
-	c.rpc.ended(engine.ErrClosed)
-	if w.detached.Load() {
-		c.queue.Close()
-		close(c.done)
-		return
-	}
-	ex := engine.Exited{ExitCode: -1}
-	if exit == nil {
-		ex.Err = fmt.Errorf("lost the holder of codex: %w", err)
-		forget(c.o, w.handle)
-	} else {
-		ex.ExitCode, ex.Signal = exit.Code, exit.Signal
-		// The holder's tail has what came before this bot attached too.
-		c.stderr.reset(exit.StderrTail)
-		_ = w.client.Quit() // the session is over: the holder goes
-	}
-	_ = w.client.Close()
-	c.exited(ex)
 }
 
 // replay handles the records a re-attach replayed: our own lines (i) say
@@ -304,7 +325,7 @@ func (c *Conn) replay(frames []hold.Frame) {
 			c.handle(f.Record.Line)
 		}
 	}
-	c.queue.Push(engine.Replayed{Prompts: prompts, Truncated: c.held.from < c.held.client.Welcome.First})
+	c.queue.Push(engine.Replayed{Prompts: prompts, Truncated: c.held.from < c.held.Client().Welcome.First})
 }
 
 // resteer follows again a message the previous bot steered into the
@@ -326,13 +347,15 @@ func (c *Conn) resteer(m message) {
 }
 
 // heldStdin writes each line through the holder, which acks it with its
-// record once written to Codex.
+// record once written to Codex. A line written while a dropped connection
+// is reached again waits for the new one; one whose ack the drop took goes
+// again with its id, and the holder writes it once (hold.Link.Input).
 type heldStdin struct{ c *Conn }
 
 func (w heldStdin) Write(p []byte) (int, error) {
 	h := w.c.held
 	line := bytes.TrimSuffix(p, []byte("\n"))
-	seq, err := h.client.Input(context.Background(), line)
+	seq, err := h.Input(context.Background(), line)
 	if err != nil {
 		return 0, fmt.Errorf("write through the holder: %w", err)
 	}
@@ -344,16 +367,20 @@ func (w heldStdin) Write(p []byte) (int, error) {
 		if seq > 1 {
 			// No re-attach replays what came before a turn: the journal
 			// may drop it.
-			_ = h.client.Trim(seq - 1)
+			_ = h.Client().Trim(seq - 1)
 		}
 	}
 	return len(p), nil
 }
 
-// Close closes Codex's stdin, unless the bot is only detaching.
+// Close closes Codex's stdin, unless the bot is only detaching. Over a
+// dropped connection it goes again once the holder is reached (Relink,
+// told by closing).
 func (w heldStdin) Close() error {
-	if w.c.held.detached.Load() {
+	h := w.c.held
+	if h.detached.Load() {
 		return nil
 	}
-	return w.c.held.client.CloseInput()
+	h.closeOnce.Do(func() { close(h.closing) })
+	return h.Client().CloseInput()
 }

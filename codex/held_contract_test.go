@@ -11,12 +11,17 @@ import (
 	"github.com/untether/untether/codex"
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/hold"
+	sshhost "github.com/untether/untether/host/ssh"
 )
 
 func TestMain(m *testing.M) {
-	// The test binary is the holder of held sessions, as untether is.
+	// The test binary is the holder of held sessions, and the agent of the
+	// SSH host of contract_sshheld_test.go, as untether is.
 	if len(os.Args) > 1 && os.Args[1] == "hold" {
 		os.Exit(hold.Command(os.Args[2:], os.Stdin, os.Stdout))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "host-agent" {
+		os.Exit(sshhost.AgentMain(os.Args[2:]))
 	}
 	os.Exit(m.Run())
 }

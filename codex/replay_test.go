@@ -19,7 +19,7 @@ func TestReplayRestoresTheTurn(t *testing.T) {
 	c, _, logs := handleRig()
 	c.log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c.thread = "th"
-	c.held = &heldWire{client: &hold.Client{Welcome: hold.Welcome{First: 1}}, from: 5}
+	c.held = &heldWire{Link: hold.NewLink(&hold.Client{Welcome: hold.Welcome{First: 1}}, nil), from: 5}
 	rec := func(seq uint64, in bool, line string) hold.Frame {
 		k := byte('o')
 		if in {

@@ -48,7 +48,7 @@ func TestReplayFollowsSteeredMessages(t *testing.T) {
 	rig := func() *Conn {
 		c, _, _ := handleRig()
 		c.thread = "th"
-		c.held = &heldWire{client: &hold.Client{Welcome: hold.Welcome{First: 1}}, from: 5}
+		c.held = &heldWire{Link: hold.NewLink(&hold.Client{Welcome: hold.Welcome{First: 1}}, nil), from: 5}
 		return c
 	}
 

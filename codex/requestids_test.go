@@ -44,7 +44,7 @@ func TestRequestIDsAreTheProcesss(t *testing.T) {
 	}
 
 	// Re-attached: the same process, the same ids.
-	a.held = &heldWire{client: &hold.Client{}, handle: hold.Handle{}}
+	a.held = &heldWire{Link: hold.NewLink(&hold.Client{}, nil), handle: hold.Handle{}}
 	a.thread = "th"
 	var hh heldHandle
 	if err := json.Unmarshal([]byte(HeldConn{a}.Handle()), &hh); err != nil {

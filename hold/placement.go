@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/untether/untether/host"
 )
 
 // Placement says where an agent's holder runs and how long it waits: what
@@ -33,4 +35,18 @@ func (p Placement) Where(ctx context.Context) (self, root string, err error) {
 		return "", "", fmt.Errorf("where the holder runs: %w", err)
 	}
 	return self, root, nil
+}
+
+// Reach attaches to the holder of h, replaying from record from: at its
+// socket on this machine, or, with bridge, through a bridge started on on
+// (DialVia), as Self there.
+func (p Placement) Reach(ctx context.Context, on host.Host, bridge bool, h Handle, from uint64) (*Client, error) {
+	if !bridge {
+		return Dial(ctx, h.Sock(), h.Secret, from)
+	}
+	self, _, err := p.Where(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return DialVia(ctx, on, self, h, from)
 }

@@ -20,9 +20,9 @@ import (
 // signalled and waited for through it. Detach leaves it all running.
 
 type heldConn struct {
-	link   // the client of the holder now, and how to get another
-	handle hold.Handle
-	from   uint64 // the replay asked for (0: none)
+	*hold.Link // the client of the holder now, and how to get another
+	handle     hold.Handle
+	from       uint64 // the replay asked for (0: none)
 	// lastSeq is the record of the line the writer wrote last; only the
 	// writer goroutine touches it.
 	lastSeq uint64
@@ -135,11 +135,12 @@ func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, 
 
 func (s *Session) attachHeld(ctx context.Context, h hold.Handle, c *hold.Client, from uint64) {
 	h.Pid = c.Welcome.Pid
-	s.held = &heldConn{link: newLink(c), handle: h, from: from}
+	var redial hold.Redial
 	if s.opts.Hold.Bridge {
 		o := s.opts
-		s.held.redial = func(ctx context.Context, from uint64) (*hold.Client, error) { return dialHolder(ctx, o, h, from) }
+		redial = func(ctx context.Context, from uint64) (*hold.Client, error) { return dialHolder(ctx, o, h, from) }
 	}
+	s.held = &heldConn{Link: hold.NewLink(c, redial), handle: h, from: from}
 	s.proc = heldProc{s}
 	s.stdin = heldStdin{s}
 	s.logger().Debug("claude held", "pid", h.Pid, "dir", h.Dir, "replay_from", from)
@@ -184,7 +185,7 @@ func (s *Session) Detach() {
 	if s.held == nil || s.held.detached.Swap(true) {
 		return
 	}
-	s.held.stop()
+	s.held.Stop()
 }
 
 // heldLoop reads the holder until the CLI exits or the bot detaches. A
@@ -195,8 +196,8 @@ func (s *Session) heldLoop() {
 	dec := s.newDecoder()
 	// A new session's first records are read as they come: no replay of a
 	// previous bot's to restore.
-	ex, err := s.readHeld(dec, h.client(), h.from != 0)
-	for err != nil && h.redial != nil && !h.detached.Load() {
+	ex, err := s.readHeld(dec, h.Client(), h.from != 0)
+	for err != nil && h.Redials() && !h.detached.Load() {
 		c, rerr := s.relink(err)
 		if rerr != nil {
 			err = rerr // gone, given up, or closed meanwhile
@@ -222,9 +223,9 @@ func (s *Session) heldLoop() {
 		_, _ = s.stderrTail.Write([]byte(ex.StderrTail))
 		s.mu.Unlock()
 		// The session is over: the holder removes its files and exits.
-		_ = h.client().Quit()
+		_ = h.Client().Quit()
 	}
-	h.stop()
+	h.Stop()
 	s.ended(e)
 }
 
@@ -306,7 +307,7 @@ func (s *Session) replay(dec *decoder, frames []hold.Frame) {
 			s.sentAt.Store(f.Record.Seq)
 		}
 	}
-	s.queue.Push(engine.Replayed{Prompts: prompts, Truncated: s.held.from < s.held.c.Welcome.First})
+	s.queue.Push(engine.Replayed{Prompts: prompts, Truncated: s.held.from < s.held.Client().Welcome.First})
 }
 
 // heldStdin writes each line through the holder, which acks it with its
@@ -321,24 +322,12 @@ func (w heldStdin) Write(p []byte) (int, error) {
 		line = line[:n-1]
 	}
 	h := w.s.held
-	c := h.client()
-	id := c.NextID()
-	for {
-		seq, err := c.InputID(context.Background(), id, line)
-		if err == nil {
-			h.lastSeq = seq
-			return len(p), nil
-		}
-		if h.redial == nil || !errors.Is(err, hold.ErrDetached) {
-			return 0, err
-		}
-		next := h.await(c)
-		if next == nil {
-			return 0, err
-		}
-		w.s.logger().Debug("a line to claude goes again over the new connection", "input_id", id)
-		c = next
+	seq, err := h.Input(context.Background(), line)
+	if err != nil {
+		return 0, err
 	}
+	h.lastSeq = seq
+	return len(p), nil
 }
 
 // Close closes the CLI's stdin, unless the bot is only detaching.
@@ -346,7 +335,7 @@ func (w heldStdin) Close() error {
 	if w.s.held.detached.Load() {
 		return nil
 	}
-	return w.s.held.client().CloseInput()
+	return w.s.held.Client().CloseInput()
 }
 
 // heldProc is the CLI as the Session signals it: through the holder.
@@ -360,7 +349,7 @@ func (p heldProc) Signal(sig syscall.Signal) error {
 		return syscall.ESRCH
 	default:
 	}
-	if err := p.s.held.client().Signal(sig); err != nil {
+	if err := p.s.held.Client().Signal(sig); err != nil {
 		if errors.Is(err, hold.ErrDetached) {
 			return syscall.ESRCH
 		}

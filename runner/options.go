@@ -139,7 +139,7 @@ type Hold struct {
 
 // Defaults of Hold's waits.
 const (
-	DefaultRelinkWait   = 15 * time.Minute
+	DefaultRelinkWait   = hold.DefaultRelinkWait
 	DefaultReattachWait = 20 * time.Second
 )
 

@@ -242,7 +242,7 @@ func (s *Session) SendAs(ctx context.Context, id, text string) error {
 	if s.held != nil && seq > 1 {
 		// No re-attach replays what came before a prompt: the holder's
 		// journal may drop it.
-		_ = s.held.client().Trim(seq - 1)
+		_ = s.held.Client().Trim(seq - 1)
 	}
 	return nil
 }

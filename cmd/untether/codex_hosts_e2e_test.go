@@ -3,9 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -25,28 +23,9 @@ func codexOnHost(t *testing.T, respond codextest.Responder, claudeLines string) 
 	bin := codextest.Binary(t)
 	claude := claudetest.Binary(t)
 	s := sshtest.Start(t)
-	// The launcher's optional dependency holds it (docs/protocol-codex.md).
-	native, _ := filepath.Glob(filepath.Join(filepath.Dir(bin), "..", "@openai", "codex-linux-x64", "vendor", "*", "bin", "codex"))
-	if len(native) != 1 {
-		t.Fatalf("codex's native binary not found beside %s", bin)
-	}
-	remote := sshtest.Program(t, native[0], "codex")
-	work := s.Dir(t, "work")
-	home := s.Dir(t, "codexhome")
 	xapi := codextest.New(t, respond)
-	cfgPath := filepath.Join(home, "config.toml")
-	if err := os.WriteFile(cfgPath, []byte(codextest.Config(xapi.BaseURL())), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	u, err := user.Lookup(sshtest.User)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	if err := os.Chown(cfgPath, uid, gid); err != nil {
-		t.Fatal(err)
-	}
+	ch := xapi.OnHost(t, s, bin)
+	remote, work, home := ch.Binary, ch.Work, ch.Home
 	capi := claudetest.NewAPI(t)
 	env, _ := claudetest.Env(t, capi.URL())
 	args := make([]string, len(s.Args))

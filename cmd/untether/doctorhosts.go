@@ -20,7 +20,8 @@ const hostWait = time.Minute
 
 // checkHosts checks every [hosts.NAME], one line each: ssh reaches it (the
 // host key known), the bot's agent runs there (its OS and architecture),
-// the CLI answers there, the directories exist there.
+// the CLI answers there (Codex too, with [hosts.NAME] codex), the
+// directories exist there.
 func (d *doctor) checkHosts(ctx context.Context) []check {
 	var out []check
 	self, err := os.Executable()
@@ -72,7 +73,16 @@ func (d *doctor) checkHost(ctx context.Context, label, name string, hc HostConfi
 				"create it there, or fix [hosts."+name+"] working_dir / project_roots")
 		}
 	}
-	return pass(label, "reached over ssh; Claude Code %s there; %s exists%s", version, hc.WorkingDir, heldThere(ctx, h))
+	codex := ""
+	if hc.Codex != "" && d.cfg.Codex.Enabled() {
+		v, err := versionThere(ctx, h, hc.Codex)
+		if err != nil {
+			return fail(label, fmt.Sprintf("reached, Claude Code %s, but Codex does not run there: %v", version, err),
+				"install Codex there (npm install -g @openai/codex), or set [hosts."+name+"] codex to its full path there")
+		}
+		codex = "; Codex " + v + " there"
+	}
+	return pass(label, "reached over ssh; Claude Code %s there%s; %s exists%s", version, codex, hc.WorkingDir, heldThere(ctx, h))
 }
 
 // heldThere counts the folders of the holders on the host (durable

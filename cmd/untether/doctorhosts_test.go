@@ -71,6 +71,30 @@ func TestDoctorHosts(t *testing.T) {
 	}
 	_ = os.Remove(held)
 
+	// Codex there ([hosts.box] codex, with [codex] on): its version, or
+	// what to do when it does not run.
+	codexThere := func(t *testing.T, codex string) (string, error) {
+		d := newDoctorSetup(t)
+		d.claudeExtra = hostTOML(fake, work) + fmt.Sprintf("codex = %q\n", codex)
+		d.tail = fmt.Sprintf("[codex]\nbinary = %q\n", writeScript(t, d.dir, "codex", "echo 'codex-cli 0.171.0'"))
+		var out bytes.Buffer
+		err := newDoctor().run(context.Background(), d.write(t), &out)
+		t.Logf("doctor output:\n%s", out.String())
+		return out.String(), err
+	}
+	fakeCodex := filepath.Join(work, "codex")
+	if err := os.WriteFile(fakeCodex, []byte("#!/bin/sh\necho 'codex-cli 9.9.9'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err = codexThere(t, fakeCodex)
+	if err != nil || !strings.Contains(out, "✓ host box: reached over ssh; Claude Code 7.7.7 there; Codex codex-cli 9.9.9 there; "+work+" exists") {
+		t.Errorf("codex there: %v", err)
+	}
+	out, err = codexThere(t, work+"/no-codex")
+	if err == nil || !strings.Contains(out, "✗ host box: reached, Claude Code 7.7.7, but Codex does not run there") || !strings.Contains(out, "[hosts.box] codex") {
+		t.Errorf("no codex there: %v", err)
+	}
+
 	out, err = run(t, hostTOML(fake, work+"/missing"))
 	if err == nil || !strings.Contains(out, "✗ host box: reached, Claude Code 7.7.7, but "+work+"/missing is not a directory there") {
 		t.Errorf("missing directory: %v", err)

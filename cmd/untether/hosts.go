@@ -186,6 +186,12 @@ func probeHost(ctx context.Context, h *sshhost.Host, claude string) (string, err
 	if err := h.Check(ctx); err != nil {
 		return "", err
 	}
+	v, err := versionThere(ctx, h, claude)
+	return shortClaudeVersion(v), err
+}
+
+// versionThere is what `bin --version` prints on h, trimmed.
+func versionThere(ctx context.Context, h *sshhost.Host, claude string) (string, error) {
 	// A version is one short line; a program there that will not stop
 	// talking is kept to a few KB, not to the bot's memory.
 	out, errb := host.Capped{Max: 4096}, host.Capped{Max: 4096}
@@ -203,7 +209,7 @@ func probeHost(ctx context.Context, h *sshhost.Host, claude string) (string, err
 	if out.Cut {
 		return "", fmt.Errorf("%s --version there: over %d bytes of output, not a version", claude, out.Max)
 	}
-	return shortClaudeVersion(strings.TrimSpace(out.String())), nil
+	return strings.TrimSpace(out.String()), nil
 }
 
 // warnHostPrivateInReach says at start, as for this machine's files, which
