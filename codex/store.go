@@ -351,4 +351,3 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		}
 	}
 }
-
