@@ -11,9 +11,9 @@ import (
 	"github.com/untether/untether/telegram/view"
 )
 
-// /sessions: the Claude Code sessions of the chat's directory, read from
-// Claude Code's own store (so sessions started in a terminal are there
-// too), and the chat's earlier sessions elsewhere; a tap resumes one.
+// /sessions: the sessions of the chat's directory, read from its engine's
+// own store (Claude Code's or Codex's: so sessions started in a terminal
+// are there too), and the chat's earlier sessions elsewhere; a tap resumes one.
 
 // maxListed bounds the store's sessions /sessions shows.
 const maxListed = 10
@@ -39,11 +39,12 @@ func (b *Bot) sessionsCommand(ctx context.Context, key string, pl place, replyTo
 		return prefixSession + b.sessions.add(sessionChoice{key: key, chatID: pl.ChatID, thread: pl.Thread, past: p, created: now})
 	}
 	shown := map[string]bool{rec.SessionID: true}
-	if past := b.core.MachineFor(key).PastStore(); past != nil {
-		list.Dir = dir
+	m := b.core.MachineFor(key)
+	if past := m.PastStore(); past != nil {
+		list.Dir, list.Engine = dir, m.EngineName
 		here, err := past.ListSessions(ctx, dir, maxListed+1)
 		if err != nil {
-			b.log.Warn("could not read Claude Code's sessions", "chat_id", pl.ChatID, "session_key", key, "err", err)
+			b.log.Warn("could not read the engine's sessions", "engine", m.EngineName, "chat_id", pl.ChatID, "session_key", key, "err", err)
 		}
 		mine, others := b.core.SessionOwners(key, rec)
 		for _, s := range here {

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"html"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -8,7 +9,7 @@ import (
 	"github.com/untether/untether/human"
 )
 
-// SessionItem is one Claude session of a chat as /sessions lists it.
+// SessionItem is one session of a chat as /sessions lists it.
 type SessionItem struct {
 	Title   string    // the prompt that started it
 	WorkDir string    // shown unless the list is of one directory
@@ -23,11 +24,13 @@ type SessionItem struct {
 // Sessions is what /sessions lists.
 type Sessions struct {
 	Current *SessionItem
-	// Dir is the chat's working directory and Here the sessions Claude
-	// Code keeps for it (its own store: started here or at the desk),
-	// newest first. Dir "" leaves the section out.
+	// Dir is the chat's working directory and Here the sessions its
+	// engine keeps for it (the engine's own store: started here or at
+	// the desk), newest first. Dir "" leaves the section out.
 	Dir  string
 	Here []SessionItem
+	// Engine names the engine whose store Here is ("claude", "codex").
+	Engine string
 	// Earlier are the chat's own earlier sessions not listed in Here.
 	Earlier []SessionItem
 	Now     time.Time
@@ -49,7 +52,7 @@ func SessionsText(s Sessions) string {
 	}
 	n := 0
 	if s.Dir != "" && len(s.Here) > 0 {
-		out += "\nIn <code>" + escHead(oneLine(s.Dir), 200) + "</code> (Claude Code's sessions, newest first):\n"
+		out += "\nIn <code>" + escHead(oneLine(s.Dir), 200) + "</code> (" + html.EscapeString(storeOwner(s.Engine)) + "'s sessions, newest first):\n"
 		for _, it := range s.Here {
 			n++
 			it.WorkDir = ""
@@ -71,6 +74,14 @@ func SessionsText(s Sessions) string {
 		return fit(out + "\nNo earlier sessions yet: /new starts a fresh one and keeps this one here.")
 	}
 	return fit(out + "\nTap one to continue it (your next message resumes it); /new starts a fresh one.")
+}
+
+// storeOwner is whose store Here is; Claude Code's when unnamed.
+func storeOwner(engine string) string {
+	if engine == "" {
+		return EngineTitle("claude")
+	}
+	return EngineTitle(engine)
 }
 
 func sessionLine(s SessionItem, verb string, now time.Time) string {

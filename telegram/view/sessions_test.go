@@ -51,3 +51,15 @@ func TestSessionsUnreadableEscapes(t *testing.T) {
 	}
 	checkHTML(t, "SessionsUnreadable", got)
 }
+
+// The directory's list names the engine whose store it is.
+func TestSessionsTextNamesTheStoresEngine(t *testing.T) {
+	here := []SessionItem{{Title: "desk work", Turns: 2, Outside: true, Data: "s:1"}}
+	for engine, want := range map[string]string{"": "(Claude Code's sessions, newest first)", "claude": "(Claude Code's sessions, newest first)", "codex": "(Codex's sessions, newest first)"} {
+		text := SessionsText(Sessions{Dir: "/code", Here: here, Engine: engine})
+		checkHTML(t, "sessions of "+engine, text)
+		if !strings.Contains(text, want) {
+			t.Errorf("engine %q: lacks %q:\n%s", engine, want, text)
+		}
+	}
+}
