@@ -70,6 +70,16 @@ type Options struct {
 	// package filesend), on top of those the CLI's settings name.
 	MCPConfig string
 	ExtraArgs []string
+	// ProjectSettings trusts the working directory as the CLI's -p default
+	// does: the programs its .claude/settings.json,
+	// .claude/settings.local.json and .mcp.json name (hooks, apiKeyHelper,
+	// env, MCP servers) run. Off, the CLI is started with
+	// --ignore-persisted-trust and treats the folder as one nobody trusted:
+	// those programs do not run, while its CLAUDE.md, commands, skills and
+	// permission rules (Always allow's, in the local settings) still load
+	// (measured with 2.1.330: docs/protocol.md "Project settings";
+	// docs/security.md "Trust, fifth pass").
+	ProjectSettings bool
 
 	// Env is the base environment (default os.Environ()). ExtraEnv entries
 	// (KEY=VALUE) are added last and win.
@@ -259,6 +269,9 @@ func (o Options) args(prompt string) ([]string, error) {
 	}
 	if o.MCPConfig != "" {
 		a = append(a, "--mcp-config", o.MCPConfig)
+	}
+	if !o.ProjectSettings {
+		a = append(a, "--ignore-persisted-trust")
 	}
 	a = append(a, o.ExtraArgs...)
 	if o.Mode == OneShot {

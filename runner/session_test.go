@@ -239,7 +239,7 @@ func TestArgsAndEnvironment(t *testing.T) {
 	if err := json.Unmarshal([]byte(tc.Result), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := "-p --verbose --output-format stream-json --input-format stream-json --permission-prompt-tool stdio --permission-mode plan --model opus --resume abc-123 --allowedTools Read,Bash(git status:*) --add-dir /srv/docs --add-dir /home/me/my notes --include-partial-messages --max-budget-usd 0.25 --mcp-config /state/mcp/s1.json --append-system-prompt be brief"
+	want := "-p --verbose --output-format stream-json --input-format stream-json --permission-prompt-tool stdio --permission-mode plan --model opus --resume abc-123 --allowedTools Read,Bash(git status:*) --add-dir /srv/docs --add-dir /home/me/my notes --include-partial-messages --max-budget-usd 0.25 --mcp-config /state/mcp/s1.json --ignore-persisted-trust --append-system-prompt be brief"
 	if strings.Join(got.Args, " ") != want {
 		t.Errorf("args\n got %q\nwant %q", strings.Join(got.Args, " "), want)
 	}

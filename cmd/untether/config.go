@@ -83,6 +83,10 @@ type ClaudeConfig struct {
 	PermissionMode             string            `toml:"permission_mode"`
 	AllowedTools               []string          `toml:"allowed_tools"`
 	DangerouslySkipPermissions bool              `toml:"dangerously_skip_permissions"`
+	// ProjectSettings lets a project's own Claude Code settings and
+	// .mcp.json run their programs (hooks, apiKeyHelper, env, MCP servers);
+	// off, the CLI treats every folder as untrusted (runner.Options).
+	ProjectSettings bool `toml:"project_settings"`
 	UseAPIBilling              bool              `toml:"use_api_billing"`
 	ExtraArgs                  []string          `toml:"extra_args"`
 	Mode                       string            `toml:"mode"`

@@ -131,6 +131,7 @@ func TestValuesAreApplied(t *testing.T) {
 		"claude.permission_mode":              `"acceptEdits"`,
 		"claude.dangerously_skip_permissions": "true",
 		"claude.max_turn_usd":                 "0.5",
+		"claude.project_settings":             "true",
 	}))
 	cfg, err := loadConfig(p, noEnv)
 	if err != nil {
@@ -149,6 +150,7 @@ func TestValuesAreApplied(t *testing.T) {
 		{"env", cfg.Claude.Env, map[string]string{"ANTHROPIC_BASE_URL": "http://127.0.0.1:1", "FOO": "bar"}},
 		{"extra_args", cfg.Claude.ExtraArgs, []string{"--append-system-prompt", "be brief"}},
 		{"add_dirs relative to file", cfg.Claude.AddDirs, []string{filepath.Join(dir, "proj")}},
+		{"project_settings reaches the runner", runnerOptions(cfg, nil).ProjectSettings, true},
 		{"explicit empty auto_approve", len(cfg.Approvals.AutoApprove), 0},
 		{"timeout", cfg.Approvals.Timeout, 90 * time.Minute},
 		{"min_edit_interval", cfg.Progress.MinEditInterval, 500 * time.Millisecond},

@@ -76,6 +76,7 @@ func runnerOptions(cfg *Config, log *slog.Logger) runner.Options {
 		AllowedTools:    cfg.Claude.AllowedTools,
 		AddDirs:         cfg.Claude.AddDirs,
 		SkipPermissions: cfg.Claude.DangerouslySkipPermissions,
+		ProjectSettings: cfg.Claude.ProjectSettings,
 		IncludePartial:  cfg.Claude.IncludePartialMessages,
 		MaxBudgetUSD:    cfg.Claude.MaxTurnUSD,
 		ExtraArgs:       cfg.Claude.ExtraArgs,
