@@ -75,28 +75,28 @@ type TelegramConfig struct {
 }
 
 type ClaudeConfig struct {
-	Binary                     string            `toml:"binary"`
-	WorkingDir                 string            `toml:"working_dir"`
-	ProjectRoots               []string          `toml:"project_roots"`
-	AddDirs                    []string          `toml:"add_dirs"`
-	Model                      string            `toml:"model"`
-	PermissionMode             string            `toml:"permission_mode"`
-	AllowedTools               []string          `toml:"allowed_tools"`
-	DangerouslySkipPermissions bool              `toml:"dangerously_skip_permissions"`
+	Binary                     string   `toml:"binary"`
+	WorkingDir                 string   `toml:"working_dir"`
+	ProjectRoots               []string `toml:"project_roots"`
+	AddDirs                    []string `toml:"add_dirs"`
+	Model                      string   `toml:"model"`
+	PermissionMode             string   `toml:"permission_mode"`
+	AllowedTools               []string `toml:"allowed_tools"`
+	DangerouslySkipPermissions bool     `toml:"dangerously_skip_permissions"`
 	// ProjectSettings lets a project's own Claude Code settings and
 	// .mcp.json run their programs (hooks, apiKeyHelper, env, MCP servers);
 	// off, the CLI treats every folder as untrusted (runner.Options).
-	ProjectSettings bool `toml:"project_settings"`
-	UseAPIBilling              bool              `toml:"use_api_billing"`
-	ExtraArgs                  []string          `toml:"extra_args"`
-	Mode                       string            `toml:"mode"`
-	IdleTimeout                time.Duration     `toml:"idle_timeout"`
-	MaxLiveSessions            int               `toml:"max_live_sessions"`
-	DailyBudgetUSD             float64           `toml:"daily_budget_usd"`
-	MaxTurnUSD                 float64           `toml:"max_turn_usd"`
-	IncludePartialMessages     bool              `toml:"include_partial_messages"`
-	Env                        map[string]string `toml:"env"`
-	EnvAllow                   []string          `toml:"env_allow"`
+	ProjectSettings        bool              `toml:"project_settings"`
+	UseAPIBilling          bool              `toml:"use_api_billing"`
+	ExtraArgs              []string          `toml:"extra_args"`
+	Mode                   string            `toml:"mode"`
+	IdleTimeout            time.Duration     `toml:"idle_timeout"`
+	MaxLiveSessions        int               `toml:"max_live_sessions"`
+	DailyBudgetUSD         float64           `toml:"daily_budget_usd"`
+	MaxTurnUSD             float64           `toml:"max_turn_usd"`
+	IncludePartialMessages bool              `toml:"include_partial_messages"`
+	Env                    map[string]string `toml:"env"`
+	EnvAllow               []string          `toml:"env_allow"`
 	// Host is the machine a chat works on unless /host moved it: "local"
 	// (this one, the default) or a [hosts.NAME].
 	Host string `toml:"host"`
