@@ -35,11 +35,12 @@ const MaxStartHold = 30 * time.Second
 // waits its turn to start: a wait shorter than that costs no message.
 const StartNoticeAfter = time.Second
 
-// DefaultMaxStarts is the bound of a machine that set none: its cores.
+// DefaultMaxStarts is the bound of a machine that set none: its cores
+// (as GOMAXPROCS counts them by default: a container's CPU quota too).
 // Starting is CPU-bound, and one start per core keeps each about as fast
 // as alone. (A host over SSH is given its own cores in
 // MachineConfig.MaxStarts; this is the fallback when it cannot tell.)
-func DefaultMaxStarts() int { return max(1, runtime.NumCPU()) }
+func DefaultMaxStarts() int { return max(1, runtime.GOMAXPROCS(0)) }
 
 // NewStarts admits at most max starts at once.
 func NewStarts(max int) *Starts {

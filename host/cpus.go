@@ -15,6 +15,8 @@ type CPUs interface {
 
 var _ CPUs = Local{}
 
-// NumCPU is the cores this process may run on (its CPU affinity, as Go
-// counts them).
-func (Local) NumCPU(context.Context) (int, error) { return runtime.NumCPU(), nil }
+// NumCPU is the cores this process may use: its CPU affinity and, in a
+// container, its cgroup's CPU quota (Go's default GOMAXPROCS counts both;
+// runtime.NumCPU ignores the quota, so a 2-CPU container on a 64-core
+// machine would be told 64).
+func (Local) NumCPU(context.Context) (int, error) { return runtime.GOMAXPROCS(0), nil }

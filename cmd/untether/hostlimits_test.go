@@ -34,6 +34,7 @@ func TestMaxStartsFromTheHostsCores(t *testing.T) {
 		{"one core", coresHost{n: 1}, 1},
 		{"error", coresHost{n: 64, err: errors.New("no answer")}, local},
 		{"nonsense", coresHost{n: 0}, local},
+		{"no bound", coresHost{n: 1 << 40}, local},
 		{"cannot ask", struct{ host.Host }{host.Local{}}, local},
 	} {
 		if got := maxStarts(ctx, tc.h, log); got != tc.want {

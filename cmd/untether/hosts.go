@@ -159,6 +159,10 @@ func remoteLimits(ctx context.Context, hc HostConfig, h *sshhost.Host, log *slog
 	return maxLive(ctx, hc.MaxLiveSessions, h, log), maxStarts(ctx, h, log)
 }
 
+// maxHostCores is more cores than any host has: an answer above it is
+// taken for nonsense, not for "no bound".
+const maxHostCores = 4096
+
 // maxStarts bounds the agent starts in flight on h by its cores (a start
 // is CPU-bound: docs/performance.md); a host that cannot tell gets this
 // machine's default.
@@ -168,7 +172,10 @@ func maxStarts(ctx context.Context, h host.Host, log *slog.Logger) int {
 		return chat.DefaultMaxStarts()
 	}
 	n, err := c.NumCPU(ctx)
-	if err != nil || n < 1 {
+	if err == nil && (n < 1 || n > maxHostCores) {
+		err = fmt.Errorf("the host says %d cores", n)
+	}
+	if err != nil {
 		n = chat.DefaultMaxStarts()
 		log.Warn("could not tell the host's cores: starts there bounded by this machine's", "max_starts", n, "err", err)
 		return n

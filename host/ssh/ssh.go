@@ -389,7 +389,7 @@ var callTimeout = 30 * time.Second
 var retryable = map[string]bool{
 	"hello": true, "stat": true, "lstat": true, "readlink": true, "resolve": true, "open": true, "readdir": true,
 	"mkdirall": true, "writefile": true, "getenv": true, "lookpath": true, "descendants": true,
-	"treecpu": true, "memtotal": true, "ident": true,
+	"treecpu": true, "memtotal": true, "numcpu": true, "ident": true,
 }
 
 // call sends one request to the agent, connecting first when needed. A

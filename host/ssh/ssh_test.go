@@ -194,9 +194,10 @@ func TestFilesThere(t *testing.T) {
 	if n, err := h.MemTotal(ctx); err != nil || n < 64<<20 {
 		t.Errorf("MemTotal = %d, %v", n, err)
 	}
-	// The test host is this machine: the agent's count is ours.
-	if n, err := h.NumCPU(ctx); err != nil || n != runtime.NumCPU() {
-		t.Errorf("NumCPU = %d, %v; want %d", n, err, runtime.NumCPU())
+	// The test host is this machine: the agent counts its cores, at most
+	// all of them (fewer if sshd's session has a smaller CPU quota).
+	if n, err := h.NumCPU(ctx); err != nil || n < 1 || n > runtime.NumCPU() {
+		t.Errorf("NumCPU = %d, %v; want 1 to %d", n, err, runtime.NumCPU())
 	}
 }
 
