@@ -164,7 +164,7 @@ func (c *Conn) open(ctx context.Context, spec engine.Spec) error {
 		return err
 	}
 	p := policyFor(c.mode)
-	params := map[string]any{"approvalPolicy": p.Approval, "sandbox": p.Sandbox, "config": threadConfig}
+	params := map[string]any{"approvalPolicy": p.Approval, "sandbox": p.Sandbox, "config": threadConfig(c.o)}
 	if c.o.WorkDir != "" {
 		params["cwd"] = c.o.WorkDir
 	}
@@ -201,8 +201,17 @@ func (c *Conn) open(ctx context.Context, spec engine.Spec) error {
 // model may ask the user questions (request_user_input) outside Codex's
 // plan mode too, for the phone shows them as buttons (measured: without
 // it Codex 0.171.0 answers the model "request_user_input is unavailable
-// in Default mode").
-var threadConfig = map[string]any{"features": map[string]any{"default_mode_request_user_input": true}}
+// in Default mode"); and, unless o.ProjectConfig, the project is not
+// trusted (untrustedProjects).
+func threadConfig(o Options) map[string]any {
+	cfg := map[string]any{"features": map[string]any{"default_mode_request_user_input": true}}
+	if !o.ProjectConfig {
+		if p := untrustedProjects(o); len(p) > 0 {
+			cfg["projects"] = p
+		}
+	}
+	return cfg
+}
 
 // versionOf reads the version from initialize's userAgent,
 // "untether/0.171.0 (Debian 12.0.0; x86_64) …".

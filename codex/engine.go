@@ -51,6 +51,11 @@ type Options struct {
 	// Hold, when set, makes sessions durable: the app-server is started
 	// by a holder that outlives the bot (package hold, held.go).
 	Hold *Hold
+	// ProjectConfig lets the project's own .codex/config.toml load (its
+	// MCP servers start, its shell_environment_policy applies): Codex's
+	// default once it trusts the folder. Off, every thread names the
+	// working directory and the folders above it untrusted (trust.go).
+	ProjectConfig bool
 }
 
 // Hold says how durable sessions are held.

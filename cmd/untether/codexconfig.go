@@ -18,6 +18,10 @@ type CodexConfig struct {
 	// Default makes Codex the engine of chats that chose none (/engine);
 	// without it new chats run Claude Code.
 	Default bool `toml:"default"`
+	// ProjectConfig lets a project's own .codex/config.toml load (its MCP
+	// servers start, its shell_environment_policy applies); off, every
+	// thread is started with the project untrusted (codex.Options).
+	ProjectConfig bool `toml:"project_config"`
 }
 
 // Enabled says whether Codex is offered.
@@ -37,7 +41,7 @@ func (c CodexConfig) extraEnv() []string {
 // offered and offer nothing.
 func (c *Config) validateCodex(bad func(section, key, format string, args ...any)) {
 	x := c.Codex
-	if x.Binary == "" && (x.Model != "" || len(x.Env) > 0 || x.Default) {
-		bad("codex", "binary", "is not set: the codex CLI (a path or a name on PATH) offers Codex; without it model, env and default mean nothing")
+	if x.Binary == "" && (x.Model != "" || len(x.Env) > 0 || x.Default || x.ProjectConfig) {
+		bad("codex", "binary", "is not set: the codex CLI (a path or a name on PATH) offers Codex; without it model, env, default and project_config mean nothing")
 	}
 }

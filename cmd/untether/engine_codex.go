@@ -45,5 +45,8 @@ func codexOptions(cfg *Config, at enginePlace) codex.Options {
 		StripValues: cfg.BotSecrets(),
 		Redact:      redact.New(chatSecrets(cfg)...).String,
 		Logger:      at.Log,
+		// A project's own .codex/config.toml runs nothing unless the
+		// owner trusts every project's (docs/security.md).
+		ProjectConfig: cfg.Codex.ProjectConfig,
 	}
 }

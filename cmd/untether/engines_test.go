@@ -80,6 +80,14 @@ func TestCodexEngine(t *testing.T) {
 		!slices.Contains(o.StripEnv, envBotToken) || len(o.StripValues) == 0 {
 		t.Errorf("codex options = %+v", o)
 	}
+	// A project's own .codex/config.toml loads only when the owner says so.
+	if o.ProjectConfig {
+		t.Error("ProjectConfig on without [codex] project_config")
+	}
+	cfg.Codex.ProjectConfig = true
+	if more, _ := moreEngines(cfg, here); !more["codex"].(*codex.Engine).Base.ProjectConfig {
+		t.Error("[codex] project_config = true does not reach codex.Options")
+	}
 	if defaultEngine(cfg) != "" {
 		t.Errorf("default engine %q without [codex] default", defaultEngine(cfg))
 	}
