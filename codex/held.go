@@ -211,10 +211,16 @@ func (c *Conn) detach() {
 // readHeld reads the holder until Codex exits, the holder is lost, or
 // the bot detaches. A holder reached through a bridge is attached to
 // again when the connection drops (hold.Link.Relink), and what came
-// meanwhile is read on: Codex's lines after the last one read, each once.
+// meanwhile is read on: Codex's lines after the last one read, each once;
+// a re-attach's replay that the drop cut short is gathered on and
+// handled once, whole (hold.Replay).
 func (c *Conn) readHeld(restore bool) {
 	w := c.held
-	exit, err := c.readFrames(w.Client(), restore)
+	var rp *hold.Replay
+	if restore {
+		rp = hold.NewReplay(w.from, w.Client().Welcome)
+	}
+	exit, err := c.readFrames(w.Client(), rp)
 	for err != nil && w.Redials() && !w.detached.Load() {
 		cl, rerr := w.Relink(err, hold.Relinking{Agent: "codex", From: w.seen.Load() + 1, Wait: c.o.Hold.RelinkWait,
 			Detached: w.detached.Load, Closing: w.closing, Logger: c.log})
@@ -222,7 +228,7 @@ func (c *Conn) readHeld(restore bool) {
 			err = rerr // gone, given up, or closed meanwhile
 			break
 		}
-		exit, err = c.readFrames(cl, false)
+		exit, err = c.readFrames(cl, rp)
 	}
 	c.rpc.ended(engine.ErrClosed)
 	if w.detached.Load() {
@@ -245,14 +251,12 @@ func (c *Conn) readHeld(restore bool) {
 }
 
 // readFrames handles the frames of cl until Codex exits (its exit) or the
-// connection ends (the error). On a restore (a re-attach mid-turn) the
-// replay is gathered first, so that the answers in it are known before
-// any request is handled; after a relink it is what came meanwhile, read
-// on as if the connection had never dropped.
-func (c *Conn) readFrames(cl *hold.Client, restore bool) (*hold.Exit, error) {
+// connection ends (the error). While rp is pending (a re-attach mid-turn)
+// the replay is gathered first, so that the answers in it are known before
+// any request is handled; the rest is read on as if the connection had
+// never dropped.
+func (c *Conn) readFrames(cl *hold.Client, rp *hold.Replay) (*hold.Exit, error) {
 	w := c.held
-	var replay []hold.Frame
-	replaying := restore
 	for {
 		f, err := cl.Next()
 		if err != nil {
@@ -261,20 +265,25 @@ func (c *Conn) readFrames(cl *hold.Client, restore bool) (*hold.Exit, error) {
 		switch f.Kind {
 		case 'o', 'i':
 			w.seen.Store(f.Record.Seq)
-			switch {
-			case replaying:
-				replay = append(replay, f)
-			case f.Kind == 'o' && len(f.Record.Line) > maxLine:
-				c.log.Warn("codex message too long, skipped", "max_bytes", maxLine)
-			case f.Kind == 'o':
-				c.handle(f.Record.Line)
-			}
 		case 'r':
 			w.seen.Store(max(w.seen.Load(), f.Seq))
-			if replaying {
-				c.replay(replay)
-				replay, replaying = nil, false
+		}
+		if rp.Pending() {
+			gathered, complete := rp.Gather(f)
+			if complete {
+				c.replay(rp.Take())
 			}
+			if gathered {
+				continue
+			}
+		}
+		switch f.Kind {
+		case 'o':
+			if len(f.Record.Line) > maxLine {
+				c.log.Warn("codex message too long, skipped", "max_bytes", maxLine)
+				continue
+			}
+			c.handle(f.Record.Line)
 		case 'e':
 			_, _ = c.stderr.Write([]byte(f.Stderr))
 		case 'x':
@@ -288,7 +297,7 @@ func (c *Conn) readFrames(cl *hold.Client, restore bool) (*hold.Exit, error) {
 // was steered into it; Codex's
 // (o) are handled as they were, less the responses to the previous bot's
 // requests and the requests it answered.
-func (c *Conn) replay(frames []hold.Frame) {
+func (c *Conn) replay(frames []hold.Frame, truncated bool) {
 	answered := map[string]bool{}
 	for _, f := range frames {
 		var m message
@@ -325,7 +334,7 @@ func (c *Conn) replay(frames []hold.Frame) {
 			c.handle(f.Record.Line)
 		}
 	}
-	c.queue.Push(engine.Replayed{Prompts: prompts, Truncated: c.held.from < c.held.Client().Welcome.First})
+	c.queue.Push(engine.Replayed{Prompts: prompts, Truncated: truncated})
 }
 
 // resteer follows again a message the previous bot steered into the

@@ -54,14 +54,14 @@ func TestReplayFollowsSteeredMessages(t *testing.T) {
 
 	// The turn ended in the replay (while no bot listened).
 	c := rig()
-	c.replay(append(slices.Clone(start), rec(13, false, `{"method":"turn/completed","params":{"threadId":"th","turn":{"id":"tu","status":"completed"}}}`)))
+	c.replay(append(slices.Clone(start), rec(13, false, `{"method":"turn/completed","params":{"threadId":"th","turn":{"id":"tu","status":"completed"}}}`)), false)
 	if got, want := states(c), []string{"s-taken started", "s-dropped dropped", "completed"}; !slices.Equal(got, want) {
 		t.Errorf("replay with the turn's end: %q, want %q", got, want)
 	}
 
 	// The turn goes on after the replay: its end comes live.
 	c = rig()
-	c.replay(start)
+	c.replay(start, false)
 	c.handle([]byte(`{"method":"turn/completed","params":{"threadId":"th","turn":{"id":"tu","status":"completed"}}}`))
 	if got, want := states(c), []string{"s-taken started", "s-dropped dropped", "completed"}; !slices.Equal(got, want) {
 		t.Errorf("replay, then the turn's end: %q, want %q", got, want)

@@ -44,6 +44,10 @@ func (l *Link) Client() *Client {
 // Redials says whether a lost connection is reached again.
 func (l *Link) Redials() bool { return l.redial != nil }
 
+// set makes c the link's client. The one it replaces is closed: a reader
+// error need not have ended its connection (a malformed frame), and as it
+// is read no more, a writer waiting there for an ack would wait for ever;
+// closed, the writer sends its line again over c (Input).
 func (l *Link) set(c *Client) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -51,6 +55,7 @@ func (l *Link) set(c *Client) {
 		_ = c.Close()
 		return
 	}
+	_ = l.c.Close()
 	l.c = c
 	close(l.changed)
 	l.changed = make(chan struct{})

@@ -3,7 +3,6 @@ package hold_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -14,36 +13,15 @@ import (
 	"time"
 
 	"github.com/untether/untether/hold"
+	"github.com/untether/untether/hold/holdtest"
 	"github.com/untether/untether/host"
 )
 
-// pipeClient is a client of a stand-in holder over a pipe: it welcomes
-// the client and reads what it sends until the client closes. Made in a
-// synctest bubble, it blocks only on the bubble's channels.
+// pipeClient is a client of a stand-in holder that welcomes it and reads
+// what it sends until it closes.
 func pipeClient(t *testing.T) *hold.Client {
 	t.Helper()
-	bot, holder := net.Pipe()
-	go func() {
-		defer holder.Close()
-		br := bufio.NewReader(holder)
-		if _, err := br.ReadString('\n'); err != nil {
-			return
-		}
-		w, _ := json.Marshal(hold.Welcome{Proto: hold.Proto})
-		if _, err := holder.Write(append(w, '\n')); err != nil {
-			return
-		}
-		for {
-			if _, err := br.ReadString('\n'); err != nil {
-				return
-			}
-		}
-	}()
-	c, err := hold.Attach(context.Background(), bot, "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return holdtest.StandIn(t, hold.Welcome{Proto: hold.Proto}, holdtest.Drain)
 }
 
 // errUnreachable is a redial's error while the host does not answer.
@@ -238,5 +216,78 @@ func TestLinkWithoutRedial(t *testing.T) {
 			t.Errorf("Relink = %v", err)
 		}
 		l.Stop()
+	})
+}
+
+// A reader's error that leaves the connection up (a malformed frame) makes
+// the session relink all the same, and the client it replaces is read no
+// more. That client is closed: a line waiting there for its ack goes again
+// with its id over the new client (the holder writes each id once), instead
+// of waiting for ever, even past Stop.
+func TestLinkRelinkClosesTheReplacedClient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sent := make(chan string, 2)
+		first := holdtest.StandIn(t, hold.Welcome{Proto: hold.Proto}, func(br *bufio.Reader, conn net.Conn) {
+			line, _ := br.ReadString('\n')
+			sent <- line
+			// Its ack comes after a frame the client cannot read.
+			_, _ = conn.Write([]byte("o notaseq x\na 1 5\n"))
+			holdtest.Drain(br, conn)
+		})
+		second := holdtest.StandIn(t, hold.Welcome{Proto: hold.Proto, LastIn: 1}, func(br *bufio.Reader, conn net.Conn) {
+			line, _ := br.ReadString('\n')
+			sent <- line
+			_, _ = conn.Write([]byte("a 1 5\n"))
+			holdtest.Drain(br, conn)
+		})
+		l := hold.NewLink(first, func(context.Context, uint64) (*hold.Client, error) { return second, nil })
+		type result struct {
+			seq uint64
+			err error
+		}
+		wrote := make(chan result, 1)
+		go func() {
+			seq, err := l.Input(context.Background(), []byte("line"))
+			wrote <- result{seq, err}
+		}()
+		first1 := <-sent
+		_, lost := first.Next() // the session's reader
+		if lost == nil || errors.Is(lost, hold.ErrDetached) {
+			t.Fatalf("Next = %v, want a malformed frame's error", lost)
+		}
+		c, err := l.Relink(lost, hold.Relinking{Agent: "x", From: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := make(chan struct{})
+		go func() {
+			defer close(read)
+			for {
+				if _, err := c.Next(); err != nil {
+					return
+				}
+			}
+		}()
+		synctest.Wait()
+		select {
+		case r := <-wrote:
+			if r.err != nil || r.seq != 5 {
+				t.Errorf("Input = %d, %v; want record 5", r.seq, r.err)
+			}
+			if again := <-sent; again != first1 {
+				t.Errorf("sent again %q, want %q (the same id)", again, first1)
+			}
+		default:
+			t.Error("Input waits for an ack on the replaced client")
+			_ = first.Close() // for the bubble to end
+			<-wrote
+		}
+		select {
+		case <-first.Gone():
+		default:
+			t.Error("the replaced client is still open")
+		}
+		l.Stop()
+		<-read
 	})
 }

@@ -190,20 +190,26 @@ func (s *Session) Detach() {
 
 // heldLoop reads the holder until the CLI exits or the bot detaches. A
 // holder reached through a bridge is attached to again when the
-// connection drops (relink), and what came meanwhile is read on.
+// connection drops (relink), and what came meanwhile is read on; a
+// re-attach's replay that the drop cut short is gathered on and handled
+// once, whole (hold.Replay).
 func (s *Session) heldLoop() {
 	h := s.held
 	dec := s.newDecoder()
 	// A new session's first records are read as they come: no replay of a
 	// previous bot's to restore.
-	ex, err := s.readHeld(dec, h.Client(), h.from != 0)
+	var rp *hold.Replay
+	if h.from != 0 {
+		rp = hold.NewReplay(h.from, h.Client().Welcome)
+	}
+	ex, err := s.readHeld(dec, h.Client(), rp)
 	for err != nil && h.Redials() && !h.detached.Load() {
 		c, rerr := s.relink(err)
 		if rerr != nil {
 			err = rerr // gone, given up, or closed meanwhile
 			break
 		}
-		ex, err = s.readHeld(dec, c, false)
+		ex, err = s.readHeld(dec, c, rp)
 	}
 	s.closeOnce.Do(func() { close(s.closing) })
 	if h.detached.Load() {
@@ -229,14 +235,12 @@ func (s *Session) heldLoop() {
 	s.ended(e)
 }
 
-// readHeld handles the frames of c. On a restore (the first attach) the
+// readHeld handles the frames of c. While rp is pending (a re-attach) the
 // replay is gathered first, so that the requests answered in it are known
-// before any is decoded; after a relink it is what came meanwhile, read on
-// as if the connection had never dropped.
-func (s *Session) readHeld(dec *decoder, c *hold.Client, restore bool) (*hold.Exit, error) {
+// before any is decoded; the rest is read on as if the connection had
+// never dropped.
+func (s *Session) readHeld(dec *decoder, c *hold.Client, rp *hold.Replay) (*hold.Exit, error) {
 	h := s.held
-	replaying := true
-	var replay []hold.Frame
 	for {
 		f, err := c.Next()
 		if err != nil {
@@ -245,24 +249,26 @@ func (s *Session) readHeld(dec *decoder, c *hold.Client, restore bool) (*hold.Ex
 		switch f.Kind {
 		case 'o', 'i':
 			h.seen.Store(f.Record.Seq)
-			if n := len(f.Record.Line); f.Kind == 'o' && n > s.opts.MaxLineBytes {
-				// As the runner without a holder skips it (lineReader).
-				s.logger().Warn("skipped an over-long line from claude", "bytes", n, "max_bytes", s.opts.MaxLineBytes)
-				continue
-			}
-			if replaying && restore {
-				replay = append(replay, f)
-			} else if f.Kind == 'o' {
-				h.at = f.Record.Seq
-				s.line(dec, f.Record.Line, nil)
-			}
 		case 'r':
 			h.seen.Store(max(h.seen.Load(), f.Seq))
-			if replaying && restore {
-				s.replay(dec, replay)
-				replay = nil
+		}
+		if rp.Pending() {
+			gathered, complete := rp.Gather(f)
+			if complete {
+				frames, truncated := rp.Take()
+				s.replay(dec, frames, truncated)
 			}
-			replaying = false
+			if gathered {
+				continue
+			}
+		}
+		switch f.Kind {
+		case 'o':
+			if s.tooLong(f) {
+				continue
+			}
+			h.at = f.Record.Seq
+			s.line(dec, f.Record.Line, nil)
 		case 'e':
 			s.mu.Lock()
 			_, _ = s.stderrTail.Write([]byte(f.Stderr))
@@ -273,6 +279,17 @@ func (s *Session) readHeld(dec *decoder, c *hold.Client, restore bool) (*hold.Ex
 	}
 }
 
+// tooLong says whether f is an output line over MaxLineBytes, skipped as
+// the runner without a holder skips it (lineReader).
+func (s *Session) tooLong(f hold.Frame) bool {
+	n := len(f.Record.Line)
+	if f.Kind != 'o' || n <= s.opts.MaxLineBytes {
+		return false
+	}
+	s.logger().Warn("skipped an over-long line from claude", "bytes", n, "max_bytes", s.opts.MaxLineBytes)
+	return true
+}
+
 // inputLine is what the runner needs of a line it wrote to stdin.
 type inputLine struct {
 	Type     string `json:"type"`
@@ -281,10 +298,10 @@ type inputLine struct {
 	} `json:"response"`
 }
 
-func (s *Session) replay(dec *decoder, frames []hold.Frame) {
-	if s.held.from == 0 {
-		return
-	}
+// replay handles the records a re-attach replayed: the input says which
+// requests were answered and which prompts were sent; the output is
+// decoded as it came, less the requests answered.
+func (s *Session) replay(dec *decoder, frames []hold.Frame, truncated bool) {
 	answered, prompts := map[string]bool{}, 0
 	for _, f := range frames {
 		var in inputLine
@@ -294,6 +311,9 @@ func (s *Session) replay(dec *decoder, frames []hold.Frame) {
 	}
 	for _, f := range frames {
 		if f.Kind == 'o' {
+			if s.tooLong(f) {
+				continue
+			}
 			s.held.at = f.Record.Seq
 			s.line(dec, f.Record.Line, answered)
 			continue
@@ -307,7 +327,7 @@ func (s *Session) replay(dec *decoder, frames []hold.Frame) {
 			s.sentAt.Store(f.Record.Seq)
 		}
 	}
-	s.queue.Push(engine.Replayed{Prompts: prompts, Truncated: s.held.from < s.held.Client().Welcome.First})
+	s.queue.Push(engine.Replayed{Prompts: prompts, Truncated: truncated})
 }
 
 // heldStdin writes each line through the holder, which acks it with its
