@@ -170,3 +170,55 @@ func TestStoreStatAndReadAreCheap(t *testing.T) {
 		t.Errorf("read after a prompt at the desk = %+v, %v", got, err)
 	}
 }
+
+// A line being written (no newline yet) is counted, and read again once
+// whole: a prompt is never counted twice nor lost.
+func TestStoreReadsOnOverALineBeingWritten(t *testing.T) {
+	home := recordedHome(t)
+	s := Store{Home: home}
+	p := filepath.Join(home, fileA)
+	prompt := `{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"UserMessage","content":[{"type":"text","text":"x"}]}}}`
+	appendTo := func(text string) {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turns := func() int {
+		got, err := s.ReadSession(context.Background(), dirA, idA)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Turns
+	}
+	if n := turns(); n != 3 {
+		t.Fatalf("turns = %d, want 3", n)
+	}
+	appendTo(prompt[:40])
+	if n := turns(); n != 3 {
+		t.Errorf("with half a line: turns = %d, want 3", n)
+	}
+	appendTo(prompt[40:])
+	if n := turns(); n != 4 {
+		t.Errorf("with a last line without its newline: turns = %d, want 4", n)
+	}
+	appendTo("\n" + prompt + "\n")
+	if n := turns(); n != 5 {
+		t.Errorf("after one more prompt: turns = %d, want 5", n)
+	}
+	// The file replaced by a shorter one: read again from its start.
+	b, err := os.ReadFile(filepath.Join("testdata/codexhome", fileA))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n := turns(); n != 3 {
+		t.Errorf("after the file was replaced: turns = %d, want 3", n)
+	}
+}
