@@ -1,14 +1,10 @@
 package codex
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -17,7 +13,6 @@ import (
 
 	"github.com/untether/untether/engine"
 	"github.com/untether/untether/host"
-	"github.com/untether/untether/safefile"
 )
 
 // Codex's own threads, for /sessions (engine.SessionStore). Measured with
@@ -85,17 +80,31 @@ type thread struct {
 	size     int64
 }
 
-// ListSessions implements engine.SessionStore: every day's folder is
-// listed, the files newest first are opened until limit of dir's are
-// found; of another directory's only the first line is read.
+// The bounds of a listing. /sessions runs on the chat's lane and, on a
+// [hosts.NAME], every folder read and file opened is a round trip (20 ms
+// or more): a listing looks at the newest listDays day folders (a month,
+// by the threads' start) and, of those, at most listFiles files, newest
+// first (a busy owner's month at three threads a day). Older threads are
+// not looked at; a thread of the directory that started before them is
+// not listed even when it was resumed since. Bounded so, an empty
+// project's first listing opens at most listFiles files, each read to its
+// first line, and later listings open only the files that changed.
+const (
+	listDays  = 31
+	listFiles = 100
+)
+
+// ListSessions implements engine.SessionStore: the newest rollout files
+// (the bounds above), newest first, read until limit of dir's are found;
+// of another directory's only the first line is read, once.
 func (s Store) ListSessions(ctx context.Context, dir string, limit int) ([]engine.PastSession, error) {
-	all, err := s.threads(ctx, func(string) bool { return true })
+	all, err := s.newest(ctx)
 	if err != nil {
 		return nil, err
 	}
 	slices.SortFunc(all, func(a, b thread) int { return b.modified.Compare(a.modified) })
 	var mine []engine.PastSession
-	for _, t := range all {
+	for _, t := range all[:min(len(all), listFiles)] {
 		if limit > 0 && len(mine) == limit {
 			break
 		}
@@ -109,7 +118,9 @@ func (s Store) ListSessions(ctx context.Context, dir string, limit int) ([]engin
 }
 
 // ReadSession implements engine.SessionStore: the thread wherever it
-// started (the caller checks BelongsTo).
+// started (the caller checks BelongsTo). The bot reads its live thread
+// after every turn: only what was added since the last read is scanned,
+// and an unchanged file is not opened (storescan.go).
 func (s Store) ReadSession(ctx context.Context, dir, id string) (engine.PastSession, error) {
 	t, ok := s.find(ctx, id)
 	if !ok {
@@ -131,33 +142,42 @@ func (s Store) StatSession(dir, id string) (engine.PastSession, bool) {
 	return engine.PastSession{ID: id, Modified: t.modified, Size: t.size}, true
 }
 
-// find looks for thread id's file. Codex's ids are UUIDv7, whose first 48
-// bits are the thread's start in Unix milliseconds: its folder is that
-// day's in the machine's local time, which is the UTC day or one either
-// side. An id of another form is looked for everywhere.
+// find looks for thread id's file. A thread this process listed or found
+// before is where it was (one stat). Else Codex's ids are UUIDv7, whose
+// first 48 bits are the thread's start in Unix milliseconds: its folder
+// is that day's in the machine's local time, which is the UTC day or one
+// either side. An id of another form (Codex before UUIDv7 ids, threads
+// over a year old) is not looked for: walking every folder of the store
+// cost 379 folder reads in a year's store, before every turn.
 func (s Store) find(ctx context.Context, id string) (thread, bool) {
 	if !validThreadID(id) {
 		return thread{}, false
 	}
-	want := func(name string) bool { return name == id }
-	var found []thread
-	if t, ok := uuid7Time(id); ok {
-		for _, d := range []time.Time{t.AddDate(0, 0, -1), t, t.AddDate(0, 0, 1)} {
-			found = append(found, s.day(ctx, path.Join(s.Home, "sessions", d.Format("2006/01/02")), want)...)
+	if p, ok := knownPath(s.Home, id); ok {
+		if fi, err := host.Or(s.Host).Lstat(ctx, p); err == nil && fi.Mode().IsRegular() {
+			return thread{id: id, path: p, modified: fi.ModTime(), size: fi.Size()}, true
 		}
-	} else {
-		found, _ = s.threads(ctx, want)
+		forgetThread(s.Home, id) // archived or deleted since
 	}
-	if len(found) == 0 {
+	t, ok := uuid7Time(id)
+	if !ok {
 		return thread{}, false
 	}
-	return found[0], true
+	want := func(name string) bool { return name == id }
+	for _, d := range []time.Time{t.AddDate(0, 0, -1), t, t.AddDate(0, 0, 1)} {
+		if found := s.day(ctx, path.Join(s.Home, "sessions", d.Format("2006/01/02")), want); len(found) > 0 {
+			rememberThread(s.Home, found[0])
+			return found[0], true
+		}
+	}
+	return thread{}, false
 }
 
-// threads lists the rollout files of every day whose thread id keep
-// accepts. No store yet is none.
-func (s Store) threads(ctx context.Context, keep func(id string) bool) ([]thread, error) {
+// newest lists the rollout files of the newest day folders, newest day
+// first, until listDays folders or listFiles files. No store yet is none.
+func (s Store) newest(ctx context.Context) ([]thread, error) {
 	root := path.Join(s.Home, "sessions")
+	all := func(string) bool { return true }
 	var out []thread
 	years, err := s.dirs(ctx, root)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -166,12 +186,17 @@ func (s Store) threads(ctx context.Context, keep func(id string) bool) ([]thread
 	if err != nil {
 		return nil, fmt.Errorf("read Codex's threads in %s: %w", root, err)
 	}
-	for _, y := range years {
+	days := 0
+	// Folder names are fixed-width numbers: by name is by date.
+	for _, y := range slices.Backward(years) {
 		months, _ := s.dirs(ctx, path.Join(root, y))
-		for _, m := range months {
-			days, _ := s.dirs(ctx, path.Join(root, y, m))
-			for _, d := range days {
-				out = append(out, s.day(ctx, path.Join(root, y, m, d), keep)...)
+		for _, m := range slices.Backward(months) {
+			ds, _ := s.dirs(ctx, path.Join(root, y, m))
+			for _, d := range slices.Backward(ds) {
+				out = append(out, s.day(ctx, path.Join(root, y, m, d), all)...)
+				if days++; days == listDays || len(out) >= listFiles {
+					return out, nil
+				}
 			}
 		}
 	}
@@ -252,102 +277,4 @@ func uuid7Time(id string) (time.Time, bool) {
 	}
 	ms := int64(b[0])<<40 | int64(b[1])<<32 | int64(b[2])<<24 | int64(b[3])<<16 | int64(b[4])<<8 | int64(b[5])
 	return time.UnixMilli(ms).UTC(), true
-}
-
-// read reads a thread's file. With only set, a thread that did not start
-// in only is returned after its first line, its prompts not counted.
-func (s Store) read(ctx context.Context, t thread, only string) (engine.PastSession, error) {
-	// By the host's safe open: the store is written by Codex's
-	// processes, so a FIFO in a file's place is refused, never waited on;
-	// the scan is bounded by ctx (safefile.Within).
-	return safefile.Within(ctx, func() (engine.PastSession, error) {
-		f, fi, err := host.Or(s.Host).Open(ctx, t.path, 0)
-		if err != nil {
-			return engine.PastSession{}, err
-		}
-		defer f.Close()
-		p := engine.PastSession{ID: t.id, Modified: fi.ModTime(), Size: fi.Size()}
-		p.Dir, p.FirstPrompt, p.Turns, err = scanRollout(f, only)
-		return p, err
-	})
-}
-
-// maxRolloutLine bounds the lines read in full; longer ones (a command's
-// whole output) are skipped unread: a prompt is never that long in
-// practice. The first line, with Codex's instructions, is about 21 kB.
-const maxRolloutLine = 1 << 20
-
-// rolloutLine is what a rollout line says about the thread.
-type rolloutLine struct {
-	Type    string `json:"type"`
-	Payload struct {
-		Type string `json:"type"`
-		Cwd  string `json:"cwd"` // session_meta
-		Item struct {
-			Type    string `json:"type"`
-			Content []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			} `json:"content"`
-		} `json:"item"`
-	} `json:"payload"`
-}
-
-// scanRollout reads the directory the thread started in (its first
-// session_meta line) and its prompts (UserMessage items). With only set
-// and another directory, it stops after that line.
-func scanRollout(r io.Reader, only string) (cwd, first string, turns int, err error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	metaSeen := false
-	for {
-		line, err := readLine(br)
-		var l rolloutLine
-		switch {
-		case !metaSeen && bytes.Contains(line, []byte(`"session_meta"`)):
-			if json.Unmarshal(line, &l) == nil && l.Type == "session_meta" {
-				metaSeen, cwd = true, l.Payload.Cwd
-				if only != "" && !(engine.PastSession{Dir: cwd}).BelongsTo(only) {
-					return cwd, "", 0, nil
-				}
-			}
-		case bytes.Contains(line, []byte(`"UserMessage"`)):
-			if json.Unmarshal(line, &l) == nil && l.Type == "event_msg" && l.Payload.Type == "item_completed" && l.Payload.Item.Type == "UserMessage" {
-				turns++
-				if first == "" {
-					var parts []string
-					for _, c := range l.Payload.Item.Content {
-						if c.Type == "text" {
-							parts = append(parts, c.Text)
-						}
-					}
-					first = strings.TrimSpace(strings.Join(parts, "\n"))
-				}
-			}
-		}
-		if err == io.EOF {
-			return cwd, first, turns, nil
-		}
-		if err != nil {
-			return cwd, first, turns, err
-		}
-	}
-}
-
-// readLine returns the next line, or nil for one over maxRolloutLine
-// (read to its end and dropped).
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	tooLong := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		if !tooLong && len(line)+len(chunk) > maxRolloutLine {
-			tooLong, line = true, nil
-		}
-		if !tooLong {
-			line = append(line, chunk...)
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, err
-		}
-	}
 }

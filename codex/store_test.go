@@ -137,7 +137,8 @@ func TestStoreStatFindsTheFolderFromTheIDsTime(t *testing.T) {
 	if ts, ok := uuid7Time(idB); !ok || ts != time.Date(2026, 11, 28, 20, 37, 19, 742e6, time.UTC) {
 		t.Errorf("id B's time = %v, %v; session_meta says 20:37:19.745Z", ts, ok)
 	}
-	// An id that is not a UUIDv7 is looked for in every folder.
+	// An id that is not a UUIDv7 (Codex before them) is not looked for
+	// in every folder: it is found once a listing saw it.
 	const v4 = "1b4e28ba-2fa1-41d2-883f-0016d3cca427"
 	old := filepath.Join(home, "sessions/2025/01/02", "rollout-2025-01-02T03-04-05-"+v4+".jsonl")
 	if err := os.MkdirAll(filepath.Dir(old), 0o700); err != nil {
@@ -147,8 +148,14 @@ func TestStoreStatFindsTheFolderFromTheIDsTime(t *testing.T) {
 	if err := os.WriteFile(old, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if p, ok := s.StatSession(dirA, v4); ok {
+		t.Errorf("stat of a v4 id never listed = %+v: every folder was walked", p)
+	}
+	if list, err := s.ListSessions(context.Background(), dirA, 0); err != nil || len(list) != 2 {
+		t.Fatalf("list of dirA = %+v, %v; want A and the old copy", list, err)
+	}
 	if p, ok := s.StatSession(dirA, v4); !ok || p.Size != int64(len(b)) {
-		t.Errorf("stat of a v4 id = %+v, %v", p, ok)
+		t.Errorf("stat of a v4 id listed = %+v, %v", p, ok)
 	}
 }
 
