@@ -181,6 +181,9 @@ func (c *Core) Edit(key string, msgID int, text string) EditResult {
 // took the press shows it, with who pressed.
 func (c *Core) Press(ctx context.Context, token string, userID, chatID int64) (approvals.Result, error) {
 	res, err := c.broker.Press(ctx, token, userID, chatID)
+	if err == nil {
+		c.rememberOwnRules(res)
+	}
 	if err == nil && res.Final() && c.watched(res.Request.SessionKey) {
 		r := approvals.Resolution{Outcome: res.Outcome, Request: res.Request, Message: res.Message}
 		c.emit(Event{Kind: EvPromptResolved, Key: res.Request.SessionKey, Resolution: &r})
@@ -195,6 +198,9 @@ func (c *Core) Press(ctx context.Context, token string, userID, chatID int64) (a
 // the observers get it too.
 func (c *Core) PressElsewhere(ctx context.Context, token string, userID, chatID int64, by string, source approvals.Source) (approvals.Result, error) {
 	res, err := c.broker.Press(ctx, token, userID, chatID)
+	if err == nil {
+		c.rememberOwnRules(res)
+	}
 	if err == nil && res.Final() {
 		c.resolved(approvals.Resolution{Outcome: res.Outcome, Request: res.Request, Message: res.Message, By: by, Source: source})
 	}

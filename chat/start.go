@@ -74,6 +74,7 @@ func (a *session) ensureConn(ctx context.Context, t *turn) (engine.Conn, error) 
 		spec.MCPConfig = grant.ConfigPath()
 		spec.AllowedTools = []string{filesend.AllowedTool} // the bot itself checks every path
 	}
+	a.tellProjectRules(ctx, m, startDir, t.qp.MessageID) // the owner sees them before the agent acts on them
 	conn, err = m.Engine.Start(ctx, spec)
 	if err != nil {
 		release()

@@ -140,3 +140,28 @@ type Rewind struct {
 type SideAsker interface {
 	Aside(ctx context.Context, question string) (string, error)
 }
+
+// ProjectRules is an Engine whose agent takes permission rules from a
+// project's own files, where a cloned repository can plant them: the bot
+// shows the owner those that let the agent act unasked before it starts
+// the agent there (chat/projectrules.go).
+type ProjectRules interface {
+	// ProjectRules reads, now, the rules the agent would apply in dir
+	// that let a tool act without asking beyond reading (run commands,
+	// write files, fetch, MCP tools, more directories). The files are the
+	// project's: an implementation must never block on one and must
+	// return by ctx's deadline.
+	ProjectRules(ctx context.Context, dir string) ([]ProjectRule, error)
+}
+
+// ProjectRule is one such rule, as its file writes it.
+type ProjectRule struct {
+	// Rule is the rule as written ("Bash", "Bash(npm run *)", "Write"),
+	// or for a directory the folder as written.
+	Rule string
+	// Dir is true for a directory the agent may work in beyond the
+	// project (Claude Code's additionalDirectories).
+	Dir bool
+	// File is the file the rule is in, on the agent's machine.
+	File string
+}

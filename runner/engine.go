@@ -59,3 +59,13 @@ func (e *Engine) options(spec engine.Spec) Options {
 	}
 	return opts
 }
+
+var _ engine.ProjectRules = (*Engine)(nil)
+
+// ProjectRules implements engine.ProjectRules: the allow rules of dir's
+// project settings files, on the engine's machine, as the CLI started
+// with these options reads them (the shared file only with
+// ProjectSettings).
+func (e *Engine) ProjectRules(ctx context.Context, dir string) ([]engine.ProjectRule, error) {
+	return claudefiles.ProjectRules(ctx, e.Files.Host, dir, e.Base.ProjectSettings)
+}

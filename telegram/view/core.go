@@ -79,6 +79,8 @@ func NoteText(n chat.Note, now time.Time) (text string, ok bool) {
 		return SkippedNote(n.Age), true
 	case chat.NoteSteered:
 		return SteerNote(n.Stage), true
+	case chat.NoteProjectRules:
+		return ProjectRulesNote(n), true
 	}
 	return "", false
 }
