@@ -256,6 +256,12 @@ func (b *Core) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Co
 	st := b.Settings(rec.Key)
 	spec := engine.Spec{SessionKey: rec.Key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: rec.WorkDir,
 		Partial: st.Stream != StreamOff}
+	if rec.Grant != "" {
+		// Started with a send_file grant, it was started with its tool
+		// allowed too (ensureConn): the spec a start makes, so that the
+		// engine compares like with like (engine.LessSafe).
+		spec.AllowedTools = []string{filesend.AllowedTool}
+	}
 	var from uint64
 	if rec.Turn != nil {
 		from = rec.Turn.From
@@ -316,9 +322,28 @@ func (a *session) adoptHeld(ctx context.Context, ad *adoption) {
 	a.conn, a.mach, a.startDir, a.connSince, a.lastUse = ad.conn, ad.mach, ad.rec.WorkDir, ad.rec.Started, time.Now()
 	a.grant = ad.grant
 	a.mu.Unlock()
-	if ad.rec.Turn != nil {
-		a.resumeTurn(ctx, ad)
+	why := lessSafe(ad.conn)
+	if why != "" {
+		a.c.log.Warn("a held claude process was started less safe than the config asks: it serves no new turn",
+			"chat_id", a.place.ChatID, "session_key", a.key, "in_turn", ad.rec.Turn != nil, "why", why)
 	}
+	if ad.rec.Turn != nil {
+		a.resumeTurn(ctx, ad) // its turn loses nothing
+	}
+	if why != "" && a.liveConn() == ad.conn {
+		// Ended as a change of settings ends a process: the next turn
+		// resumes the conversation in one started as the config says.
+		a.closeConn(ctx, ReasonSettingsChanged)
+	}
+}
+
+// lessSafe says how a held process may do more unasked than one started
+// now would (engine.LessSafe; "" when it may not or does not say).
+func lessSafe(conn engine.Conn) string {
+	if l, ok := conn.(engine.LessSafe); ok {
+		return l.LessSafe()
+	}
+	return ""
 }
 
 // resumeTurn carries on a turn a previous bot process began: the events

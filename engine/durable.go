@@ -61,3 +61,14 @@ type Replayed struct {
 }
 
 func (Replayed) event() {}
+
+// LessSafe is a Held Conn that knows how its process was started: a held
+// process keeps its start's flags for its life, and the config may ask for
+// more safety by the time a bot re-attaches (the project's own settings no
+// longer trusted, a tool no longer allowed unasked). LessSafe says how it
+// may do more unasked than one started now would ("" when it may not);
+// the core then lets it serve no new turn. A Held Conn that is no LessSafe
+// is taken as started as the config says.
+type LessSafe interface {
+	LessSafe() string
+}

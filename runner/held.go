@@ -22,7 +22,10 @@ import (
 type heldConn struct {
 	*hold.Link // the client of the holder now, and how to get another
 	handle     hold.Handle
-	from       uint64 // the replay asked for (0: none)
+	// started is how the CLI was started (heldtrust.go); nil when the bot
+	// that started it did not record it.
+	started *startedWith
+	from    uint64 // the replay asked for (0: none)
 	// lastSeq is the record of the line the writer wrote last; only the
 	// writer goroutine touches it.
 	lastSeq uint64
@@ -73,7 +76,7 @@ func (s *Session) startHeld(ctx context.Context, bin string, args []string) erro
 		_ = o.Host.Kill(context.WithoutCancel(ctx), []int{h.Holder}, syscall.SIGKILL)
 		return fmt.Errorf("attach to the new holder: %w", err)
 	}
-	s.attachHeld(ctx, h, c, 0)
+	s.attachHeld(ctx, h, c, 0, startedFrom(o))
 	return nil
 }
 
@@ -85,10 +88,11 @@ func (s *Session) startHeld(ctx context.Context, bin string, args []string) erro
 func Reattach(ctx context.Context, opts Options, handle string, from uint64) (*Session, error) {
 	opts = opts.withDefaults()
 	opts.Mode = Interactive
-	var h hold.Handle
-	if err := json.Unmarshal([]byte(handle), &h); err != nil {
-		return nil, fmt.Errorf("%w: unreadable handle: %v", engine.ErrGone, err)
+	hh, err := parseHandle(handle)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", engine.ErrGone, err)
 	}
+	h := hh.Handle
 	// A handle of another protocol is dialled all the same: the holder's
 	// refusal says that it runs, and which version it speaks.
 	c, err := reattachDial(ctx, opts, h, from)
@@ -116,7 +120,7 @@ func Reattach(ctx context.Context, opts Options, handle string, from uint64) (*S
 		return nil, fmt.Errorf("%w: %v", engine.ErrGone, err)
 	}
 	s := newSession(opts)
-	s.attachHeld(ctx, h, c, from)
+	s.attachHeld(ctx, h, c, from, hh.Started)
 	return s, nil
 }
 
@@ -133,14 +137,14 @@ func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, 
 	return s.conn(), nil
 }
 
-func (s *Session) attachHeld(ctx context.Context, h hold.Handle, c *hold.Client, from uint64) {
+func (s *Session) attachHeld(ctx context.Context, h hold.Handle, c *hold.Client, from uint64, started *startedWith) {
 	h.Pid = c.Welcome.Pid
 	var redial hold.Redial
 	if s.opts.Hold.Bridge {
 		o := s.opts
 		redial = func(ctx context.Context, from uint64) (*hold.Client, error) { return dialHolder(ctx, o, h, from) }
 	}
-	s.held = &heldConn{Link: hold.NewLink(c, redial), handle: h, from: from}
+	s.held = &heldConn{Link: hold.NewLink(c, redial), handle: h, started: started, from: from}
 	s.proc = heldProc{s}
 	s.stdin = heldStdin{s}
 	s.logger().Debug("claude held", "pid", h.Pid, "dir", h.Dir, "replay_from", from)
@@ -163,7 +167,7 @@ func (s *Session) HoldHandle() string {
 	if s.held == nil {
 		return ""
 	}
-	b, _ := json.Marshal(s.held.handle)
+	b, _ := json.Marshal(heldHandle{Handle: s.held.handle, Started: s.held.started})
 	return string(b)
 }
 

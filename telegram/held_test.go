@@ -22,6 +22,9 @@ type heldEngine struct {
 	*fakeEngine
 	mu    sync.Mutex
 	procs map[string]*heldProc
+	// lessSafe is what a re-attached conn says of how its process was
+	// started (engine.LessSafe; held_lesssafe_test.go).
+	lessSafe string
 }
 
 // heldProc is one session as its holder keeps it: every event, numbered
@@ -64,12 +67,14 @@ func (e *heldEngine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, 
 
 func (e *heldEngine) Reattach(_ context.Context, _ engine.Spec, handle string, from uint64) (engine.Conn, error) {
 	e.mu.Lock()
-	p := e.procs[handle]
+	p, lessSafe := e.procs[handle], e.lessSafe
 	e.mu.Unlock()
 	if p == nil {
 		return nil, engine.ErrGone
 	}
-	return p.attach(handle, from), nil
+	c := p.attach(handle, from)
+	c.lessSafe = lessSafe
+	return c, nil
 }
 
 func (p *heldProc) add(r heldRecord) uint64 {
@@ -100,6 +105,7 @@ type heldConn struct {
 	gone         chan struct{}
 	once         sync.Once
 	sentAt, seen atomicU64
+	lessSafe     string
 }
 
 type atomicU64 struct {

@@ -182,7 +182,7 @@ func (r *restartEnv) holdersGone(t *testing.T) {
 func TestDurableKillMidAnswer(t *testing.T) {
 	words := strings.Repeat("lorem ipsum dolor sit amet ", 12)
 	answer := "Counted: " + words + "the end."
-	r, api := durableClaude(t, claudetest.Say(answer).Slow(60*time.Millisecond))
+	r, api := durableClaude(t, claudetest.Say(answer).Slow(60*time.Millisecond), claudetest.Say("Next one."))
 	p := r.start(t)
 	m := r.say("Count slowly.")
 	r.awaitDraft("lorem") // mid-answer
@@ -190,12 +190,23 @@ func TestDurableKillMidAnswer(t *testing.T) {
 	if n := r.withText("the end."); n != 0 {
 		t.Fatalf("the answer came before the kill (%d); the test needs a slower answer", n)
 	}
-	if hs := r.heldHandles(t); len(hs) != 1 || syscall.Kill(hs[0].Pid, 0) != nil {
+	hs := r.heldHandles(t)
+	if len(hs) != 1 || syscall.Kill(hs[0].Pid, 0) != nil {
 		t.Fatalf("want one held Claude alive after the kill: %+v", hs)
 	}
 
 	p = r.start(t)
 	r.answeredOnce(t, api, m, "the end.")
+	// Started as this bot's config says (its send_file tool allowed, the
+	// project's settings untrusted), the re-attached Claude serves the next
+	// turn too: it is not taken for one started less safe.
+	r.say("And the next?")
+	r.tg.AwaitMessage(durableWait, r.chat.ID, func(msg tgtest.Message) bool { return answerHas(msg, "Next one.") })
+	stop(t, p)
+	if again := r.heldHandles(t); len(again) != 1 || again[0].Pid != hs[0].Pid {
+		t.Errorf("the next turn ran in another Claude: held %+v, before %+v", again, hs)
+	}
+	p = r.start(t)
 	// /new ends the held Claude as it ends any: nothing of it stays.
 	r.say("/new")
 	r.holdersGone(t)
