@@ -99,7 +99,9 @@ func (r *rpc) callLate(ctx context.Context, method string, params, result any, l
 		r.mu.Unlock()
 	}
 	wrote := make(chan error, 1)
-	go func() { wrote <- r.write(message{ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: p}) }()
+	go func() {
+		wrote <- r.write(message{ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: p})
+	}()
 	select {
 	case err := <-wrote:
 		if err != nil {
