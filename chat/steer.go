@@ -141,12 +141,11 @@ func (a *session) steer(ctx context.Context, is func(prefs.QueuedPrompt) bool) e
 	a.steering[qp.Seq] = s
 	a.mu.Unlock()
 	// The turn may end before the agent has the message (the state file
-	// is written first): its end waits for this call, which settles it
-	// first, so that it is not taken for one the agent runs next when the
-	// agent refused it (Codex does, with no turn running). The engine
-	// bounds the call (Codex's request timeout; Claude's writer ends with
-	// its process); a deadline of ours could give up on a line still being
-	// written, which Claude would then run besides the queue.
+	// is written first): its end waits for this call (up to
+	// steerWriteWait), which settles it first, so that it is not taken for
+	// one the agent runs next when the agent refused it (Codex does, with
+	// no turn running). A deadline (autoSteer's) cannot make a line still
+	// being written count as unsent: the engine then says it was sent.
 	defer close(s.written)
 	// Marked before it is written: a restart right after the write must
 	// not find it an ordinary queued message while the agent runs it.
@@ -163,9 +162,9 @@ func (a *session) steer(ctx context.Context, is func(prefs.QueuedPrompt) bool) e
 	}
 	a.c.log.Info("a queued message went to the running turn", "chat_id", a.place.ChatID, "session_key", a.key, "seq", qp.Seq)
 	a.mu.Lock()
-	pending := a.steering[qp.Seq] == s
+	pending := a.steering[qp.Seq] == s && !s.next
 	a.mu.Unlock()
-	if pending { // else the agent settled it already (dropped it): no news
+	if pending { // else the agent settled it already, or the turn's end did: no news
 		a.c.note(a.key, a.place, qp.MessageID, NoteSteered{Stage: SteerSent})
 	}
 	return nil
@@ -276,9 +275,19 @@ func (a *session) steeredAfter(t *turn) {
 	}
 }
 
+// steerWriteWait bounds how long a turn's end waits for the Steer calls
+// under way: longer than an engine's own bound on one (Codex's request
+// timeout), so a cut wait finds only a line still in the writer (a held
+// Claude's link down): Claude runs it once written, so it is taken as one
+// the agent runs next, never run again by the bot. The process ending
+// first makes it an ordinary queued message (steeredAfter).
+var steerWriteWait = 2 * time.Minute
+
 // waitSteerWrites waits for the Steer calls under way: a message steered
 // as the turn ended is settled by its call, the agent having taken it
-// (it may run it next) or refused it (an ordinary queued message).
+// (it may run it next) or refused it (an ordinary queued message). The
+// bot stopping, or steerWriteWait, cuts the wait: the engine says an error
+// only for a line certainly not sent, so one still under way is sent.
 func (a *session) waitSteerWrites() {
 	a.mu.Lock()
 	var writes []chan struct{}
@@ -288,8 +297,20 @@ func (a *session) waitSteerWrites() {
 		}
 	}
 	a.mu.Unlock()
+	if len(writes) == 0 {
+		return
+	}
+	cut := time.NewTimer(steerWriteWait)
+	defer cut.Stop()
 	for _, w := range writes {
-		<-w
+		select {
+		case <-w:
+		case <-a.quit:
+			return
+		case <-cut.C:
+			a.c.log.Warn("a message sent into the turn is still being written: taken as sent", "chat_id", a.place.ChatID, "session_key", a.key)
+			return
+		}
 	}
 }
 

@@ -251,12 +251,18 @@ func (c *Conn) Send(ctx context.Context, text string) error {
 			ID string `json:"id"`
 		} `json:"turn"`
 	}
-	err := c.rpc.call(ctx, "turn/start", map[string]any{
+	err := c.rpc.callLate(ctx, "turn/start", map[string]any{
 		"threadId":       thread,
 		"input":          []map[string]any{{"type": "text", "text": text}},
 		"approvalPolicy": p.Approval,
 		"sandboxPolicy":  p.sandboxPolicy(),
-	}, &res)
+	}, &res, c.startAnsweredLate)
+	if errors.Is(err, errUnanswered) {
+		// Codex may run the turn: it is not reported failed (the bot would
+		// run the prompt again). Its events, or a late refusal, follow.
+		c.log.Warn("codex did not answer turn/start in time: taken as started", "err", err)
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -58,8 +59,30 @@ func (r *rpc) write(m message) error {
 	return nil
 }
 
+// errUnanswered: a request went (or is going) to Codex, but its answer did
+// not come in time: Codex may act on it.
+var errUnanswered = errors.New("written, not answered in time")
+
 // call sends a request and waits for its response.
 func (r *rpc) call(ctx context.Context, method string, params, result any) error {
+	return r.callLate(ctx, method, params, result, nil)
+}
+
+// callLate is call for a request Codex may act on once it has it
+// (turn/start, turn/steer). The write itself is not bounded (a held
+// Codex's link may be down for minutes), ctx is: when ctx ends after the
+// request was handed to the writer, the error wraps errUnanswered, and
+// late (if not nil) gets what Codex answers once it does (its result, or
+// its refusal), or nothing if the process ends first. Only an error without
+// errUnanswered means Codex certainly does not have the request.
+func (r *rpc) callLate(ctx context.Context, method string, params, result any, late func(json.RawMessage, error)) error {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", method, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
 	r.mu.Lock()
 	if r.gone != nil {
 		r.mu.Unlock()
@@ -70,35 +93,66 @@ func (r *rpc) call(ctx context.Context, method string, params, result any) error
 	ch := make(chan message, 1)
 	r.waiting[id] = ch
 	r.mu.Unlock()
-	defer func() {
+	forget := func() {
 		r.mu.Lock()
 		delete(r.waiting, id)
 		r.mu.Unlock()
-	}()
-	p, err := json.Marshal(params)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", method, err)
 	}
-	if err := r.write(message{ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: p}); err != nil {
-		return err
+	wrote := make(chan error, 1)
+	go func() {
+		wrote <- r.write(message{ID: json.RawMessage(strconv.FormatInt(id, 10)), Method: method, Params: p})
+	}()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			forget()
+			return err
+		}
+	case <-ctx.Done():
+		// Still being written: it may yet reach Codex.
+		return r.unanswered(ctx, method, ch, forget, late)
 	}
 	select {
 	case <-ctx.Done():
-		return fmt.Errorf("%s: %w", method, ctx.Err())
+		return r.unanswered(ctx, method, ch, forget, late)
 	case m, ok := <-ch:
+		forget()
 		if !ok {
 			return fmt.Errorf("%s: %w", method, r.gone)
 		}
-		if m.Error != nil {
-			return fmt.Errorf("%s: %w", method, m.Error)
-		}
-		if result != nil {
-			if err := json.Unmarshal(m.Result, result); err != nil {
-				return fmt.Errorf("decode %s result: %w", method, err)
-			}
-		}
-		return nil
+		return answerErr(method, m, result)
 	}
+}
+
+// unanswered gives up waiting for the answer to a request handed to the
+// writer; late gets it when it comes.
+func (r *rpc) unanswered(ctx context.Context, method string, ch chan message, forget func(), late func(json.RawMessage, error)) error {
+	if late == nil {
+		forget()
+	} else {
+		go func() {
+			m, ok := <-ch // closed when the process ends (ended)
+			forget()
+			if ok {
+				late(m.Result, answerErr(method, m, nil))
+			}
+		}()
+	}
+	return fmt.Errorf("%s: %w (%w)", method, errUnanswered, ctx.Err())
+}
+
+// answerErr is what Codex's answer m to method says: its error, or
+// nil with result decoded.
+func answerErr(method string, m message, result any) error {
+	if m.Error != nil {
+		return fmt.Errorf("%s: %w", method, m.Error)
+	}
+	if result != nil {
+		if err := json.Unmarshal(m.Result, result); err != nil {
+			return fmt.Errorf("decode %s result: %w", method, err)
+		}
+	}
+	return nil
 }
 
 func (r *rpc) notify(method string, params any) error {

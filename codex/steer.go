@@ -2,6 +2,7 @@ package codex
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -32,8 +33,19 @@ func (c *Conn) Steer(ctx context.Context, id, text string) error {
 	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, c.o.RequestTimeout)
 	defer cancel()
-	err := c.rpc.call(ctx, "turn/steer", map[string]any{"threadId": thread, "expectedTurnId": turn, "clientUserMessageId": id,
-		"input": []map[string]any{{"type": "text", "text": text}}}, nil)
+	err := c.rpc.callLate(ctx, "turn/steer", map[string]any{"threadId": thread, "expectedTurnId": turn, "clientUserMessageId": id,
+		"input": []map[string]any{{"type": "text", "text": text}}}, nil, func(_ json.RawMessage, err error) {
+		if err != nil {
+			c.steerRefused(id, err)
+		}
+	})
+	if errors.Is(err, errUnanswered) {
+		// Codex may have it (engine.Steerer: an error says it has not):
+		// its userMessage reports it taken, the turn's end or a late
+		// refusal dropped.
+		c.log.Warn("codex did not answer turn/steer in time: taken as sent", "err", err)
+		return nil
+	}
 	if err != nil {
 		c.mu.Lock()
 		delete(c.steered, id)
@@ -41,6 +53,19 @@ func (c *Conn) Steer(ctx context.Context, id, text string) error {
 		return fmt.Errorf("codex turn/steer: %w", err)
 	}
 	return nil
+}
+
+// steerRefused reports dropped a steered message Codex refused after
+// Steer stopped waiting for its answer, unless the turn's end did.
+func (c *Conn) steerRefused(id string, err error) {
+	c.mu.Lock()
+	ok := c.steered[id]
+	delete(c.steered, id)
+	c.mu.Unlock()
+	if ok {
+		c.log.Warn("codex refused a steered message late: dropped", "err", err)
+		c.queue.Push(engine.PromptState{ID: id, Stage: engine.PromptCancelled})
+	}
 }
 
 // steerTaken reports a steered message the model took in (its userMessage

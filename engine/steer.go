@@ -15,7 +15,9 @@ type Steerer interface {
 	// dropped (PromptCancelled, before the TurnCompleted of the turn it
 	// was meant for), or runs it as its next turn (Claude Code). An error:
 	// the agent does not have it (Codex with no turn running): the caller
-	// runs it itself. The caller settles a message only once its Steer
+	// runs it itself. A line handed to the agent's input stays sent when
+	// ctx ends before it is written or answered (a held agent's link may
+	// be down): Steer returns nil, and the agent's events settle it. The caller settles a message only once its Steer
 	// returned (a turn may end during the call).
 	Steer(ctx context.Context, id, text string) error
 }

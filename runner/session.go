@@ -232,6 +232,12 @@ func (s *Session) SendAs(ctx context.Context, id, text string) error {
 	s.turns++
 	s.mu.Unlock()
 	seq, err := s.writeSeq(ctx, line)
+	if errors.Is(err, errWritePending) {
+		// The CLI runs it once written: reported failed, the bot would
+		// run it again. Its journal record is not known: no trim.
+		s.logger().Warn("a prompt waits for the writer: taken as sent", "err", err)
+		return nil
+	}
 	if err != nil {
 		s.mu.Lock()
 		s.turns = max(s.turns-1, 0)
@@ -390,12 +396,21 @@ func (s *Session) write(ctx context.Context, line []byte) error {
 	return err
 }
 
+// errWritePending: ctx ended after the line was handed to the writer: it
+// is written when the writer gets to it (a held session's link may be down
+// for minutes), unless the process ends first.
+var errWritePending = errors.New("handed to the writer, not written yet")
+
 // writeSeq is write, also saying the journal record of the line in a held
-// session (0 otherwise).
+// session (0 otherwise). An error other than errWritePending means the
+// line was not written.
 func (s *Session) writeSeq(ctx context.Context, line []byte) (uint64, error) {
 	req := writeReq{data: append(line, '\n'), done: make(chan error, 1), seq: new(uint64)}
 	if s.isClosing() {
 		return 0, engine.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
 	select {
 	case s.writes <- req:
@@ -416,7 +431,7 @@ func (s *Session) writeSeq(ctx context.Context, line []byte) (uint64, error) {
 			return 0, engine.ErrClosed
 		}
 	case <-ctx.Done():
-		return 0, ctx.Err()
+		return 0, fmt.Errorf("%w: %w", errWritePending, ctx.Err())
 	}
 }
 

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/untether/untether/engine"
@@ -57,7 +58,14 @@ func (s *Session) Steer(ctx context.Context, id, text string) error {
 	s.mu.Lock()
 	s.steered[id] = true
 	s.mu.Unlock()
-	if err := s.write(ctx, line); err != nil {
+	err = s.write(ctx, line)
+	if errors.Is(err, errWritePending) {
+		// The CLI gets it once written (engine.Steerer: an error says it
+		// does not); its lifecycle lines settle it.
+		s.logger().Warn("a steered message waits for the writer: taken as sent", "err", err)
+		return nil
+	}
+	if err != nil {
 		s.mu.Lock()
 		delete(s.steered, id)
 		s.mu.Unlock()
