@@ -37,6 +37,11 @@ var (
 	// ErrSteerFiles: a message with files (or an album) runs as a turn of
 	// its own: its files are made ready when its turn starts.
 	ErrSteerFiles = errors.New("a message with files runs as its own turn")
+	// ErrSteerLessSafe: the running turn's process was started less safe
+	// than the config asks (engine.LessSafe, a held process re-attached):
+	// it finishes its turn and serves no new one, so a message waits for
+	// the fresh process.
+	ErrSteerLessSafe = errors.New("the running turn's process takes no new message: it runs after the turn")
 )
 
 // SteerStage is what became of a message sent into the running turn
@@ -88,7 +93,7 @@ func (c *Core) CanSteer(key string) bool {
 	}
 	conn := a.liveConn()
 	_, ok := conn.(engine.Steerer)
-	return ok || conn == nil
+	return ok && lessSafe(conn) == "" || conn == nil
 }
 
 // SetSteer sets whether the conversation's messages sent while a turn
@@ -123,6 +128,10 @@ func (a *session) steer(ctx context.Context, is func(prefs.QueuedPrompt) bool) e
 	if !ok {
 		a.mu.Unlock()
 		return ErrNoSteer
+	}
+	if lessSafe(conn) != "" {
+		a.mu.Unlock()
+		return ErrSteerLessSafe
 	}
 	i := slices.IndexFunc(a.queue, is)
 	if i < 0 || a.steering[a.queue[i].Seq] != nil {
