@@ -44,6 +44,8 @@ func (a *session) tellProjectRules(ctx context.Context, m *Machine, dir string, 
 	}
 	rctx, cancel := context.WithTimeout(ctx, projectRulesWait)
 	defer cancel()
+	// A file that could not be read comes back as an Unread rule and is
+	// told like the others: the agent may apply what the bot cannot see.
 	rules, err := pr.ProjectRules(rctx, dir)
 	if err != nil {
 		b.log.Warn("could not read all of the project's permission rules", "chat_id", a.place.ChatID, "dir", dir, "err", err)
@@ -52,7 +54,7 @@ func (a *session) tellProjectRules(ctx context.Context, m *Machine, dir string, 
 	if err != nil {
 		b.log.Warn("could not read the rules saved with Always allow", "chat_id", a.place.ChatID, "dir", dir, "err", err)
 	}
-	rules = slices.DeleteFunc(rules, func(r engine.ProjectRule) bool { return slices.Contains(own, ownRule(r.Rule, r.Dir)) })
+	rules = slices.DeleteFunc(rules, func(r engine.ProjectRule) bool { return !r.Unread && slices.Contains(own, ownRule(r.Rule, r.Dir)) })
 	if len(rules) == 0 {
 		return
 	}
@@ -70,7 +72,11 @@ func (a *session) tellProjectRules(ctx context.Context, m *Machine, dir string, 
 func rulesDigest(rules []engine.ProjectRule) string {
 	lines := make([]string, len(rules))
 	for i, r := range rules {
-		lines[i] = ownRule(r.Rule, r.Dir) + "\x00" + r.File
+		what := ownRule(r.Rule, r.Dir)
+		if r.Unread {
+			what = "unread:"
+		}
+		lines[i] = what + "\x00" + r.File
 	}
 	slices.Sort(lines)
 	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))

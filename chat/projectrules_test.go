@@ -3,8 +3,10 @@ package chat_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -27,11 +29,18 @@ type rulesEngine struct {
 	asked []string
 }
 
+// errUnread is what the engine says beside an Unread rule.
+var errUnread = errors.New("read the rules of settings.local.json: file too big")
+
 func (e *rulesEngine) ProjectRules(_ context.Context, dir string) ([]engine.ProjectRule, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.asked = append(e.asked, dir)
-	return append([]engine.ProjectRule(nil), e.rules...), nil
+	var err error
+	if slices.ContainsFunc(e.rules, func(r engine.ProjectRule) bool { return r.Unread }) {
+		err = errUnread
+	}
+	return append([]engine.ProjectRule(nil), e.rules...), err
 }
 
 func (e *rulesEngine) set(rules ...engine.ProjectRule) {
@@ -184,6 +193,21 @@ func TestProjectRulesNoticedOncePerSet(t *testing.T) {
 		eng.set(engine.ProjectRule{Rule: "Bash(make)", File: file}, engine.ProjectRule{Rule: "Bash(curl *)", File: file})
 		if notes := run("planted beside"); len(notes) != 1 || len(notes[0].Rules) != 1 || notes[0].Rules[0].Rule != "Bash(curl *)" {
 			t.Errorf("planted beside the owner's: %+v", notes)
+		}
+
+		// A file the engine could not read is told (the agent may apply
+		// it), once while it stays so; once readable, its rules are told.
+		unread := engine.ProjectRule{File: file, Unread: true}
+		eng.set(unread)
+		if notes := run("unread"); len(notes) != 1 || len(notes[0].Rules) != 1 || notes[0].Rules[0] != unread {
+			t.Errorf("unread file: notes %+v, want one naming it", notes)
+		}
+		if notes := run("unread again"); len(notes) != 0 {
+			t.Errorf("unread file again: notes %+v, want none", notes)
+		}
+		eng.set(engine.ProjectRule{Rule: "Bash(wget *)", File: file})
+		if notes := run("readable again"); len(notes) != 1 {
+			t.Errorf("the file read again: notes %+v, want one", notes)
 		}
 	})
 }

@@ -164,4 +164,8 @@ type ProjectRule struct {
 	Dir bool
 	// File is the file the rule is in, on the agent's machine.
 	File string
+	// Unread is true when File exists but could not be read or parsed
+	// (too big, not JSON, an error of the machine): its rules are
+	// unknown, and the agent may still apply them. Rule is "" then.
+	Unread bool
 }

@@ -24,7 +24,8 @@ func plant(t *testing.T, path, text string) {
 // TestProjectRules reads the shapes Claude Code 2.1.330 writes and a
 // repository could commit: the working directory's and the git top's
 // local files, the shared file only when trusted, read-only rules left
-// out, directories and odd entries kept.
+// out unless they reach outside the project (a bare Grep, Read(//etc/**)),
+// directories and odd entries kept.
 func TestProjectRules(t *testing.T) {
 	top := t.TempDir()
 	dir := filepath.Join(top, "svc", "api")
@@ -50,10 +51,10 @@ func TestProjectRules(t *testing.T) {
 	topLocal := filepath.Join(top, ".claude", "settings.local.json")
 	want := []engine.ProjectRule{
 		{Rule: "Bash", File: local}, {Rule: "Write", File: local}, {Rule: "Edit(src/**)", File: local},
-		{Rule: "mcp__github__create_pr", File: local}, {Rule: "WebFetch(domain:evil.example)", File: local},
+		{Rule: "mcp__github__create_pr", File: local}, {Rule: "Grep", File: local}, {Rule: "WebFetch(domain:evil.example)", File: local},
 		{Rule: `{"odd":1}`, File: local},
 		{Rule: "/home/owner/.ssh", Dir: true, File: local}, {Rule: "../..", Dir: true, File: local},
-		{Rule: "Bash(touch always.txt)", File: topLocal},
+		{Rule: "Bash(touch always.txt)", File: topLocal}, {Rule: "Read(//etc/**)", File: topLocal},
 	}
 	got, err := ProjectRules(context.Background(), nil, dir, false)
 	if err != nil || !slices.Equal(got, want) {
