@@ -30,6 +30,10 @@ import (
 type heldWire struct {
 	*hold.Link // the client of the holder now, and how to get another
 	handle     hold.Handle
+	// started is what the app-server's thread was opened with that
+	// bounds what it does unasked; nil when the bot that started it did
+	// not record it (LessSafe).
+	started *engine.Started
 	// closing is closed when Close starts: a relink then tries once.
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -51,6 +55,10 @@ type heldHandle struct {
 	// IDs is the Conn's prefix of request ids (Conn.ids): a re-attached
 	// Conn hands out the same ids, so the buttons shown before still work.
 	IDs string `json:"ids,omitempty"`
+	// Started is what the thread was opened with that bounds what Codex
+	// does unasked (absent in a handle an older bot wrote): a re-attached
+	// Conn is past thread/start and keeps it.
+	Started *engine.Started `json:"started,omitempty"`
 }
 
 // HeldConn is a Conn under a holder, as the engine hands it out: an
@@ -58,8 +66,9 @@ type heldHandle struct {
 type HeldConn struct{ *Conn }
 
 var (
-	_ engine.Held    = HeldConn{}
-	_ engine.Durable = (*Engine)(nil)
+	_ engine.Held     = HeldConn{}
+	_ engine.LessSafe = HeldConn{}
+	_ engine.Durable  = (*Engine)(nil)
 )
 
 // startHeld starts codex app-server under a new holder, attaches to it and
@@ -86,7 +95,7 @@ func startHeld(ctx context.Context, o Options, spec engine.Spec) (engine.Conn, e
 		return nil, fmt.Errorf("attach to the new holder: %w", err)
 	}
 	c := newConn(o, spec)
-	c.attach(h, cl, 0)
+	c.attach(h, cl, 0, startedOf(o))
 	if err := c.open(ctx, spec); err != nil {
 		_ = c.Close(context.WithoutCancel(ctx))
 		return nil, err
@@ -131,7 +140,7 @@ func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, 
 	}
 	c := newConn(o, spec)
 	c.restoreHandle(hh)
-	c.attach(hh.Hold, cl, from)
+	c.attach(hh.Hold, cl, from, hh.Started)
 	c.liveWhile(ctx)
 	c.log.Debug("codex re-attached", "session_id", hh.Thread, "pid", c.held.handle.Pid, "replay_from", from)
 	return HeldConn{c}, nil
@@ -161,14 +170,14 @@ func forget(o Options, h hold.Handle) {
 	}
 }
 
-func (c *Conn) attach(h hold.Handle, cl *hold.Client, from uint64) {
+func (c *Conn) attach(h hold.Handle, cl *hold.Client, from uint64, started *engine.Started) {
 	h.Pid = cl.Welcome.Pid
 	var redial hold.Redial
 	if c.o.Hold.Bridge {
 		o := c.o
 		redial = func(ctx context.Context, from uint64) (*hold.Client, error) { return dialHolder(ctx, o, h, from) }
 	}
-	c.held = &heldWire{Link: hold.NewLink(cl, redial), handle: h, from: from, closing: make(chan struct{})}
+	c.held = &heldWire{Link: hold.NewLink(cl, redial), handle: h, started: started, from: from, closing: make(chan struct{})}
 	c.stdin = heldStdin{c}
 	c.rpc = newRPC(c.stdin)
 	// Our request ids must not meet a previous bot's, whose responses may
@@ -183,10 +192,31 @@ func (c *Conn) attach(h hold.Handle, cl *hold.Client, from uint64) {
 func (h HeldConn) Handle() string {
 	c := h.Conn
 	c.mu.Lock()
-	hh := heldHandle{Hold: c.held.handle, Thread: c.thread, Model: c.model, Cwd: c.cwd, Version: c.version, IDs: c.ids}
+	hh := heldHandle{Hold: c.held.handle, Thread: c.thread, Model: c.model, Cwd: c.cwd, Version: c.version, IDs: c.ids,
+		Started: c.held.started}
 	c.mu.Unlock()
 	b, _ := json.Marshal(hh)
 	return string(b)
+}
+
+// LessSafe implements engine.LessSafe: how the held app-server may do more
+// unasked than one started now would ("" when it may not). A thread keeps
+// what thread/start or thread/resume opened it with for the process's
+// life, and a re-attached Conn sends neither: a project's
+// .codex/config.toml loaded then (project_config = true, or a bot before
+// the untrusted override) keeps its MCP servers running and its
+// shell_environment_policy set. The core lets such a process finish its
+// turn and ends it; the next turn resumes the thread in a new process.
+func (h HeldConn) LessSafe() string {
+	return h.held.started.LessSafeThan(*startedOf(h.o))
+}
+
+// startedOf is what a thread o opens is opened with that bounds what
+// Codex does unasked (engine.Started): whether the project's own config
+// loads. The approval policy and the sandbox are not there: every
+// turn/start sends the mode's (modes.go).
+func startedOf(o Options) *engine.Started {
+	return &engine.Started{ProjectConfig: o.ProjectConfig}
 }
 
 // SentAt implements engine.Held: the record of the last turn/start.

@@ -24,7 +24,7 @@ type heldConn struct {
 	handle     hold.Handle
 	// started is how the CLI was started (heldtrust.go); nil when the bot
 	// that started it did not record it.
-	started *startedWith
+	started *engine.Started
 	from    uint64 // the replay asked for (0: none)
 	// lastSeq is the record of the line the writer wrote last; only the
 	// writer goroutine touches it.
@@ -137,7 +137,7 @@ func (e *Engine) Reattach(ctx context.Context, spec engine.Spec, handle string, 
 	return s.conn(), nil
 }
 
-func (s *Session) attachHeld(ctx context.Context, h hold.Handle, c *hold.Client, from uint64, started *startedWith) {
+func (s *Session) attachHeld(ctx context.Context, h hold.Handle, c *hold.Client, from uint64, started *engine.Started) {
 	h.Pid = c.Welcome.Pid
 	var redial hold.Redial
 	if s.opts.Hold.Bridge {

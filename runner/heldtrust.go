@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
+	"github.com/untether/untether/engine"
 	"github.com/untether/untether/hold"
 )
 
@@ -20,55 +20,15 @@ import (
 // the next turn resumes the conversation in a process started as the
 // config says (docs/durability.md, docs/security.md).
 
-// startedWith is what a held CLI was started with that bounds what it may
-// do without asking: whether the project's own settings run their programs
-// (no --ignore-persisted-trust), --dangerously-skip-permissions, the tools
-// --allowedTools lets it run unasked and the directories --add-dir lets
-// it use. The permission mode is not here: the bot sets it on a running
-// process too.
-type startedWith struct {
-	ProjectSettings bool     `json:"project_settings"`
-	SkipPermissions bool     `json:"skip_permissions"`
-	AllowedTools    []string `json:"allowed_tools,omitempty"`
-	AddDirs         []string `json:"add_dirs,omitempty"`
-}
-
-func startedFrom(o Options) *startedWith {
-	return &startedWith{ProjectSettings: o.ProjectSettings, SkipPermissions: o.SkipPermissions,
+// startedFrom is what a CLI o starts is started with that bounds what it
+// may do without asking (engine.Started): whether the project's own
+// settings run their programs (no --ignore-persisted-trust),
+// --dangerously-skip-permissions, the tools --allowedTools lets it run
+// unasked and the directories --add-dir lets it use. The permission mode
+// is not there: the bot sets it on a running process too.
+func startedFrom(o Options) *engine.Started {
+	return &engine.Started{ProjectConfig: o.ProjectSettings, SkipPermissions: o.SkipPermissions,
 		AllowedTools: slices.Clone(o.AllowedTools), AddDirs: slices.Clone(o.AddDirs)}
-}
-
-// lessSafe says how a process started with w may do more unasked than one
-// o starts ("" when it may not). Without a record (nil: a bot before the
-// record started it) nothing says how: it counts as less safe.
-func (w *startedWith) lessSafe(o Options) string {
-	if w == nil {
-		return "started by a bot that did not record how (project settings may run)"
-	}
-	var why []string
-	if w.ProjectSettings && !o.ProjectSettings {
-		why = append(why, "the project's own settings run their programs")
-	}
-	if w.SkipPermissions && !o.SkipPermissions {
-		why = append(why, "it skips permission checks")
-	}
-	if extra := notIn(w.AllowedTools, o.AllowedTools); len(extra) > 0 {
-		why = append(why, "it may run "+strings.Join(extra, ",")+" unasked")
-	}
-	if extra := notIn(w.AddDirs, o.AddDirs); len(extra) > 0 {
-		why = append(why, "it may use "+strings.Join(extra, ",")+" unasked")
-	}
-	return strings.Join(why, "; ")
-}
-
-// notIn is what of have is not in allowed.
-func notIn(have, allowed []string) (out []string) {
-	for _, v := range have {
-		if !slices.Contains(allowed, v) {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // heldHandle is the handle the bot records: the holder's, and how its
@@ -76,7 +36,7 @@ func notIn(have, allowed []string) (out []string) {
 // fields stay at the top level, so that either bot reads the other's.
 type heldHandle struct {
 	hold.Handle
-	Started *startedWith `json:"started,omitempty"`
+	Started *engine.Started `json:"started,omitempty"`
 }
 
 func parseHandle(handle string) (heldHandle, error) {
@@ -95,5 +55,5 @@ func (s *Session) LessSafe() string {
 	if s.held == nil {
 		return ""
 	}
-	return s.held.started.lessSafe(s.opts)
+	return s.held.started.LessSafeThan(*startedFrom(s.opts))
 }
