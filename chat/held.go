@@ -253,15 +253,7 @@ func (b *Core) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Co
 	if !ok {
 		return nil, nil, engine.ErrGone
 	}
-	st := b.Settings(rec.Key)
-	spec := engine.Spec{SessionKey: rec.Key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: rec.WorkDir,
-		Partial: st.Stream != StreamOff}
-	if rec.Grant != "" {
-		// Started with a send_file grant, it was started with its tool
-		// allowed too (ensureConn): the spec a start makes, so that the
-		// engine compares like with like (engine.LessSafe).
-		spec.AllowedTools = []string{filesend.AllowedTool}
-	}
+	spec := heldSpec(rec, b.Settings(rec.Key))
 	var from uint64
 	if rec.Turn != nil {
 		from = rec.Turn.From
@@ -270,6 +262,18 @@ func (b *Core) attachHeld(ctx context.Context, rec prefs.HeldSession) (engine.Co
 	// does (baseCtx): ctx ending detaches it.
 	conn, err := d.Reattach(context.WithoutCancel(ctx), spec, rec.Handle, from)
 	return conn, m, err
+}
+
+// heldSpec is the spec a held process is re-attached with: what a start
+// now would give it, so that the engine compares like with like
+// (engine.LessSafe). The bot's own send_file tool is always in it: a start
+// with a grant allows it (ensureConn), and a record whose grant could not
+// be restored once (a host's socket not ready in time, [files] off) must
+// not make the process look started less safe at the next restart — the
+// tool sends nothing without the bot's grant.
+func heldSpec(rec prefs.HeldSession, st Settings) engine.Spec {
+	return engine.Spec{SessionKey: rec.Key, Model: st.Model, PermissionMode: st.PermissionMode, WorkDir: rec.WorkDir,
+		Partial: st.Stream != StreamOff, AllowedTools: []string{filesend.AllowedTool}}
 }
 
 // restoreGrant gives a re-attached process its send_file grant back: its
