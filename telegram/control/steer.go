@@ -48,6 +48,10 @@ func (s Steer) Press(ctx context.Context, p Press) {
 		s.Out.Toast(ctx, p.CallbackID, view.ToastNoSteer)
 	case errors.Is(err, chat.ErrSteerFiles):
 		s.Out.Toast(ctx, p.CallbackID, view.ToastSteerFiles)
+	case errors.Is(err, chat.ErrSteerLessSafe):
+		// The running turn's process ends after it (started less safe
+		// than the config asks): the message waits for the fresh one.
+		s.Out.Toast(ctx, p.CallbackID, view.ToastSteerFailed)
 	default:
 		s.Log.Warn("send now failed", "chat_id", p.Place.ChatID, "session_key", p.Key, "err", err)
 		s.Out.Toast(ctx, p.CallbackID, view.ToastSteerFailed)
