@@ -137,26 +137,7 @@ func TestContractProjectRulesWorktree(t *testing.T) {
 	t.Run("planted .git file", func(t *testing.T) {
 		r := newRig(t, true)
 		x := r.opts.WorkDir
-		inner := filepath.Join(x, "vendor", "inner")
-		if err := os.MkdirAll(inner, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		gitIn(t, inner, "init", "-q")
-		wtDir := filepath.Join(inner, ".git", "worktrees", "w")
-		if err := os.MkdirAll(wtDir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		for name, text := range map[string]string{
-			filepath.Join(wtDir, "commondir"): "../..\n",
-			filepath.Join(wtDir, "gitdir"):    filepath.Join(x, ".git") + "\n",
-			filepath.Join(wtDir, "HEAD"):      "ref: refs/heads/master\n",
-			filepath.Join(x, ".git"):          "gitdir: vendor/inner/.git/worktrees/w\n",
-		} {
-			if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		plantLocalRule(t, inner, `{"permissions":{"allow":["Bash(touch i.txt)"]}}`)
+		plantInnerWorktree(t, x, "", "")
 		unasked := appliedUnasked(t, r, x, "touch i.txt")
 		t.Logf("inner repository's rule unasked=%v", unasked["touch i.txt"])
 		if !unasked["touch i.txt"] {
@@ -166,4 +147,33 @@ func TestContractProjectRulesWorktree(t *testing.T) {
 			t.Error("the bot does not tell the inner repository's rule")
 		}
 	})
+}
+
+// plantInnerWorktree plants in x what an unpacked archive can: a .git file
+// naming a "worktree" git directory of the repository x/vendor/inner
+// (relative gitdir, commondir "../.."), whose top's local settings allow
+// `Bash(touch i.txt)`. gitPad and commonPad follow the .git file's and the
+// commondir's line.
+func plantInnerWorktree(t *testing.T, x, gitPad, commonPad string) {
+	t.Helper()
+	inner := filepath.Join(x, "vendor", "inner")
+	if err := os.MkdirAll(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, inner, "init", "-q")
+	wtDir := filepath.Join(inner, ".git", "worktrees", "w")
+	if err := os.MkdirAll(wtDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		filepath.Join(wtDir, "commondir"): "../..\n" + commonPad,
+		filepath.Join(wtDir, "gitdir"):    filepath.Join(x, ".git") + "\n",
+		filepath.Join(wtDir, "HEAD"):      "ref: refs/heads/master\n",
+		filepath.Join(x, ".git"):          "gitdir: vendor/inner/.git/worktrees/w\n" + gitPad,
+	} {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plantLocalRule(t, inner, `{"permissions":{"allow":["Bash(touch i.txt)"]}}`)
 }

@@ -30,11 +30,14 @@ const maxSettings = 8 << 20
 // top of the repository that directory belongs to, and the worktree's own
 // top too; never a plain parent folder's. The shared settings.json counts
 // only in a folder the owner trusted (shared: the runner's
-// ProjectSettings; without it the CLI ignores its rules).
-func SettingsFiles(ctx context.Context, h host.Host, dir string, shared bool) []string {
+// ProjectSettings; without it the CLI ignores its rules). unread are the
+// .git and commondir files that exist but could not be followed: the CLI
+// may take rules from a top they lead to, which the bot cannot name.
+func SettingsFiles(ctx context.Context, h host.Host, dir string, shared bool) ([]string, []*fs.PathError) {
 	h = host.Or(h)
 	dirs := []string{filepath.Clean(dir)}
-	for _, top := range gitTops(ctx, h, dir) {
+	tops, unread := gitTops(ctx, h, dir)
+	for _, top := range tops {
 		if !slices.Contains(dirs, top) {
 			dirs = append(dirs, top)
 		}
@@ -46,7 +49,7 @@ func SettingsFiles(ctx context.Context, h host.Host, dir string, shared bool) []
 		}
 		out = append(out, filepath.Join(d, ".claude", "settings.local.json"))
 	}
-	return out
+	return out, unread
 }
 
 // readOnlyTools are Claude Code's tools that only read: a rule allowing
@@ -66,12 +69,14 @@ var (
 // outside the project — and every additionalDirectories entry. A file
 // that is missing is skipped; one that exists but cannot be read or
 // parsed is returned as an Unread rule (its rules are unknown, and the CLI
-// may still apply them) and named in the error.
+// may still apply them) and named in the error; so is a .git or commondir
+// file that exists but could not be followed to the repository's top.
 func ProjectRules(ctx context.Context, h host.Host, dir string, shared bool) ([]engine.ProjectRule, error) {
 	h = host.Or(h)
 	var out []engine.ProjectRule
 	var errs []error
-	for _, path := range SettingsFiles(ctx, h, dir, shared) {
+	files, unread := SettingsFiles(ctx, h, dir, shared)
+	for _, path := range files {
 		b, err := h.ReadFile(ctx, path, maxSettings)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -85,6 +90,10 @@ func ProjectRules(ctx context.Context, h host.Host, dir string, shared bool) ([]
 		}
 		errs = append(errs, fmt.Errorf("read the rules of %s: %w", path, err))
 		out = append(out, engine.ProjectRule{File: path, Unread: true})
+	}
+	for _, perr := range unread {
+		errs = append(errs, fmt.Errorf("find the repository top whose rules apply: %w", perr))
+		out = append(out, engine.ProjectRule{File: perr.Path, Unread: true})
 	}
 	return out, errors.Join(errs...)
 }
