@@ -244,6 +244,12 @@ func (c *Conn) Send(ctx context.Context, text string) error {
 	c.beginTurnLocked()
 	thread, p := c.thread, policyFor(c.mode)
 	c.mu.Unlock()
+	if c.held != nil {
+		// Until its line has a record (heldStdin.Write), SentAt says none:
+		// the previous turn/start's would make a restart replay that turn
+		// as this one's (engine.Held).
+		c.held.sentAt.Store(0)
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.o.RequestTimeout)
 	defer cancel()
 	var res struct {

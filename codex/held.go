@@ -39,7 +39,7 @@ type heldWire struct {
 	closeOnce sync.Once
 	from      uint64        // the replay asked for (0: none)
 	seen      atomic.Uint64 // the last record read
-	sentAt    atomic.Uint64 // the record of the last turn/start written
+	sentAt    atomic.Uint64 // the record of the last turn/start written (0: still being written)
 	detached  atomic.Bool
 }
 
@@ -219,7 +219,8 @@ func startedOf(o Options) *engine.Started {
 	return &engine.Started{ProjectConfig: o.ProjectConfig}
 }
 
-// SentAt implements engine.Held: the record of the last turn/start.
+// SentAt implements engine.Held: the record of the last turn/start, 0
+// while it waits for the holder (Send took it as started).
 func (h HeldConn) SentAt() uint64 { return h.held.sentAt.Load() }
 
 // Seen implements engine.Held.

@@ -172,7 +172,8 @@ func (s *Session) HoldHandle() string {
 }
 
 // SentAt is the journal record of the last prompt Send wrote (0 without a
-// holder).
+// holder, or while the prompt waits for the writer: its record is not
+// known).
 func (s *Session) SentAt() uint64 { return s.sentAt.Load() }
 
 // Seen is the last journal record read (0 without a holder).
