@@ -374,6 +374,9 @@ func (t *turn) replayed(ctx context.Context, conn engine.Conn, e engine.Replayed
 	t.replaying = false
 	if t.adopted {
 		t.v.Replayed(ctx)
+		if !e.Truncated {
+			t.a.unfollowUnreplayed(conn, e.Steered)
+		}
 	}
 	if !t.adopted || e.Prompts > 0 || e.Truncated || t.tookOver {
 		// A truncated replay may have lost the prompt, not Claude; a

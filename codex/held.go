@@ -336,7 +336,7 @@ func (c *Conn) replay(frames []hold.Frame, truncated bool) {
 			answered[string(m.ID)] = true
 		}
 	}
-	prompts := 0
+	prompts, steered := 0, []string(nil)
 	for _, f := range frames {
 		var m message
 		if json.Unmarshal(f.Record.Line, &m) != nil {
@@ -355,7 +355,9 @@ func (c *Conn) replay(frames []hold.Frame, truncated bool) {
 				c.mu.Unlock()
 				c.held.sentAt.Store(f.Record.Seq)
 			case "turn/steer":
-				c.resteer(m)
+				if id := c.resteer(m); id != "" {
+					steered = append(steered, id)
+				}
 			}
 		case m.Method == "" && len(m.ID) > 0:
 			c.log.Debug("codex response to the previous bot's request, skipped", "id", string(m.ID))
@@ -365,18 +367,19 @@ func (c *Conn) replay(frames []hold.Frame, truncated bool) {
 			c.handle(f.Record.Line)
 		}
 	}
-	c.queue.Push(engine.Replayed{Prompts: prompts, Truncated: truncated})
+	c.queue.Push(engine.Replayed{Prompts: prompts, Truncated: truncated, Steered: steered})
 }
 
 // resteer follows again a message the previous bot steered into the
 // turn (its turn/steer line): the bot still holds it marked and waits to
-// hear whether the turn took it or dropped it (steer.go).
-func (c *Conn) resteer(m message) {
+// hear whether the turn took it or dropped it (steer.go). It gives the
+// message's id ("" when unreadable).
+func (c *Conn) resteer(m message) string {
 	var p struct {
 		ID string `json:"clientUserMessageId"`
 	}
 	if json.Unmarshal(m.Params, &p) != nil || p.ID == "" {
-		return
+		return ""
 	}
 	c.mu.Lock()
 	if c.steered == nil {
@@ -384,6 +387,7 @@ func (c *Conn) resteer(m message) {
 	}
 	c.steered[p.ID] = true
 	c.mu.Unlock()
+	return p.ID
 }
 
 // heldStdin writes each line through the holder, which acks it with its

@@ -61,6 +61,11 @@ type Replayed struct {
 	// Truncated: the start of the replay was dropped (the journal's bound,
 	// in a turn of many megabytes); the prompt may be among what was lost.
 	Truncated bool
+	// Steered are the ids of the lines steered into the turn that the
+	// replay holds (engine.Steerer): a message the bot steered whose line
+	// is not there never reached the agent (the bot stopped while it
+	// waited for the holder) and is not followed as held by it.
+	Steered []string
 }
 
 func (Replayed) event() {}
