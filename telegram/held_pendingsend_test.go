@@ -2,7 +2,9 @@ package telegram_test
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -17,16 +19,28 @@ import (
 // says nil (taken as started), SentAt saying none meanwhile (engine.Held).
 // The bot then stops: Detach drops the line, which never reaches the
 // holder.
-type pendingSendEngine struct{ *heldEngine }
+type pendingSendEngine struct {
+	*heldEngine
+	// deadFirst: the first process has died between turns; its Send of
+	// "second" fails (the core then starts a fresh one and sends there).
+	deadFirst bool
+	// pended is set once a Send of "second" was left waiting: the
+	// restarted bot's goes through.
+	pended *atomic.Bool
+}
 
-type pendingSendConn struct{ *heldConn }
+type pendingSendConn struct {
+	*heldConn
+	dead   bool
+	pended *atomic.Bool
+}
 
 func (e pendingSendEngine) Start(ctx context.Context, spec engine.Spec) (engine.Conn, error) {
 	c, err := e.heldEngine.Start(ctx, spec)
 	if err != nil {
 		return nil, err
 	}
-	return pendingSendConn{c.(*heldConn)}, nil
+	return pendingSendConn{c.(*heldConn), e.deadFirst && len(e.starts()) == 1, e.pended}, nil
 }
 
 func (e pendingSendEngine) Reattach(ctx context.Context, spec engine.Spec, handle string, from uint64) (engine.Conn, error) {
@@ -34,11 +48,18 @@ func (e pendingSendEngine) Reattach(ctx context.Context, spec engine.Spec, handl
 	if err != nil {
 		return nil, err
 	}
-	return pendingSendConn{c.(*heldConn)}, nil
+	return pendingSendConn{c.(*heldConn), false, e.pended}, nil
 }
 
 func (c pendingSendConn) Send(ctx context.Context, text string) error {
-	if strings.Contains(text, "second") && c.sentAt.Load() != 0 { // the first bot's Send, not the restarted one's
+	if !strings.Contains(text, "second") {
+		return c.heldConn.Send(ctx, text)
+	}
+	if c.dead {
+		c.Detach() // its events end with it
+		return errors.New("write to the process: broken pipe")
+	}
+	if !c.pended.Swap(true) { // the first bot's Send, not the restarted one's
 		c.sentAt.Store(0)
 		time.Sleep(time.Minute) // Codex's request timeout
 		return nil
@@ -51,12 +72,19 @@ func (c pendingSendConn) Send(ctx context.Context, text string) error {
 // restart, once; the previous turn's answer is not shown again as its
 // reply.
 func TestHeldPromptStillBeingWrittenAtStopRunsAfterTheRestart(t *testing.T) {
+	t.Run("the same process", func(t *testing.T) { pendingSendAtStop(t, false, 1) })
+	// The process died between turns and the prompt went to a fresh one:
+	// the turn's record names that one's records, not the dead one's.
+	t.Run("a fresh process", func(t *testing.T) { pendingSendAtStop(t, true, 2) })
+}
+
+func pendingSendAtStop(t *testing.T, deadFirst bool, starts int) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newHarness(t, func(tr *enginetest.Turn) {
 			tr.Start("m")
 			tr.Complete("answer to " + tr.Prompt)
 		})
-		h.engine = pendingSendEngine{newHeldEngine(h.eng)}
+		h.engine = pendingSendEngine{newHeldEngine(h.eng), deadFirst, new(atomic.Bool)}
 		synctest.Wait()
 		h.stop()
 		h.start()
@@ -78,8 +106,8 @@ func TestHeldPromptStillBeingWrittenAtStopRunsAfterTheRestart(t *testing.T) {
 		if n := countIn(h, h.dm.ID, "answer to second"); n != 1 {
 			t.Errorf("\"second\" was answered %d times, want once: %q", n, h.messages(h.dm.ID))
 		}
-		if n := len(h.eng.starts()); n != 1 {
-			t.Errorf("%d sessions started, want 1 (the held one carried on)", n)
+		if n := len(h.eng.starts()); n != starts {
+			t.Errorf("%d sessions started, want %d (the held one carried on)", n, starts)
 		}
 		h.stop()
 		for i := range h.eng.starts() {
