@@ -60,7 +60,10 @@ func (a *session) recordHeld(conn engine.Conn, t *turn, pending bool) {
 			from = h.Seen() + 1
 		}
 		if from == 0 || t.answered.Load() && t.heldFrom != 0 {
-			// A re-attached process that replayed no prompt of its own; or
+			// A re-attached process that replayed no prompt of its own, or
+			// a prompt Send took as sent still waiting for the holder (a
+			// link down: its record is not known, the pending one stays,
+			// and a restart finds it there or sends it again); or
 			// the turn has its result and the agent went on to a steered
 			// message (SentAt moved there): the replay of this turn starts
 			// where it did.
@@ -375,6 +378,9 @@ func (t *turn) replayed(ctx context.Context, conn engine.Conn, e engine.Replayed
 	t.replaying = false
 	if t.adopted {
 		t.v.Replayed(ctx)
+		if !e.Truncated {
+			t.a.unfollowUnreplayed(conn, e.Steered)
+		}
 	}
 	if !t.adopted || e.Prompts > 0 || e.Truncated || t.tookOver {
 		// A truncated replay may have lost the prompt, not Claude; a

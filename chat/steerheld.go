@@ -2,6 +2,7 @@ package chat
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/untether/untether/engine"
@@ -47,6 +48,33 @@ func (a *session) resteerLocked(conn engine.Conn, inTurn bool, marked []prefs.Qu
 			a.steering = map[uint64]*steered{}
 		}
 		a.steering[qp.Seq] = &steered{id: qp.SteerID, seq: qp.Seq, msgID: qp.MessageID, conn: conn, next: !inTurn}
+	}
+}
+
+// unfollowUnreplayed stops following the messages followed again in conn
+// (resteerLocked) whose steered line its replay does not hold (seen: the
+// ids it does): the previous bot stopped while the line still waited for
+// the holder (a link down; Steer took it as sent), and the holder never
+// got it. The replay starts at the turn's prompt, before any line steered
+// into that turn, so such a message is an ordinary queued one again, run
+// once after the turn.
+func (a *session) unfollowUnreplayed(conn engine.Conn, seen []string) {
+	a.mu.Lock()
+	var lost []uint64
+	for seq, s := range a.steering {
+		if s.conn != conn || s.written != nil || s.next || s.joined || slices.Contains(seen, s.id) {
+			continue
+		}
+		delete(a.steering, seq)
+		lost = append(lost, seq)
+		if i := slices.IndexFunc(a.queue, func(q prefs.QueuedPrompt) bool { return q.Seq == seq }); i >= 0 {
+			a.queue[i].SteerID = ""
+		}
+	}
+	a.mu.Unlock()
+	for _, seq := range lost {
+		a.c.log.Info("a message steered before the restart never reached the agent: it runs as an ordinary one", "chat_id", a.place.ChatID, "session_key", a.key, "seq", seq)
+		a.unmarkSteered(seq)
 	}
 }
 

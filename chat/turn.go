@@ -140,6 +140,7 @@ func (a *session) runTurn(ctx context.Context, qp prefs.QueuedPrompt, merged ...
 			// The process died between turns; one fresh start is fair.
 			a.forgetConn()
 			if conn, err = a.ensureConn(ctx, t); err == nil {
+				a.recordHeld(conn, t, true) // the new process's records
 				err = t.sendPrompt(ctx, conn, qp.Text)
 			}
 		}
@@ -343,13 +344,14 @@ func (t *turn) resumeFailed(ctx context.Context, e engine.Exited) (engine.Conn, 
 	b.note(a.key, a.place, t.qp.MessageID, NoteResumeFailed{})
 	conn, err := a.ensureConn(ctx, t)
 	if err == nil {
+		t.sent = t.qp.Text
+		a.recordHeld(conn, t, true) // the new process's records, as before any Send
 		err = t.sendPrompt(ctx, conn, t.qp.Text)
 	}
 	if err != nil {
 		t.finishStart(ctx, err)
 		return nil, true
 	}
-	t.sent = t.qp.Text
 	a.recordHeld(conn, t, false)
 	return conn, false
 }

@@ -52,6 +52,10 @@ type Conn struct {
 	mode     string
 	turn     string // the running turn's id, "" between turns
 	running  bool   // a turn was asked for and has not completed
+	// interruptWanted: Interrupt was asked for while the running turn's
+	// id was not known yet (its turn/start taken as started, still on its
+	// way): the interrupt goes once the id is (turnKnownLocked).
+	interruptWanted bool
 	pending  map[string]approval
 	changes  map[string]json.RawMessage // file-change items' changes, by item id
 	usage    engine.Usage               // this turn's so far
@@ -244,6 +248,12 @@ func (c *Conn) Send(ctx context.Context, text string) error {
 	c.beginTurnLocked()
 	thread, p := c.thread, policyFor(c.mode)
 	c.mu.Unlock()
+	if c.held != nil {
+		// Until its line has a record (heldStdin.Write), SentAt says none:
+		// the previous turn/start's would make a restart replay that turn
+		// as this one's (engine.Held).
+		c.held.sentAt.Store(0)
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.o.RequestTimeout)
 	defer cancel()
 	var res struct {
@@ -270,7 +280,7 @@ func (c *Conn) Send(ctx context.Context, text string) error {
 		return fmt.Errorf("codex turn/start: %w", err)
 	}
 	if c.turn == "" {
-		c.turn = res.Turn.ID
+		c.turnKnownLocked(res.Turn.ID)
 	}
 	return nil
 }
@@ -278,7 +288,7 @@ func (c *Conn) Send(ctx context.Context, text string) error {
 // beginTurnLocked marks a turn asked for, its counts from zero; c.mu is
 // held.
 func (c *Conn) beginTurnLocked() {
-	c.running = true
+	c.running, c.interruptWanted = true, false
 	c.usage, c.context, c.lastText, c.turnErr = engine.Usage{}, 0, "", ""
 }
 
@@ -333,20 +343,50 @@ func (c *Conn) decide(requestID string, result func(approval) any) error {
 }
 
 // Interrupt ends the running turn (turn/interrupt); its turn/completed
-// says "interrupted".
+// says "interrupted". A turn asked for whose id is not known yet (its
+// turn/start taken as started while the line waits for a held Codex's
+// link) is interrupted as soon as it is: turn/interrupt needs the id.
 func (c *Conn) Interrupt(ctx context.Context) error {
 	c.mu.Lock()
 	thread, turn := c.thread, c.turn
+	if turn == "" && c.running {
+		c.interruptWanted = true
+	}
 	c.mu.Unlock()
 	if turn == "" {
 		return nil
 	}
+	return c.interrupt(ctx, thread, turn)
+}
+
+func (c *Conn) interrupt(ctx context.Context, thread, turn string) error {
 	ctx, cancel := context.WithTimeout(ctx, c.o.RequestTimeout)
 	defer cancel()
 	if err := c.rpc.call(ctx, "turn/interrupt", map[string]string{"threadId": thread, "turnId": turn}, nil); err != nil {
 		return fmt.Errorf("codex turn/interrupt: %w", err)
 	}
 	return nil
+}
+
+// turnKnownLocked notes the running turn's id (c.mu held) and sends the
+// interrupt asked for before it was known. That goes on a goroutine of its
+// own: the reader, which may call this, reads its answer. One that fails
+// ends the process, as the core does when an Interrupt fails: the user
+// asked the turn to stop.
+func (c *Conn) turnKnownLocked(id string) {
+	c.turn = id
+	if !c.interruptWanted || id == "" {
+		return
+	}
+	c.interruptWanted = false
+	thread := c.thread
+	go func() {
+		c.log.Info("codex turn interrupted now that its id is known", "turn_id", id)
+		if err := c.interrupt(context.Background(), thread, id); err != nil {
+			c.log.Warn("codex did not take the interrupt asked for before the turn had its id: closing the process", "err", err)
+			_ = c.Close(context.Background())
+		}
+	}()
 }
 
 // SetPermissionMode changes the mode from the next turn on (turn/start

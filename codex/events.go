@@ -72,7 +72,7 @@ func (c *Conn) notification(m message) {
 		}
 		if c.decode(m, &p) {
 			c.mu.Lock()
-			c.turn = p.Turn.ID
+			c.turnKnownLocked(p.Turn.ID)
 			ev := engine.SessionStarted{SessionID: c.thread, Model: c.model, Cwd: c.cwd, PermissionMode: c.mode, Version: c.version}
 			c.mu.Unlock()
 			c.queue.Push(ev)
@@ -357,7 +357,7 @@ func (c *Conn) turnCompleted(m message) {
 	tc := engine.TurnCompleted{SessionID: c.thread, Reason: p.Turn.Status, Result: c.o.Redact(c.lastText), Usage: c.usage,
 		ContextTokens: c.context, ContextWindow: c.window, Duration: time.Duration(p.Turn.DurationMs) * time.Millisecond, NumTurns: 1}
 	errText := c.turnErr
-	c.turn, c.running = "", false
+	c.turn, c.running, c.interruptWanted = "", false, false
 	dropped := c.steerDroppedLocked()
 	c.mu.Unlock()
 	for _, ev := range dropped {

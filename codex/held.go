@@ -39,7 +39,7 @@ type heldWire struct {
 	closeOnce sync.Once
 	from      uint64        // the replay asked for (0: none)
 	seen      atomic.Uint64 // the last record read
-	sentAt    atomic.Uint64 // the record of the last turn/start written
+	sentAt    atomic.Uint64 // the record of the last turn/start written (0: still being written)
 	detached  atomic.Bool
 }
 
@@ -219,7 +219,8 @@ func startedOf(o Options) *engine.Started {
 	return &engine.Started{ProjectConfig: o.ProjectConfig}
 }
 
-// SentAt implements engine.Held: the record of the last turn/start.
+// SentAt implements engine.Held: the record of the last turn/start, 0
+// while it waits for the holder (Send took it as started).
 func (h HeldConn) SentAt() uint64 { return h.held.sentAt.Load() }
 
 // Seen implements engine.Held.
@@ -335,7 +336,7 @@ func (c *Conn) replay(frames []hold.Frame, truncated bool) {
 			answered[string(m.ID)] = true
 		}
 	}
-	prompts := 0
+	prompts, steered := 0, []string(nil)
 	for _, f := range frames {
 		var m message
 		if json.Unmarshal(f.Record.Line, &m) != nil {
@@ -354,7 +355,9 @@ func (c *Conn) replay(frames []hold.Frame, truncated bool) {
 				c.mu.Unlock()
 				c.held.sentAt.Store(f.Record.Seq)
 			case "turn/steer":
-				c.resteer(m)
+				if id := c.resteer(m); id != "" {
+					steered = append(steered, id)
+				}
 			}
 		case m.Method == "" && len(m.ID) > 0:
 			c.log.Debug("codex response to the previous bot's request, skipped", "id", string(m.ID))
@@ -364,18 +367,19 @@ func (c *Conn) replay(frames []hold.Frame, truncated bool) {
 			c.handle(f.Record.Line)
 		}
 	}
-	c.queue.Push(engine.Replayed{Prompts: prompts, Truncated: truncated})
+	c.queue.Push(engine.Replayed{Prompts: prompts, Truncated: truncated, Steered: steered})
 }
 
 // resteer follows again a message the previous bot steered into the
 // turn (its turn/steer line): the bot still holds it marked and waits to
-// hear whether the turn took it or dropped it (steer.go).
-func (c *Conn) resteer(m message) {
+// hear whether the turn took it or dropped it (steer.go). It gives the
+// message's id ("" when unreadable).
+func (c *Conn) resteer(m message) string {
 	var p struct {
 		ID string `json:"clientUserMessageId"`
 	}
 	if json.Unmarshal(m.Params, &p) != nil || p.ID == "" {
-		return
+		return ""
 	}
 	c.mu.Lock()
 	if c.steered == nil {
@@ -383,6 +387,7 @@ func (c *Conn) resteer(m message) {
 	}
 	c.steered[p.ID] = true
 	c.mu.Unlock()
+	return p.ID
 }
 
 // heldStdin writes each line through the holder, which acks it with its

@@ -67,3 +67,30 @@ func TestReplayFollowsSteeredMessages(t *testing.T) {
 		t.Errorf("replay, then the turn's end: %q, want %q", got, want)
 	}
 }
+
+// The replay names the messages steered into the turn whose turn/steer it
+// holds, so that the bot stops following one whose line never reached the
+// holder (written while the link was down, dropped by the bot's stop): that
+// one runs as an ordinary message instead of waiting for a run that never
+// comes.
+func TestReplayNamesTheSteeredLinesItHolds(t *testing.T) {
+	c, _, _ := handleRig()
+	c.thread = "th"
+	c.held = &heldWire{Link: hold.NewLink(&hold.Client{Welcome: hold.Welcome{First: 1}}, nil), from: 5}
+	in := func(seq uint64, line string) hold.Frame {
+		return hold.Frame{Kind: 'i', Record: hold.Record{Seq: seq, In: true, Line: []byte(line)}}
+	}
+	c.replay([]hold.Frame{
+		in(5, `{"jsonrpc":"2.0","id":3,"method":"turn/start","params":{"threadId":"th","input":[]}}`),
+		in(6, `{"jsonrpc":"2.0","id":4,"method":"turn/steer","params":{"threadId":"th","expectedTurnId":"tu","clientUserMessageId":"s1","input":[]}}`),
+	}, false)
+	var got *engine.Replayed
+	for _, ev := range c.queue.Queued() {
+		if e, ok := ev.(engine.Replayed); ok {
+			got = &e
+		}
+	}
+	if got == nil || got.Prompts != 1 || !slices.Equal(got.Steered, []string{"s1"}) {
+		t.Errorf("Replayed = %+v, want 1 prompt and steered [s1]", got)
+	}
+}

@@ -40,10 +40,16 @@ type rpc struct {
 	mu      sync.Mutex
 	nextID  int64
 	waiting map[int64]chan message
-	gone    error // set once the process's stdout ended
+	// late has what handles the answer to a request its caller stopped
+	// waiting for (callLate), by id: run by the reader as it reads the
+	// answer, in order with Codex's other lines.
+	late map[int64]func(message)
+	gone error // set once the process's stdout ended
 }
 
-func newRPC(w io.Writer) *rpc { return &rpc{w: w, waiting: map[int64]chan message{}} }
+func newRPC(w io.Writer) *rpc {
+	return &rpc{w: w, waiting: map[int64]chan message{}, late: map[int64]func(message){}}
+}
 
 func (r *rpc) write(m message) error {
 	m.JSONRPC = "2.0"
@@ -110,11 +116,11 @@ func (r *rpc) callLate(ctx context.Context, method string, params, result any, l
 		}
 	case <-ctx.Done():
 		// Still being written: it may yet reach Codex.
-		return r.unanswered(ctx, method, ch, forget, late)
+		return r.unanswered(ctx, method, id, ch, late)
 	}
 	select {
 	case <-ctx.Done():
-		return r.unanswered(ctx, method, ch, forget, late)
+		return r.unanswered(ctx, method, id, ch, late)
 	case m, ok := <-ch:
 		forget()
 		if !ok {
@@ -124,21 +130,29 @@ func (r *rpc) callLate(ctx context.Context, method string, params, result any, l
 	}
 }
 
-// unanswered gives up waiting for the answer to a request handed to the
-// writer; late gets it when it comes.
-func (r *rpc) unanswered(ctx context.Context, method string, ch chan message, forget func(), late func(json.RawMessage, error)) error {
-	if late == nil {
-		forget()
-	} else {
-		go func() {
-			m, ok := <-ch // closed when the process ends (ended)
-			forget()
-			if ok {
-				late(m.Result, answerErr(method, m, nil))
-			}
-		}()
+// unanswered gives up waiting for the answer to request id, handed to the
+// writer; late gets it when it comes: on the reader's goroutine, before
+// the lines after it are handled (on one of its own it could run after
+// the turn ended and the next began, and give that turn the old one's
+// id), or here when it came meanwhile.
+func (r *rpc) unanswered(ctx context.Context, method string, id int64, ch chan message, late func(json.RawMessage, error)) error {
+	err := fmt.Errorf("%s: %w (%w)", method, errUnanswered, ctx.Err())
+	r.mu.Lock()
+	delete(r.waiting, id)
+	select {
+	case m, ok := <-ch: // answered (or the process ended) meanwhile
+		r.mu.Unlock()
+		if ok && late != nil {
+			late(m.Result, answerErr(method, m, nil))
+		}
+		return err
+	default:
 	}
-	return fmt.Errorf("%s: %w (%w)", method, errUnanswered, ctx.Err())
+	if late != nil && r.gone == nil {
+		r.late[id] = func(m message) { late(m.Result, answerErr(method, m, nil)) }
+	}
+	r.mu.Unlock()
+	return err
 }
 
 // answerErr is what Codex's answer m to method says: its error, or
@@ -182,17 +196,29 @@ func (r *rpc) refuse(id json.RawMessage, code int, text string) error {
 	return r.write(message{ID: id, Error: &rpcError{Code: code, Message: text}})
 }
 
-// response delivers a response to its caller; false when nobody waits.
+// response delivers a response to its caller, or to what handles it
+// late (run here, on the reader's goroutine); false when nobody waits.
 func (r *rpc) response(m message) bool {
 	id, err := strconv.ParseInt(string(m.ID), 10, 64)
 	if err != nil {
 		return false
 	}
 	r.mu.Lock()
-	ch, ok := r.waiting[id]
+	if ch, ok := r.waiting[id]; ok {
+		// Under r.mu, so that a caller giving up (unanswered) finds it;
+		// never blocks: one answer an id, a second one is dropped.
+		select {
+		case ch <- m:
+		default:
+		}
+		r.mu.Unlock()
+		return true
+	}
+	late, ok := r.late[id]
+	delete(r.late, id)
 	r.mu.Unlock()
 	if ok {
-		ch <- m
+		late(m)
 	}
 	return ok
 }
@@ -206,6 +232,7 @@ func (r *rpc) ended(err error) {
 		close(ch)
 		delete(r.waiting, id)
 	}
+	clear(r.late) // no answer comes any more
 }
 
 // lines calls fn with every line of rd, without its newline; a line longer

@@ -24,7 +24,10 @@ type Held interface {
 	// and is kept only in the bot's state file.
 	Handle() string
 	// SentAt is the journal record of the last prompt Send wrote: a
-	// re-attach mid-turn replays from it.
+	// re-attach mid-turn replays from it. It is 0 while that prompt still
+	// waits to be written (Send took it as sent, a link being down): the
+	// caller keeps the record it expected (Seen()+1 before Send), never
+	// the previous prompt's, which would replay that turn as this one.
 	SentAt() uint64
 	// Seen is the last journal record this Conn has read: a prompt about
 	// to be sent will be a later one.
@@ -58,6 +61,11 @@ type Replayed struct {
 	// Truncated: the start of the replay was dropped (the journal's bound,
 	// in a turn of many megabytes); the prompt may be among what was lost.
 	Truncated bool
+	// Steered are the ids of the lines steered into the turn that the
+	// replay holds (engine.Steerer): a message the bot steered whose line
+	// is not there never reached the agent (the bot stopped while it
+	// waited for the holder) and is not followed as held by it.
+	Steered []string
 }
 
 func (Replayed) event() {}

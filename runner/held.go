@@ -172,7 +172,8 @@ func (s *Session) HoldHandle() string {
 }
 
 // SentAt is the journal record of the last prompt Send wrote (0 without a
-// holder).
+// holder, or while the prompt waits for the writer: its record is not
+// known).
 func (s *Session) SentAt() uint64 { return s.sentAt.Load() }
 
 // Seen is the last journal record read (0 without a holder).
@@ -306,7 +307,7 @@ type inputLine struct {
 // requests were answered and which prompts were sent; the output is
 // decoded as it came, less the requests answered.
 func (s *Session) replay(dec *decoder, frames []hold.Frame, truncated bool) {
-	answered, prompts := map[string]bool{}, 0
+	answered, prompts, steered := map[string]bool{}, 0, []string(nil)
 	for _, f := range frames {
 		var in inputLine
 		if f.Kind == 'i' && json.Unmarshal(f.Record.Line, &in) == nil && in.Type == "control_response" {
@@ -323,15 +324,20 @@ func (s *Session) replay(dec *decoder, frames []hold.Frame, truncated bool) {
 			continue
 		}
 		var in inputLine
-		if json.Unmarshal(f.Record.Line, &in) == nil && in.Type == "user" && !s.replayedSteer(f.Record.Line) {
-			prompts++
-			s.mu.Lock()
-			s.turns++
-			s.mu.Unlock()
-			s.sentAt.Store(f.Record.Seq)
+		if json.Unmarshal(f.Record.Line, &in) != nil || in.Type != "user" {
+			continue
 		}
+		if id := s.replayedSteer(f.Record.Line); id != "" {
+			steered = append(steered, id)
+			continue
+		}
+		prompts++
+		s.mu.Lock()
+		s.turns++
+		s.mu.Unlock()
+		s.sentAt.Store(f.Record.Seq)
 	}
-	s.queue.Push(engine.Replayed{Prompts: prompts, Truncated: truncated})
+	s.queue.Push(engine.Replayed{Prompts: prompts, Truncated: truncated, Steered: steered})
 }
 
 // heldStdin writes each line through the holder, which acks it with its

@@ -65,3 +65,27 @@ func TestHeldReplayCompleteAfterADropMidReplay(t *testing.T) {
 		t.Errorf("SentAt %d, want the replayed prompt's 5", s.SentAt())
 	}
 }
+
+// The replay names the lines steered into the turn that it holds, so that
+// the bot stops following a message whose line never reached the holder
+// (still waiting for the writer when the bot stopped): that one runs as an
+// ordinary message instead of waiting for a run that never comes.
+func TestHeldReplayNamesTheSteeredLinesItHolds(t *testing.T) {
+	s := newSession(Options{Mode: Interactive}.withDefaults())
+	in := func(seq uint64, line string) hold.Frame {
+		return hold.Frame{Kind: 'i', Record: hold.Record{Seq: seq, In: true, Line: []byte(line)}}
+	}
+	s.replay(nil, []hold.Frame{
+		in(5, `{"type":"user","uuid":"p1","message":{"role":"user","content":"work"}}`),
+		in(6, `{"type":"user","uuid":"s1","priority":"next","message":{"role":"user","content":"also this"}}`),
+	}, false)
+	var got *engine.Replayed
+	for _, ev := range s.queue.Queued() {
+		if e, ok := ev.(engine.Replayed); ok {
+			got = &e
+		}
+	}
+	if got == nil || got.Prompts != 1 || !slices.Equal(got.Steered, []string{"s1"}) {
+		t.Errorf("Replayed = %+v, want 1 prompt and steered [s1]", got)
+	}
+}

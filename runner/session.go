@@ -231,6 +231,10 @@ func (s *Session) SendAs(ctx context.Context, id, text string) error {
 	s.mu.Lock()
 	s.turns++
 	s.mu.Unlock()
+	// Until the line has its record, SentAt says none: the previous
+	// prompt's would make a restart replay that turn as this one's
+	// (engine.Held).
+	s.sentAt.Store(0)
 	seq, err := s.writeSeq(ctx, line)
 	if errors.Is(err, errWritePending) {
 		// The CLI runs it once written: reported failed, the bot would

@@ -106,19 +106,19 @@ func (s *Session) steeredNext() {
 
 // replayedSteer restores a steered line found in the journal (a user line
 // with steerPriority): not a prompt, followed by its uuid as if this
-// Session had written it. It reports whether the line was one.
-func (s *Session) replayedSteer(line []byte) bool {
+// Session had written it. It gives that uuid, "" when the line is none.
+func (s *Session) replayedSteer(line []byte) string {
 	var in struct {
 		UUID     string `json:"uuid"`
 		Priority string `json:"priority"`
 	}
 	if json.Unmarshal(line, &in) != nil || in.Priority != steerPriority || in.UUID == "" {
-		return false
+		return ""
 	}
 	s.mu.Lock()
 	s.steered[in.UUID] = true
 	s.mu.Unlock()
-	return true
+	return in.UUID
 }
 
 // lifecycleStages maps command_lifecycle's states.

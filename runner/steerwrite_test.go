@@ -112,3 +112,23 @@ func TestSteerPendingWriteCountsAsSent(t *testing.T) {
 		w.open()
 	})
 }
+
+// A prompt SendAs took as sent while its line still waits for the writer
+// has no journal record yet: SentAt says none, not the previous prompt's
+// record, which a restart would replay as this turn (its answer shown as
+// the new prompt's, the new prompt never run).
+func TestSentAtIsNoneWhileThePromptWaitsForTheWriter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s, _, stop := slowSession()
+		defer stop()
+		s.sentAt.Store(7) // the previous prompt's record
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		if err := s.SendAs(ctx, "p2", "second"); err != nil {
+			t.Fatalf("SendAs = %v, want nil (taken as sent)", err)
+		}
+		if got := s.SentAt(); got != 0 {
+			t.Errorf("SentAt = %d while the prompt waits for the writer, want 0 (not the previous prompt's 7)", got)
+		}
+	})
+}

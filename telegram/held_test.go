@@ -118,7 +118,7 @@ func (a *atomicU64) Load() uint64   { a.mu.Lock(); defer a.mu.Unlock(); return a
 
 func (c *heldConn) forward(from, end uint64) {
 	defer close(c.events)
-	next, prompts := from, 0
+	next, prompts, steered := from, 0, []string(nil)
 	if from == 0 {
 		next = end + 1
 	}
@@ -134,7 +134,7 @@ func (c *heldConn) forward(from, end uint64) {
 		c.p.mu.Unlock()
 		if from > 0 && next == end+1 {
 			from = 0 // once: the replay is over
-			if !c.send(engine.Replayed{Prompts: prompts}) {
+			if !c.send(engine.Replayed{Prompts: prompts, Steered: steered}) {
 				return
 			}
 		}
@@ -151,7 +151,9 @@ func (c *heldConn) forward(from, end uint64) {
 		switch {
 		case r.prompt:
 			prompts++
-		case skip, r.ev == nil: // a steered line is no prompt
+		case r.steer != "": // a steered line is no prompt
+			steered = append(steered, r.steer)
+		case skip, r.ev == nil:
 		default:
 			if !c.send(r.ev) {
 				return
