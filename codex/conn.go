@@ -45,26 +45,26 @@ type Conn struct {
 	// approval buttons are derived from the conversation and the id.
 	ids string
 
-	mu       sync.Mutex
-	thread   string
-	model    string
-	cwd      string
-	mode     string
-	turn     string // the running turn's id, "" between turns
-	running  bool   // a turn was asked for and has not completed
+	mu      sync.Mutex
+	thread  string
+	model   string
+	cwd     string
+	mode    string
+	turn    string // the running turn's id, "" between turns
+	running bool   // a turn was asked for and has not completed
 	// interruptWanted: Interrupt was asked for while the running turn's
 	// id was not known yet (its turn/start taken as started, still on its
 	// way): the interrupt goes once the id is (turnKnownLocked).
 	interruptWanted bool
-	pending  map[string]approval
-	changes  map[string]json.RawMessage // file-change items' changes, by item id
-	usage    engine.Usage               // this turn's so far
-	context  int
-	window   int
-	lastText string
-	turnErr  string
-	steered  map[string]bool // ids of messages steered into the turn, not taken yet
-	closing  bool
+	pending         map[string]approval
+	changes         map[string]json.RawMessage // file-change items' changes, by item id
+	usage           engine.Usage               // this turn's so far
+	context         int
+	window          int
+	lastText        string
+	turnErr         string
+	steered         map[string]bool // ids of messages steered into the turn, not taken yet
+	closing         bool
 }
 
 // approval is one of Codex's requests waiting for the phone.
