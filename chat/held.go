@@ -378,7 +378,12 @@ func (t *turn) replayed(ctx context.Context, conn engine.Conn, e engine.Replayed
 	t.replaying = false
 	if t.adopted {
 		t.v.Replayed(ctx)
-		if !e.Truncated {
+		// A taken-over turn (the agent's own run of a steered message)
+		// replays from that run: messages steered into the turn before it,
+		// held over to run after it, are not in the replay though the agent
+		// has them (found by review: run twice). Only a turn that began with
+		// its own prompt replays every line steered into it.
+		if !e.Truncated && !t.tookOver {
 			t.a.unfollowUnreplayed(conn, e.Steered)
 		}
 	}

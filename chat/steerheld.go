@@ -57,7 +57,8 @@ func (a *session) resteerLocked(conn engine.Conn, inTurn bool, marked []prefs.Qu
 // the holder (a link down; Steer took it as sent), and the holder never
 // got it. The replay starts at the turn's prompt, before any line steered
 // into that turn, so such a message is an ordinary queued one again, run
-// once after the turn.
+// once after the turn. Not for a taken-over turn (turn.replayed): lines
+// steered into the turn before it are not in its replay.
 func (a *session) unfollowUnreplayed(conn engine.Conn, seen []string) {
 	a.mu.Lock()
 	var lost []uint64
