@@ -293,20 +293,8 @@ func (c *Conn) readFrames(cl *hold.Client, rp *hold.Replay) (*hold.Exit, error) 
 		if err != nil {
 			return nil, err
 		}
-		switch f.Kind {
-		case 'o', 'i':
-			w.seen.Store(f.Record.Seq)
-		case 'r':
-			w.seen.Store(max(w.seen.Load(), f.Seq))
-		}
-		if rp.Pending() {
-			gathered, complete := rp.Gather(f)
-			if complete {
-				c.replay(rp.Take())
-			}
-			if gathered {
-				continue
-			}
+		if rp.Step(f, &w.seen, c.replay) {
+			continue
 		}
 		switch f.Kind {
 		case 'o':

@@ -1,5 +1,7 @@
 package hold
 
+import "sync/atomic"
+
 // Replay gathers what a re-attach replays, the records up to its
 // welcome's Last, for a session's reader to handle whole once they are all
 // there (the answers in it are known before any request is handled). A
@@ -53,4 +55,26 @@ func (r *Replay) Gather(f Frame) (gathered, complete bool) {
 func (r *Replay) Take() (frames []Frame, truncated bool) {
 	frames, r.frames, r.done = r.frames, nil, true
 	return frames, r.truncated
+}
+
+// Step takes each frame a session's reader reads: it moves seen to the
+// last record read (a relink replays from the one after it), gathers the
+// frame while the replay is pending, calls handle with the whole replay
+// once it is all there, and says whether the frame was the replay's own
+// (the reader is done with it). The same for every engine's reader.
+func (r *Replay) Step(f Frame, seen *atomic.Uint64, handle func(frames []Frame, truncated bool)) (gathered bool) {
+	switch f.Kind {
+	case kindOut, kindIn:
+		seen.Store(f.Record.Seq)
+	case kindReplay:
+		seen.Store(max(seen.Load(), f.Seq))
+	}
+	if !r.Pending() {
+		return false
+	}
+	gathered, complete := r.Gather(f)
+	if complete {
+		handle(r.Take())
+	}
+	return gathered
 }

@@ -246,26 +246,14 @@ func (s *Session) heldLoop() {
 // never dropped.
 func (s *Session) readHeld(dec *decoder, c *hold.Client, rp *hold.Replay) (*hold.Exit, error) {
 	h := s.held
+	replay := func(frames []hold.Frame, truncated bool) { s.replay(dec, frames, truncated) }
 	for {
 		f, err := c.Next()
 		if err != nil {
 			return nil, err
 		}
-		switch f.Kind {
-		case 'o', 'i':
-			h.seen.Store(f.Record.Seq)
-		case 'r':
-			h.seen.Store(max(h.seen.Load(), f.Seq))
-		}
-		if rp.Pending() {
-			gathered, complete := rp.Gather(f)
-			if complete {
-				frames, truncated := rp.Take()
-				s.replay(dec, frames, truncated)
-			}
-			if gathered {
-				continue
-			}
+		if rp.Step(f, &h.seen, replay) {
+			continue
 		}
 		switch f.Kind {
 		case 'o':
